@@ -1,0 +1,69 @@
+# cpnsim: one Makefile. `make` builds ./cpnsim; `make run` installs what is missing,
+# builds and runs the embedded default scenario; `make test` runs the test suite;
+# `make asan` runs it under AddressSanitizer and UBSan; `make clean`.
+
+CC       ?= cc
+BUILD    ?= build
+PKGS     := gsl libcjson nettle yaml-0.1
+WARN     := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
+            -Wpointer-arith -Wcast-qual -Wformat=2 -Wundef -Wvla
+OPT      ?= -O2 -g
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -MMD -MP
+CFLAGS   += -std=c11 $(WARN) $(OPT) $(EXTRA_CFLAGS)
+ifeq ($(CI),true)
+CFLAGS   += -Werror
+endif
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LDLIBS   += $(PKG_LIBS) -lcsv -lm $(EXTRA_LDLIBS)
+
+LIB_SRC  := $(filter-out sim/main.c,$(wildcard sim/*.c)) $(wildcard policies/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sim/embed.o
+TEST_SRC := $(wildcard tests/*.c)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+EMBEDDED := data/h100_profile.csv data/h100_colocate.csv data/gavel/simulation_throughputs.json \
+            traces/default-cluster.json
+
+.PHONY: all run test asan deps clean check-deps
+all: cpnsim
+
+# Installs the Debian packages the project needs when any is missing.
+deps:
+	@sh scripts/setup-deps.sh
+
+cpnsim: $(BUILD)/cpnsim
+	cp $< $@
+
+$(BUILD)/cpnsim: $(BUILD)/sim/main.o $(BUILD)/libcpnsim.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libcpnsim.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/sim/embed.o: sim/embed.S $(EMBEDDED)
+	@mkdir -p $(dir $@)
+	$(CC) -c -o $@ $<
+
+# The main job: the embedded default scenario (3-site cluster, generated 100-job queue).
+run: deps cpnsim
+	./cpnsim run --out results/default
+
+$(BUILD)/test_all: $(TEST_OBJ) $(BUILD)/libcpnsim.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $$(pkg-config --libs criterion) $(LDLIBS)
+
+# Tests run from the repository root (they read tests/data and traces/ and call ./cpnsim).
+test: deps $(BUILD)/cpnsim $(BUILD)/test_all
+	CPNSIM=$(BUILD)/cpnsim $(BUILD)/test_all $(TEST_ARGS)
+
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
+	        LDFLAGS="-fsanitize=address,undefined" test
+
+clean:
+	rm -rf build build-asan cpnsim
+
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/sim/main.d

@@ -1,0 +1,43 @@
+/* fifo: the baseline of the original controller. Strict arrival order with
+ * head-of-line blocking: only the job at the head of the queue is considered, and
+ * while it cannot be placed nothing behind it is. The head job goes to the first
+ * node (in cluster order) that has enough GPUs that looked idle in the last scrape
+ * and whose CPU and memory requests, by the controller's bookkeeping, still fit;
+ * it takes the first such GPUs. It does not look at GPU memory, transfer cost or
+ * the CPU threshold, and it does not see placements made since the last scrape:
+ * that is how two jobs land on one GPU and run out of memory. */
+#include "policy.h"
+
+static int fifo_place(void *state, const struct view *v, struct placement *out)
+{
+    (void)state;
+    uint32_t j = v->queue_head;
+    if (j == VIEW_NONE)
+        return 0;
+    const struct job *jb = view_job(v, j);
+    if (jb->gpus > v->cl->max_node_gpus)
+        return 0; /* can never be placed: it blocks the queue */
+    for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
+        const struct node *nd = &v->cl->nodes[n];
+        if (nd->gpu_count < jb->gpus || !view_node_fits_requests(v, n, j))
+            continue;
+        uint32_t k = 0;
+        for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count && k < jb->gpus; g++)
+            if (view_gpu_looks_idle(v, g))
+                out->gpu[k++] = g;
+        if (k == jb->gpus) {
+            out->job = j;
+            out->node = n;
+            out->ngpus = k;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+const struct policy_ops fifo_policy = {
+    .name = "fifo",
+    .summary = "arrival order, head-of-line blocking, first node whose GPUs looked idle in the "
+               "last scrape (memory- and transfer-unaware; the baseline)",
+    .place = fifo_place,
+};

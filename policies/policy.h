@@ -1,0 +1,52 @@
+/* policy: the interface of a scheduling policy and the registry that finds one by
+ * name. A policy decides; it never runs the clock or changes the truth. The engine
+ * calls its hooks only through the wrappers in sim.c, which fill in absent optional
+ * hooks and check every placement (it must name a queued job and GPUs that exist on
+ * the named node). */
+#ifndef CPN_POLICY_H
+#define CPN_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../sim/cluster.h"
+#include "../sim/view.h"
+
+/* One decision: put a queued job on `ngpus` distinct GPUs of one node. ngpus must
+ * equal the job's GPU count. */
+struct placement {
+    uint32_t job;
+    uint32_t node;
+    uint32_t ngpus;
+    uint32_t gpu[CLUSTER_MAX_NODE_GPUS]; /* global GPU indices */
+};
+
+struct policy_ops {
+    const char *name;    /* selected with --policy NAME */
+    const char *summary; /* one line for `cpnsim policies` */
+
+    /* Optional. Called once before the run, with the view at time 0 (empty queue).
+     * May allocate private state into *state. Returns 0, or a negative code with a
+     * message in err, which ends the run with that error. */
+    int (*init)(void **state, const struct view *v, char *err, size_t errlen);
+
+    /* Required. Called at each scheduling point (after the events of one instant:
+     * arrivals, completions the controller learns of, retries, scrapes), repeatedly
+     * while it returns 1: each call either fills *out with one placement and returns 1,
+     * or returns 0 when it places nothing more now. The engine applies a placement
+     * before the next call, so the view's bookkeeping and queue already show it; the
+     * scrape arrays do not (unless the scrape is live). */
+    int (*place)(void *state, const struct view *v, struct placement *out);
+
+    /* Optional. Frees what init allocated. Called once, also after a failed run. */
+    void (*destroy)(void *state);
+};
+
+/* All registered policies, in the order `cpnsim policies` lists them. */
+extern const struct policy_ops *const policy_registry[];
+extern const size_t policy_registry_len;
+
+/* The policy registered under name, or NULL. */
+const struct policy_ops *policy_find(const char *name);
+
+#endif

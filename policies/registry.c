@@ -1,0 +1,20 @@
+/* The one table of policies. Adding a policy is one file under policies/ and one
+ * line here. */
+#include <string.h>
+
+#include "policy.h"
+
+extern const struct policy_ops fifo_policy;
+
+const struct policy_ops *const policy_registry[] = {
+    &fifo_policy,
+};
+const size_t policy_registry_len = sizeof policy_registry / sizeof policy_registry[0];
+
+const struct policy_ops *policy_find(const char *name)
+{
+    for (size_t i = 0; i < policy_registry_len; i++)
+        if (strcmp(policy_registry[i]->name, name) == 0)
+            return policy_registry[i];
+    return NULL;
+}

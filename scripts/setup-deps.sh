@@ -1,0 +1,18 @@
+#!/bin/sh
+# Installs the Debian packages cpnsim needs, only when one is missing.
+# Called by `make deps` (and so by `make run` and `make test`), and by .ci/run.
+set -eu
+PKGS="build-essential pkg-config libgsl-dev libcjson-dev libcsv-dev libyaml-dev nettle-dev \
+libcriterion-dev gnuplot-nox"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "setup-deps: installing:$missing" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

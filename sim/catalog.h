@@ -1,0 +1,66 @@
+/* catalog: the profile catalogue. Step time and peak GPU memory of (model, per-GPU
+ * batch, GPU type, GPU count), loaded from the measured tables embedded in the
+ * binary (data/h100_profile.csv, data/gavel/simulation_throughputs.json,
+ * data/h100_colocate.csv), with a documented rule for combinations that were not
+ * measured. It knows nothing of clusters or jobs. */
+#ifndef CPN_CATALOG_H
+#define CPN_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct catalog;
+
+/* Catalogue GPU types, in this fixed order. The reference type is H100 (speed 1.0). */
+enum cat_type { CAT_H100, CAT_V100, CAT_P100, CAT_K80, CAT_NTYPES };
+
+struct profile {
+    double step_s;  /* time of one training step on `gpus` GPUs (each with the batch) */
+    double mem_gib; /* peak GPU memory per GPU */
+    bool derived;   /* true when any part was derived rather than measured */
+};
+
+/* Builds the catalogue from the embedded data. Returns 0, or CPN_EINPUT with a
+ * message naming the embedded file and line. */
+int catalog_create(struct catalog **out, char *err, size_t errlen);
+/* Same, from explicit buffers (for tests); any buffer may be NULL to use the embedded one. */
+int catalog_create_from(struct catalog **out, const char *profile_csv, const char *gavel_json,
+                        const char *colocate_csv, char *err, size_t errlen);
+void catalog_destroy(struct catalog *c); /* NULL is a no-op */
+
+size_t catalog_model_count(const struct catalog *c);
+/* Index of a model by name (e.g. "resnet50"), or -1. */
+int catalog_model_find(const struct catalog *c, const char *name);
+const char *catalog_model_name(const struct catalog *c, int model);
+/* "vision", "detection", "nlp", "lm", "rl", "recsys", "gan" ... */
+const char *catalog_model_family(const struct catalog *c, int model);
+/* Parameter count in millions (0 when unknown). */
+double catalog_model_params_m(const struct catalog *c, int model);
+/* True when the model was measured on the H100 table (it has measured memory). */
+bool catalog_model_on_h100(const struct catalog *c, int model);
+/* Measured per-GPU batch sizes of a model (on any type), ascending; *n gets the count. */
+const unsigned *catalog_model_batches(const struct catalog *c, int model, size_t *n);
+/* Bytes of one training sample for the model's family: turns a dataset's GiB into samples. */
+double catalog_bytes_per_sample(const struct catalog *c, int model);
+
+/* Catalogue type by name, case-insensitive, matched as a prefix of a cluster type
+ * name ("H100-80G" -> CAT_H100, "v100" -> CAT_V100). Returns -1 when none matches. */
+int catalog_type_match(const char *gpu_type_name);
+const char *catalog_type_name(int type); /* "h100", "v100", "p100", "k80" */
+/* Throughput of the type relative to H100 (from the reference model), in (0, 1]. */
+double catalog_type_speed(const struct catalog *c, int type);
+
+/* Step time and memory of (model, batch) on `gpus` GPUs of catalogue type `type`.
+ * When type is -1 (a cluster GPU type with no catalogue profile) the H100 figures are
+ * used with step time divided by `speed` (relative to H100) and the result is derived.
+ * Returns 0, or CPN_EINPUT when model or batch is out of range (batch 0, gpus 0). */
+int catalog_lookup(const struct catalog *c, int model, unsigned batch, int type, double speed,
+                   unsigned gpus, struct profile *out);
+
+/* Rate at which each of k jobs time-slicing one GPU progresses, relative to running
+ * alone: 1 for k <= 1, else 1 / (k * (1 + overhead)), overhead fitted on the
+ * co-location measurements. */
+double catalog_share_rate(const struct catalog *c, unsigned k);
+double catalog_share_overhead(const struct catalog *c);
+
+#endif

@@ -1,0 +1,110 @@
+/* cluster: the modeled datacenters read from cluster JSON: GPU types, sites, nodes
+ * (expanded from counts), GPUs, WAN links, and the run's tunables (config) with
+ * their defaults in one table. It validates everything it reads; it holds no
+ * run-time state. */
+#ifndef CPN_CLUSTER_H
+#define CPN_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct catalog;
+
+enum completion_mode { COMPLETION_POLL, COMPLETION_EVENT };
+
+/* Every tunable of a run. Each is a top-level key of the cluster JSON and may be
+ * overridden with --set KEY=VALUE; cluster.c holds the one table of names,
+ * defaults and bounds. */
+struct cluster_config {
+    double scrape_interval_s;   /* 60; 0 = the controller sees live metrics */
+    double poll_interval_s;     /* 60; completion polling period */
+    int completion;             /* enum completion_mode; "poll" */
+    double warmup_s;            /* 20; time from start to peak GPU memory */
+    double backoff_base_s;      /* 10; first retry back-off after an OOM kill */
+    double backoff_cap_s;       /* 360; back-off ceiling */
+    unsigned backoff_limit;     /* 4; retries before a job is Failed */
+    double cpu_threshold;       /* 0.7; nodes at or above it are not eligible */
+    bool gpu_as_resource;       /* false; whether jobs request nvidia.com/gpu */
+    double horizon_s;           /* 0 = none; simulated time at which the run stops */
+    double timeline_interval_s; /* 60; timeline rows when scrape_interval_s is 0 */
+};
+
+struct gpu_type {
+    char *name;
+    double mem_gib;
+    double speed; /* throughput relative to the reference type (H100) */
+    int cat_type; /* catalogue profile (enum cat_type), or -1 */
+};
+
+struct site {
+    char *name;
+    double cache_gib;
+    uint32_t node_first, node_count;
+    uint32_t gpu_first, gpu_count;
+};
+
+struct node {
+    uint32_t site;
+    uint32_t type;      /* index into gpu_types; meaningful only when gpu_count > 0 */
+    double cpus;
+    double mem_gib;
+    uint32_t gpu_first; /* global index of the node's first GPU */
+    uint32_t gpu_count;
+};
+
+struct link {
+    uint32_t a, b; /* site indices */
+    double gbps;
+    double latency_ms;
+};
+
+/* Largest GPU count of one node (and so of one placement). */
+#define CLUSTER_MAX_NODE_GPUS 16
+
+struct cluster {
+    struct cluster_config cfg;
+    uint32_t controller_site;
+    struct gpu_type *types;
+    size_t n_types;
+    struct site *sites;
+    size_t n_sites;
+    struct node *nodes;
+    size_t n_nodes;
+    uint32_t *gpu_node; /* [n_gpus]: the node of each GPU */
+    size_t n_gpus;
+    struct link *links;
+    size_t n_links;
+    uint32_t max_node_gpus;
+    char *source;    /* the file name, or "<default cluster>" */
+    char sha256[65]; /* of the file's bytes */
+};
+
+/* Default tunables (the table's defaults). */
+void cluster_config_defaults(struct cluster_config *cfg);
+
+/* Reads a cluster. path NULL means the embedded default cluster. sets are "KEY=VALUE"
+ * overrides of top-level keys applied before validation. cat resolves each GPU type's
+ * catalogue profile ("profile" field, else by name prefix) and gives the default
+ * "speed" of catalogue types; a type with no profile must give "speed". Errors name the file, line
+ * and field ("c.json:12: sites[1].nodes[0].gpus: must be a whole number >= 0"); a
+ * bad --set names "--set KEY". Returns 0 with *out owned by the caller, or
+ * CPN_EINPUT leaving *out untouched. */
+int cluster_load(const char *path, const char *const *sets, size_t n_sets,
+                 const struct catalog *cat, struct cluster **out, char *err, size_t errlen);
+/* Same from a buffer; name is used in messages. */
+int cluster_load_buf(const char *name, const char *buf, size_t len, const char *const *sets,
+                     size_t n_sets, const struct catalog *cat, struct cluster **out, char *err, size_t errlen);
+void cluster_destroy(struct cluster *c); /* NULL is a no-op */
+
+/* Index of a site by name, or -1. */
+int cluster_site_find(const struct cluster *c, const char *name);
+
+/* The embedded default cluster (traces/default-cluster.json), NUL-terminated. */
+const char *cluster_default_json(size_t *len);
+
+/* Lists the config keys with defaults, one per line, for --help. */
+void cluster_config_help(FILE *f);
+
+#endif

@@ -1,0 +1,48 @@
+/* eq: the event queue, a binary min-heap of compact event records ordered by
+ * (time, seq). seq is a counter that only grows, so events at equal times pop in
+ * insertion order and every run is deterministic. It owns the records, not the
+ * jobs they name (jobs are referred to by index). */
+#ifndef CPN_EQ_H
+#define CPN_EQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum ev_kind {
+    EV_ARRIVAL,       /* the next job in submit order arrives */
+    EV_TRANSFER_DONE, /* a placed job's image, model and data are at its site */
+    EV_PEAK,          /* a running job reaches its peak GPU memory (end of warm-up) */
+    EV_END,           /* a running job finishes its work */
+    EV_RETRY,         /* an OOM-killed job's back-off is over: it is queued again */
+    EV_SAMPLE,        /* a metrics scrape (and timeline row) */
+    EV_POLL,          /* the controller polls the jobs it assigned */
+    EV_HORIZON,       /* the optional end of simulated time */
+    EV_NKINDS
+};
+extern const char *const ev_kind_name[EV_NKINDS];
+
+struct event {
+    double t;
+    uint64_t seq;
+    uint32_t kind; /* enum ev_kind */
+    uint32_t job;  /* job index, or 0 when the kind names none */
+    uint32_t gen;  /* the job's generation when pushed: stale events are dropped */
+};
+
+struct eq {
+    struct event *heap;
+    size_t n, cap;
+    uint64_t next_seq;
+};
+
+void eq_init(struct eq *q);
+void eq_free(struct eq *q);
+/* Adds an event; t must be finite. */
+void eq_push(struct eq *q, double t, enum ev_kind kind, uint32_t job, uint32_t gen);
+/* Removes the earliest event into *out. Returns 1, or 0 when the queue is empty. */
+int eq_pop(struct eq *q, struct event *out);
+/* The earliest event without removing it, or NULL when empty. */
+const struct event *eq_peek(const struct eq *q);
+static inline size_t eq_size(const struct eq *q) { return q->n; }
+
+#endif

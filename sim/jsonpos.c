@@ -1,0 +1,249 @@
+/* jsonpos: cJSON keeps an object's members and an array's elements in document
+ * order (duplicate keys included), so a pre-order walk of the tree meets the values
+ * in the order in which they start in the text. After cJSON has accepted a text,
+ * a tokenizer that only has to find where each value starts (it trusts cJSON on
+ * everything else) scans the text again; pairing the two sequences gives every node
+ * its line. The table is sorted by node address and searched with bsearch.
+ *
+ * The tokenizer mirrors cJSON's lexical rules: every byte <= 0x20 is white space,
+ * a UTF-8 byte order mark is skipped, strings end at the first unescaped quote and
+ * may hold raw newlines (counted), and a string followed by ':' is a key, not a
+ * value. Each pairing also checks that the token's first byte fits the node's type,
+ * so a text that is not the one parsed is detected rather than mislabelled. */
+#include "jsonpos.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* Bytes of text shown on each side of a syntax error. */
+#define JPOS_SNIPPET_LEN 16
+
+struct tok {
+    const char *s;
+    size_t len, i;
+    int line;
+    int depth; /* open objects and arrays */
+    bool done; /* the first value has been read to its end */
+};
+
+static bool is_space(char c) { return (unsigned char)c <= ' '; }
+
+static size_t skip_bom(const char *buf, size_t len)
+{
+    return len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
+static void count_line(struct tok *t)
+{
+    if (t->line < INT_MAX)
+        t->line++;
+}
+
+/* Moves past the string whose opening quote is at t->i, counting raw newlines. */
+static void skip_string(struct tok *t)
+{
+    t->i++;
+    while (t->i < t->len && t->s[t->i] != '"') {
+        if (t->s[t->i] == '\\' && t->i + 1 < t->len)
+            t->i++;
+        if (t->s[t->i] == '\n')
+            count_line(t);
+        t->i++;
+    }
+    if (t->i < t->len)
+        t->i++;
+}
+
+/* Finds the next value start. Returns its first byte and sets *line, or returns 0
+ * when the first value of the text has ended or the text is exhausted. */
+static char tok_next(struct tok *t, int *line)
+{
+    while (!t->done && t->i < t->len) {
+        char c = t->s[t->i];
+        if (c == '\n') {
+            count_line(t);
+            t->i++;
+        } else if (is_space(c) || c == ',' || c == ':') {
+            t->i++;
+        } else if (c == '}' || c == ']') {
+            t->i++;
+            if (--t->depth <= 0)
+                t->done = true;
+        } else if (c == '{' || c == '[') {
+            *line = t->line;
+            t->i++;
+            t->depth++;
+            return c;
+        } else if (c == '"') {
+            int l = t->line;
+            skip_string(t);
+            size_t k = t->i;
+            while (k < t->len && is_space(t->s[k]))
+                k++;
+            if (k < t->len && t->s[k] == ':')
+                continue; /* a key */
+            if (t->depth == 0)
+                t->done = true;
+            *line = l;
+            return c;
+        } else {
+            /* A number or a literal: cJSON accepted it, so it runs to a delimiter. */
+            *line = t->line;
+            while (t->i < t->len && !is_space(t->s[t->i]) && !strchr(",]}:", t->s[t->i]))
+                t->i++;
+            if (t->depth == 0)
+                t->done = true;
+            return c;
+        }
+    }
+    return 0;
+}
+
+/* Whether a token starting with byte k can be the value of item. */
+static bool kind_fits(char k, const cJSON *item)
+{
+    switch (k) {
+    case 0: return false;
+    case '{': return cJSON_IsObject(item);
+    case '[': return cJSON_IsArray(item);
+    case '"': return cJSON_IsString(item);
+    case 't':
+    case 'f': return cJSON_IsBool(item);
+    case 'n': return cJSON_IsNull(item);
+    default: return cJSON_IsNumber(item);
+    }
+}
+
+/* Pairs item and its descendants, in pre-order, with the next value starts.
+ * Returns false at the first disagreement. */
+static bool walk(const cJSON *item, struct tok *t, struct jpos *pos, size_t *cap)
+{
+    int line = 0;
+    if (!kind_fits(tok_next(t, &line), item))
+        return false;
+    cpn_grow((void **)&pos->ents, cap, pos->n + 1, sizeof *pos->ents);
+    pos->ents[pos->n++] = (struct jpos_ent){.item = item, .line = line};
+    for (const cJSON *ch = item->child; ch; ch = ch->next)
+        if (!walk(ch, t, pos, cap))
+            return false;
+    return true;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const struct jpos_ent *)a)->item;
+    uintptr_t y = (uintptr_t)((const struct jpos_ent *)b)->item;
+    return (x > y) - (x < y);
+}
+
+int jpos_build(struct jpos *pos, const cJSON *root, const char *buf, size_t len)
+{
+    struct tok t = {.s = buf, .len = len, .i = skip_bom(buf, len), .line = 1};
+    struct jpos p = {0};
+    size_t cap = 0;
+    bool ok = root && walk(root, &t, &p, &cap);
+    if (!ok) {
+        free(p.ents);
+        pos->ents = NULL;
+        pos->n = 0;
+        return CPN_EINPUT;
+    }
+    qsort(p.ents, p.n, sizeof *p.ents, ent_cmp);
+    *pos = p;
+    return CPN_OK;
+}
+
+void jpos_free(struct jpos *pos)
+{
+    if (!pos)
+        return;
+    free(pos->ents);
+    pos->ents = NULL;
+    pos->n = 0;
+}
+
+int jpos_line(const struct jpos *pos, const cJSON *item)
+{
+    if (!pos || !pos->n || !item)
+        return 0;
+    struct jpos_ent key = {.item = item};
+    const struct jpos_ent *e = bsearch(&key, pos->ents, pos->n, sizeof *pos->ents, ent_cmp);
+    return e ? e->line : 0;
+}
+
+int jpos_line_at(const char *buf, size_t len, const char *at)
+{
+    if (!buf || !at)
+        return 0;
+    uintptr_t b = (uintptr_t)buf, a = (uintptr_t)at;
+    if (a < b || a - b > len)
+        return 0;
+    size_t n = (size_t)(a - b);
+    int line = 1;
+    for (const char *p = buf; (p = memchr(p, '\n', n - (size_t)(p - buf))) != NULL; p++)
+        if (line < INT_MAX)
+            line++;
+    return line;
+}
+
+/* Copies the text around at (JPOS_SNIPPET_LEN bytes on each side at most, within
+ * its line) into out, with unprintable bytes shown as '?'. cJSON's error pointer
+ * may sit just after the offending byte, so the text before it matters too. */
+static void snippet(const char *buf, size_t len, const char *at, char out[2 * JPOS_SNIPPET_LEN + 1])
+{
+    size_t pos = (size_t)(at - buf), from = pos, to = pos, n = 0;
+    while (from > 0 && pos - from < JPOS_SNIPPET_LEN && buf[from - 1] != '\n' &&
+           buf[from - 1] != '\r')
+        from--;
+    while (to < len && to - pos < JPOS_SNIPPET_LEN && buf[to] != '\n' && buf[to] != '\r')
+        to++;
+    for (size_t i = from; i < to; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        out[n++] = c >= ' ' && c < 0x7f ? (char)c : '?';
+    }
+    out[n] = '\0';
+}
+
+int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, struct jpos *pos,
+               char *err, size_t errlen)
+{
+    if (!name)
+        name = "<input>";
+    size_t i = skip_bom(buf, len);
+    while (i < len && is_space(buf[i]))
+        i++;
+    if (i == len)
+        return cpn_fail(err, errlen, CPN_EINPUT, "%s:1: empty file", name);
+
+    const char *end = NULL;
+    cJSON *r = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+    if (!r) {
+        int line = jpos_line_at(buf, len, end);
+        char near[2 * JPOS_SNIPPET_LEN + 1] = "";
+        if (line > 0)
+            snippet(buf, len, end, near);
+        if (near[0])
+            return cpn_fail(err, errlen, CPN_EINPUT, "%s:%d: JSON syntax error near '%s'", name,
+                            line > 0 ? line : 1, near);
+        return cpn_fail(err, errlen, CPN_EINPUT, "%s:%d: JSON syntax error", name,
+                        line > 0 ? line : 1);
+    }
+    size_t rest = end ? (size_t)(end - buf) : len;
+    while (rest < len && is_space(buf[rest]))
+        rest++;
+    if (rest < len) {
+        cJSON_Delete(r);
+        return cpn_fail(err, errlen, CPN_EINPUT, "%s:%d: unexpected text after the JSON value",
+                        name, jpos_line_at(buf, len, buf + rest));
+    }
+    /* A disagreement would be a tokenizer bug; the document is still valid, and its
+     * messages then merely lack line numbers. */
+    (void)jpos_build(pos, r, buf, len);
+    *root = r;
+    return CPN_OK;
+}

@@ -1,0 +1,46 @@
+/* jsonpos: line numbers for the values of a cJSON tree, so that readers can name
+ * "file:line: field" in their errors although cJSON records no positions. It parses
+ * with cJSON, then scans the same text with a small tokenizer and pairs each value's
+ * line with the tree's nodes in pre-order. It does not validate any schema. */
+#ifndef CPN_JSONPOS_H
+#define CPN_JSONPOS_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+struct jpos_ent {
+    const cJSON *item;
+    int line;
+};
+
+/* A table from tree node to the line (1-based) where its value starts, sorted by
+ * node address. A zeroed struct is an empty table. */
+struct jpos {
+    struct jpos_ent *ents;
+    size_t n;
+};
+
+/* Parses buf[0..len) (which need not be NUL-terminated) as one JSON value and
+ * builds its line table. name is used in messages. Returns 0 with *root owned by
+ * the caller (cJSON_Delete) and *pos filled (jpos_free); or CPN_EINPUT with
+ * "name:LINE: what is wrong" in err for an empty text, a syntax error or text after
+ * the value, leaving *root and *pos untouched. */
+int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, struct jpos *pos,
+               char *err, size_t errlen);
+
+/* Builds the table of a tree that cJSON parsed from buf[0..len) (text after the
+ * first value is ignored). Returns 0; or CPN_EINPUT when text and tree disagree
+ * (not the text that was parsed), with an empty table so that every line is 0. */
+int jpos_build(struct jpos *pos, const cJSON *root, const char *buf, size_t len);
+void jpos_free(struct jpos *pos); /* leaves an empty table; a zeroed table is fine */
+
+/* Line where item's value starts, or 0 when the item is not in the table (a node
+ * added to the tree after the table was built). */
+int jpos_line(const struct jpos *pos, const cJSON *item);
+
+/* Line (1-based) of a position in buf[0..len]; 0 when at lies outside it. Turns a
+ * cJSON parse failure (cJSON_GetErrorPtr, or the return_parse_end of
+ * cJSON_ParseWithLengthOpts) into a line number. */
+int jpos_line_at(const char *buf, size_t len, const char *at);
+
+#endif

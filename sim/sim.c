@@ -1,0 +1,756 @@
+/* sim: the simulation loop, the truth model and the controller.
+ *
+ * Truth. A placed job holds its node's CPU and memory requests and its GPUs from
+ * placement to its end. While its data moves it is in TRANSFER; then it RUNS. A
+ * running job has an amount of work (seconds at full speed on its GPU type) and a
+ * rate: jobs sharing a GPU are time-sliced, each getting catalog_share_rate(k) of
+ * it, and a job on several GPUs goes at the pace of its slowest share. Rates change
+ * only when a job starts or stops on a GPU, and then only for the jobs on that GPU,
+ * whose END events are pushed again (older ones are recognised by a generation
+ * number and dropped). warmup_s after its start a job reaches its peak GPU memory;
+ * if a GPU then holds more than it has, that job (the last to peak) is OOM-killed.
+ *
+ * Controller. Policies see struct view: the last scrape (copied from the truth every
+ * scrape_interval_s, or the live truth when it is 0) and the controller's
+ * bookkeeping, which releases a job only when the controller learns that it ended:
+ * at once with completion "event", else at the next poll (multiples of
+ * poll_interval_s). A killed job is retried after its back-off, counted from when the
+ * controller learns of the kill.
+ *
+ * Loop. Events of one instant are applied in (time, seq) order; then, if any was a
+ * scheduling point (arrival, a learnt end, retry, scrape), the policy is asked for
+ * placements until it makes none. This is the only loop; policies never see it. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "util.h"
+
+const char *const job_state_name[JS_NSTATES] = {
+    [JS_PENDING] = "pending", [JS_QUEUED] = "queued",   [JS_TRANSFER] = "transfer",
+    [JS_RUNNING] = "running", [JS_KILLED] = "killed",   [JS_BACKOFF] = "backoff",
+    [JS_DONE] = "done",       [JS_FAILED] = "failed",   [JS_STUCK] = "stuck",
+    [JS_UNFINISHED] = "unfinished",
+};
+
+/* Slack when comparing requested resources with capacity (floating sums). */
+#define SIM_FIT_EPS 1e-9
+/* Bytes in a GiB: dataset sizes turn into samples with it. */
+#define SIM_GIB 1073741824.0
+
+static uint32_t job_nslots(const struct job *jb)
+{
+    return jb->gpus < CLUSTER_MAX_NODE_GPUS ? jb->gpus : CLUSTER_MAX_NODE_GPUS;
+}
+
+/* ---- queue (doubly linked through qnext/qprev; view.queue_next mirrors qnext) ---- */
+
+static void queue_append(struct sim *s, uint32_t j)
+{
+    struct jobrt *r = &s->rt[j];
+    r->qnext = VIEW_NONE;
+    r->qprev = s->queue_tail;
+    s->queue_next[j] = VIEW_NONE;
+    if (s->queue_tail == VIEW_NONE)
+        s->view.queue_head = j;
+    else {
+        s->rt[s->queue_tail].qnext = j;
+        s->queue_next[s->queue_tail] = j;
+    }
+    s->queue_tail = j;
+    s->view.queue_len++;
+    r->state = JS_QUEUED;
+}
+
+static void queue_remove(struct sim *s, uint32_t j)
+{
+    struct jobrt *r = &s->rt[j];
+    if (r->qprev == VIEW_NONE)
+        s->view.queue_head = r->qnext;
+    else {
+        s->rt[r->qprev].qnext = r->qnext;
+        s->queue_next[r->qprev] = r->qnext;
+    }
+    if (r->qnext == VIEW_NONE)
+        s->queue_tail = r->qprev;
+    else
+        s->rt[r->qnext].qprev = r->qprev;
+    r->qnext = r->qprev = VIEW_NONE;
+    s->queue_next[j] = VIEW_NONE;
+    s->view.queue_len--;
+}
+
+/* ---- truth: rates and GPU residency ---- */
+
+double sim_job_rate(const struct sim *s, uint32_t j)
+{
+    const struct job *jb = &s->jobs->v[j];
+    double rate = 1.0;
+    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+        double r = catalog_share_rate(s->cat, s->gpu_running[s->slots[s->slot_first[j] + k].gpu]);
+        if (r < rate)
+            rate = r;
+    }
+    return rate;
+}
+
+/* Brings a running job's remaining work up to date and, when its rate changed,
+ * pushes its END event again. */
+static void refresh_rate(struct sim *s, uint32_t j)
+{
+    struct jobrt *r = &s->rt[j];
+    double rate = sim_job_rate(s, j);
+    if (rate == r->rate)
+        return;
+    r->work_left_s -= r->rate * (s->now - r->last_update_s);
+    if (r->work_left_s < 0)
+        r->work_left_s = 0;
+    r->last_update_s = s->now;
+    r->rate = rate;
+    r->gen++;
+    eq_push(&s->eq, s->now + r->work_left_s / rate, EV_END, j, r->gen);
+}
+
+/* Refreshes the rates of every running job that shares a GPU with job j. */
+static void refresh_neighbours(struct sim *s, uint32_t j)
+{
+    const struct job *jb = &s->jobs->v[j];
+    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+        uint32_t g = s->slots[s->slot_first[j] + k].gpu;
+        for (uint32_t e = s->gpu_resident[g]; e != VIEW_NONE; e = s->slots[e].next)
+            if (s->rt[s->slots[e].job].state == JS_RUNNING)
+                refresh_rate(s, s->slots[e].job);
+    }
+}
+
+static void recompute_gpu_mem(struct sim *s, uint32_t g)
+{
+    double m = 0;
+    for (uint32_t e = s->gpu_resident[g]; e != VIEW_NONE; e = s->slots[e].next)
+        if (s->rt[s->slots[e].job].peaked)
+            m += s->rt[s->slots[e].job].peak_gib;
+    s->gpu_mem_gib[g] = m;
+}
+
+static void update_node_util(struct sim *s, uint32_t n, double delta_cpus)
+{
+    const struct node *nd = &s->cl->nodes[n];
+    s->node_cpus_run[n] += delta_cpus;
+    if (s->node_cpus_run[n] < SIM_FIT_EPS)
+        s->node_cpus_run[n] = 0;
+    double u = s->node_cpus_run[n] / nd->cpus;
+    s->node_cpu_util[n] = u > 1.0 ? 1.0 : u;
+}
+
+/* Accumulates GPU busy time up to now (before any change of busy_gpus). */
+static void account_busy(struct sim *s, double t)
+{
+    s->st.gpu_busy_integral += (double)s->busy_gpus * (t - s->busy_since_s);
+    s->busy_since_s = t;
+}
+
+/* Work (seconds at full rate) and peak memory of job j on node n's GPU type. */
+static void job_demand(const struct sim *s, uint32_t j, uint32_t n, double *work_s, double *peak_gib)
+{
+    const struct job *jb = &s->jobs->v[j];
+    const struct gpu_type *gt = &s->cl->types[s->cl->nodes[n].type];
+    struct profile p = {0};
+    bool have_profile = false;
+    if (jb->model >= 0) {
+        int rc = catalog_lookup(s->cat, jb->model, jb->batch, gt->cat_type, gt->speed, jb->gpus, &p);
+        CPN_ASSERT(rc == 0);
+        have_profile = true;
+    }
+    if (jb->duration_s >= 0) {
+        *work_s = jb->duration_s / gt->speed;
+    } else {
+        double samples = (double)jb->samples;
+        if (samples <= 0)
+            samples = ceil(jb->data_gib * SIM_GIB / catalog_bytes_per_sample(s->cat, jb->model));
+        if (samples < 1)
+            samples = 1;
+        double steps = ceil(samples / ((double)jb->batch * (double)jb->gpus));
+        *work_s = (double)jb->epochs * steps * p.step_s;
+    }
+    if (jb->gpu_mem_gib >= 0)
+        *peak_gib = jb->gpu_mem_gib;
+    else
+        *peak_gib = have_profile ? p.mem_gib : 0.0;
+}
+
+/* ---- controller ---- */
+
+static double backoff_delay(const struct sim *s, unsigned kills)
+{
+    const struct cluster_config *c = &s->cl->cfg;
+    double d = c->backoff_base_s * ldexp(1.0, (int)(kills > 60 ? 60 : kills) - 1);
+    return d > c->backoff_cap_s ? c->backoff_cap_s : d;
+}
+
+/* The controller learns that job j ended: its bookkeeping releases the job; a
+ * killed job that may still retry starts its back-off. */
+static void learn(struct sim *s, uint32_t j)
+{
+    struct jobrt *r = &s->rt[j];
+    const struct job *jb = &s->jobs->v[j];
+    CPN_ASSERT(r->known_active);
+    r->known_active = 0;
+    s->bk_node_cpus[r->node] -= jb->cpus;
+    s->bk_node_mem[r->node] -= jb->mem_gib;
+    if (s->bk_node_cpus[r->node] < SIM_FIT_EPS)
+        s->bk_node_cpus[r->node] = 0;
+    if (s->bk_node_mem[r->node] < SIM_FIT_EPS)
+        s->bk_node_mem[r->node] = 0;
+    for (uint32_t k = 0; k < job_nslots(jb); k++)
+        s->bk_gpu_assigned[s->slots[s->slot_first[j] + k].gpu]--;
+    if (r->state == JS_KILLED) {
+        r->state = JS_BACKOFF;
+        s->backoff++;
+        eq_push(&s->eq, s->now + backoff_delay(s, r->kills), EV_RETRY, j, r->attempts);
+    }
+    s->dirty = true;
+}
+
+static void notify_end(struct sim *s, uint32_t j)
+{
+    if (s->cl->cfg.completion == COMPLETION_EVENT) {
+        learn(s, j);
+        return;
+    }
+    cpn_grow((void **)&s->unlearnt_list, &s->unlearnt_cap, s->unlearnt + 1, sizeof(uint32_t));
+    s->unlearnt_list[s->unlearnt++] = j;
+    if (!s->poll_scheduled) {
+        double dt = s->cl->cfg.poll_interval_s;
+        eq_push(&s->eq, (floor(s->now / dt) + 1.0) * dt, EV_POLL, 0, 0);
+        s->poll_scheduled = true;
+    }
+}
+
+/* Releases everything job j holds in the truth (at its end or kill). */
+static void release(struct sim *s, uint32_t j)
+{
+    struct jobrt *r = &s->rt[j];
+    const struct job *jb = &s->jobs->v[j];
+    bool was_running = r->state == JS_RUNNING;
+    account_busy(s, s->now);
+    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+        uint32_t e = s->slot_first[j] + k;
+        struct slot *sl = &s->slots[e];
+        uint32_t g = sl->gpu;
+        if (sl->prev == VIEW_NONE)
+            s->gpu_resident[g] = sl->next;
+        else
+            s->slots[sl->prev].next = sl->next;
+        if (sl->next != VIEW_NONE)
+            s->slots[sl->next].prev = sl->prev;
+        sl->next = sl->prev = VIEW_NONE;
+        if (was_running && --s->gpu_running[g] == 0)
+            s->busy_gpus--;
+        if (s->gpu_resident[g] == VIEW_NONE)
+            s->gpu_util[g] = 0.0;
+    }
+    r->peaked = 0;
+    for (uint32_t k = 0; k < job_nslots(jb); k++)
+        recompute_gpu_mem(s, s->slots[s->slot_first[j] + k].gpu);
+    s->node_cpus_held[r->node] -= jb->cpus;
+    s->node_mem_held[r->node] -= jb->mem_gib;
+    if (--s->node_jobs[r->node] == 0)
+        s->node_cpus_held[r->node] = s->node_mem_held[r->node] = 0;
+    if (was_running) {
+        update_node_util(s, r->node, -jb->cpus);
+        s->running--;
+    }
+    r->gen++; /* drops its pending END */
+    r->rate = 0;
+    s->active--;
+    s->last_change_s = s->now;
+    refresh_neighbours(s, j);
+}
+
+static void job_ends(struct sim *s, uint32_t j, enum job_state st)
+{
+    struct jobrt *r = &s->rt[j];
+    release(s, j);
+    r->end_s = s->now;
+    r->state = (uint8_t)st;
+    if (st == JS_DONE || st == JS_FAILED) {
+        s->terminal++;
+        if (st == JS_DONE)
+            s->st.completed++;
+        else
+            s->st.failed++;
+        if (s->now > s->st.last_end_s)
+            s->st.last_end_s = s->now;
+    }
+    notify_end(s, j);
+}
+
+static void oom_kill(struct sim *s, uint32_t j)
+{
+    struct jobrt *r = &s->rt[j];
+    s->st.oom_events++;
+    if (r->kills == 0)
+        s->st.oom_jobs++;
+    if (r->kills < UINT16_MAX)
+        r->kills++;
+    job_ends(s, j, r->kills > s->cl->cfg.backoff_limit ? JS_FAILED : JS_KILLED);
+}
+
+/* ---- event handlers ---- */
+
+static void start_running(struct sim *s, uint32_t j)
+{
+    struct jobrt *r = &s->rt[j];
+    const struct job *jb = &s->jobs->v[j];
+    account_busy(s, s->now);
+    r->state = JS_RUNNING;
+    s->running++;
+    r->start_s = s->now;
+    r->last_update_s = s->now;
+    r->rate = 0;
+    for (uint32_t k = 0; k < job_nslots(jb); k++)
+        if (s->gpu_running[s->slots[s->slot_first[j] + k].gpu]++ == 0)
+            s->busy_gpus++;
+    update_node_util(s, r->node, jb->cpus);
+    s->last_change_s = s->now;
+    refresh_neighbours(s, j); /* includes j itself: pushes its END */
+    eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, r->attempts);
+}
+
+static void on_peak(struct sim *s, uint32_t j)
+{
+    struct jobrt *r = &s->rt[j];
+    const struct job *jb = &s->jobs->v[j];
+    r->peaked = 1;
+    bool over = false;
+    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+        uint32_t g = s->slots[s->slot_first[j] + k].gpu;
+        s->gpu_mem_gib[g] += r->peak_gib;
+        double cap = s->cl->types[s->cl->nodes[s->cl->gpu_node[g]].type].mem_gib;
+        if (s->gpu_mem_gib[g] > cap + SIM_FIT_EPS)
+            over = true;
+    }
+    s->last_change_s = s->now;
+    if (over)
+        oom_kill(s, j);
+}
+
+static void take_scrape(struct sim *s)
+{
+    size_t ng = s->cl->n_gpus, nn = s->cl->n_nodes;
+    memcpy(s->scr_gpu_util, s->gpu_util, ng * sizeof(double));
+    memcpy(s->scr_gpu_mem, s->gpu_mem_gib, ng * sizeof(double));
+    memcpy(s->scr_node_cpu_util, s->node_cpu_util, nn * sizeof(double));
+    s->view.scrape_time_s = s->now;
+}
+
+static int on_sample(struct sim *s, char *err, size_t errlen)
+{
+    double dt;
+    if (s->cl->cfg.scrape_interval_s > 0) {
+        take_scrape(s);
+        s->dirty = true;
+        dt = s->cl->cfg.scrape_interval_s;
+    } else {
+        dt = s->cl->cfg.timeline_interval_s;
+    }
+    if (s->timeline && report_timeline_row(s->timeline, s) != 0)
+        return cpn_fail(err, errlen, CPN_EIO, "timeline.csv: write failed");
+    s->samples++;
+    eq_push(&s->eq, (double)s->samples * dt, EV_SAMPLE, 0, 0);
+    return 0;
+}
+
+static void on_poll(struct sim *s)
+{
+    s->poll_scheduled = false;
+    size_t n = s->unlearnt;
+    s->unlearnt = 0;
+    for (size_t i = 0; i < n; i++)
+        learn(s, s->unlearnt_list[i]);
+}
+
+static void push_next_arrival(struct sim *s)
+{
+    if (s->next_arrival < s->jobs->n) {
+        uint32_t j = s->arrival_order[s->next_arrival];
+        eq_push(&s->eq, s->jobs->v[j].submit_s, EV_ARRIVAL, j, 0);
+    }
+}
+
+/* Applies one event. Returns 1 when it was current (not stale), 0 when dropped,
+ * negative on an output error. */
+static int handle(struct sim *s, const struct event *ev, char *err, size_t errlen)
+{
+    uint32_t j = ev->job;
+    struct jobrt *r = &s->rt[j < s->jobs->n ? j : 0]; /* meaningful for job events only */
+    switch ((enum ev_kind)ev->kind) {
+    case EV_ARRIVAL:
+        s->next_arrival++;
+        queue_append(s, j);
+        s->dirty = true;
+        push_next_arrival(s);
+        return 1;
+    case EV_TRANSFER_DONE:
+        if (r->state != JS_TRANSFER || ev->gen != r->attempts)
+            return 0;
+        start_running(s, j);
+        return 1;
+    case EV_PEAK:
+        if (r->state != JS_RUNNING || ev->gen != r->attempts || r->peaked)
+            return 0;
+        on_peak(s, j);
+        return 1;
+    case EV_END:
+        if (r->state != JS_RUNNING || ev->gen != r->gen)
+            return 0;
+        job_ends(s, j, JS_DONE);
+        return 1;
+    case EV_RETRY:
+        if (r->state != JS_BACKOFF || ev->gen != r->attempts)
+            return 0;
+        s->backoff--;
+        queue_append(s, j);
+        s->dirty = true;
+        return 1;
+    case EV_SAMPLE: {
+        int rc = on_sample(s, err, errlen);
+        return rc < 0 ? rc : 1;
+    }
+    case EV_POLL:
+        on_poll(s);
+        return 1;
+    case EV_HORIZON:
+        s->st.horizon_reached = true;
+        return 1;
+    case EV_NKINDS:
+        break;
+    }
+    cpn_panic(__FILE__, __LINE__, "unknown event kind");
+}
+
+/* ---- placements ---- */
+
+/* Checks a policy's placement against the truth: a queued job, GPUs that exist on
+ * the node, distinct, as many as the job asks, and CPU and memory requests that fit
+ * what the node really has free (a policy may over-commit GPU memory, never invent
+ * resources). A bad placement is a bug in the policy: it aborts with details. */
+static void check_placement(const struct sim *s, const struct placement *p)
+{
+    char why[256] = "";
+    const struct cluster *cl = s->cl;
+    if (p->job >= s->jobs->n)
+        snprintf(why, sizeof why, "job %u does not exist", p->job);
+    else if (s->rt[p->job].state != JS_QUEUED)
+        snprintf(why, sizeof why, "job %u is not queued", p->job);
+    else if (p->node >= cl->n_nodes)
+        snprintf(why, sizeof why, "node %u does not exist", p->node);
+    else if (p->ngpus != s->jobs->v[p->job].gpus)
+        snprintf(why, sizeof why, "job %u asks %u GPUs, placement gives %u", p->job,
+                 s->jobs->v[p->job].gpus, p->ngpus);
+    else {
+        const struct node *nd = &cl->nodes[p->node];
+        const struct job *jb = &s->jobs->v[p->job];
+        for (uint32_t k = 0; k < p->ngpus && !why[0]; k++) {
+            if (p->gpu[k] < nd->gpu_first || p->gpu[k] >= nd->gpu_first + nd->gpu_count)
+                snprintf(why, sizeof why, "GPU %u is not on node %u", p->gpu[k], p->node);
+            for (uint32_t m = 0; m < k && !why[0]; m++)
+                if (p->gpu[m] == p->gpu[k])
+                    snprintf(why, sizeof why, "GPU %u given twice", p->gpu[k]);
+        }
+        if (!why[0] && (s->node_cpus_held[p->node] + jb->cpus > nd->cpus + SIM_FIT_EPS ||
+                        s->node_mem_held[p->node] + jb->mem_gib > nd->mem_gib + SIM_FIT_EPS))
+            snprintf(why, sizeof why, "node %u has not the CPU or memory job %u requests", p->node,
+                     p->job);
+    }
+    if (why[0]) {
+        fprintf(stderr, "cpnsim: policy '%s' made an invalid placement at t=%.3f: %s\n",
+                s->pol->name, s->now, why);
+        abort();
+    }
+}
+
+/* Transfer time of job j's image, model and data to its site. Until the network model
+ * exists, moving data takes no time. */
+static double transfer_time(const struct sim *s, uint32_t j)
+{
+    (void)s;
+    (void)j;
+    return 0.0;
+}
+
+static void apply_placement(struct sim *s, const struct placement *p)
+{
+    uint32_t j = p->job;
+    struct jobrt *r = &s->rt[j];
+    const struct job *jb = &s->jobs->v[j];
+    queue_remove(s, j);
+    r->attempts++;
+    s->attempts[j] = r->attempts;
+    r->node = p->node;
+    r->state = JS_TRANSFER;
+    r->transfer_start_s = s->now;
+    r->start_s = r->end_s = -1;
+    job_demand(s, j, p->node, &r->work_left_s, &r->peak_gib);
+    for (uint32_t k = 0; k < p->ngpus; k++) {
+        uint32_t e = s->slot_first[j] + k, g = p->gpu[k];
+        struct slot *sl = &s->slots[e];
+        sl->gpu = g;
+        sl->prev = VIEW_NONE;
+        sl->next = s->gpu_resident[g];
+        if (sl->next != VIEW_NONE)
+            s->slots[sl->next].prev = e;
+        s->gpu_resident[g] = e;
+        s->gpu_util[g] = 1.0;
+        s->bk_gpu_assigned[g]++;
+    }
+    s->node_cpus_held[p->node] += jb->cpus;
+    s->node_mem_held[p->node] += jb->mem_gib;
+    s->node_jobs[p->node]++;
+    s->bk_node_cpus[p->node] += jb->cpus;
+    s->bk_node_mem[p->node] += jb->mem_gib;
+    r->known_active = 1;
+    s->active++;
+    s->st.placements++;
+    s->last_change_s = s->now;
+    eq_push(&s->eq, s->now + transfer_time(s, j), EV_TRANSFER_DONE, j, r->attempts);
+}
+
+/* True when nothing can change any more unless the policy places a job: jobs are
+ * queued, nothing holds resources, backs off, awaits learning or is yet to arrive,
+ * and the view is as fresh as the truth. */
+static bool stalled(const struct sim *s)
+{
+    bool fresh = s->cl->cfg.scrape_interval_s <= 0 || s->view.scrape_time_s >= s->last_change_s;
+    return s->view.queue_len > 0 && s->active == 0 && s->backoff == 0 && s->unlearnt == 0 &&
+           s->next_arrival == s->jobs->n && fresh;
+}
+
+/* One scheduling point: asks the policy for placements until it makes none. */
+static void schedule(struct sim *s)
+{
+    s->dirty = false;
+    s->view.now = s->now;
+    size_t placed = 0, limit = s->view.queue_len;
+    struct placement p;
+    for (;;) {
+        memset(&p, 0, sizeof p);
+        if (s->view.queue_len == 0 || !s->pol->place(s->pol_state, &s->view, &p))
+            break;
+        check_placement(s, &p);
+        apply_placement(s, &p);
+        CPN_ASSERT(++placed <= limit);
+    }
+    if (placed == 0 && stalled(s))
+        s->st.deadlock = true;
+}
+
+/* ---- set-up and run ---- */
+
+struct arrival_key {
+    double t;
+    uint32_t job;
+};
+
+static int cmp_arrival(const void *a, const void *b)
+{
+    const struct arrival_key *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->job < y->job ? -1 : (x->job > y->job);
+}
+
+int sim_create(struct sim **out, const struct cluster *cl, const struct catalog *cat,
+               const struct jobset *jobs, const struct policy_ops *pol, uint64_t seed,
+               FILE *timeline, char *err, size_t errlen)
+{
+    size_t n = jobs->n;
+    if (n >= VIEW_NONE)
+        return cpn_fail(err, errlen, CPN_EINPUT, "%s: too many jobs (%zu)", jobs->source, n);
+    uint32_t *origin = cpn_calloc(n, sizeof *origin);
+    for (size_t j = 0; j < n; j++) {
+        const char *name = jobset_str(jobs, jobs->v[j].origin);
+        int site = cluster_site_find(cl, name);
+        if (site < 0) {
+            free(origin);
+            return cpn_fail(err, errlen, CPN_EINPUT, "%s:%u: origin: unknown site '%s' (not in %s)",
+                            jobs->source, jobs->v[j].line, name, cl->source);
+        }
+        origin[j] = (uint32_t)site;
+    }
+
+    struct sim *s = cpn_calloc(1, sizeof *s);
+    s->cl = cl;
+    s->cat = cat;
+    s->jobs = jobs;
+    s->pol = pol;
+    s->seed = seed;
+    s->timeline = timeline;
+    s->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(s->rng, (unsigned long)seed);
+    eq_init(&s->eq);
+    s->origin_site = origin;
+
+    s->rt = cpn_calloc(n, sizeof *s->rt);
+    s->slot_first = cpn_calloc(n, sizeof *s->slot_first);
+    size_t nslots = 0;
+    for (size_t j = 0; j < n; j++) {
+        s->slot_first[j] = (uint32_t)nslots;
+        nslots += job_nslots(&jobs->v[j]);
+        struct jobrt *r = &s->rt[j];
+        r->node = r->qnext = r->qprev = VIEW_NONE;
+        r->transfer_start_s = r->start_s = r->end_s = -1;
+        r->state = JS_PENDING;
+    }
+    CPN_ASSERT(nslots < VIEW_NONE);
+    s->slots = cpn_calloc(nslots, sizeof *s->slots);
+    for (size_t j = 0; j < n; j++)
+        for (uint32_t k = 0; k < job_nslots(&jobs->v[j]); k++) {
+            struct slot *sl = &s->slots[s->slot_first[j] + k];
+            sl->job = (uint32_t)j;
+            sl->gpu = VIEW_NONE;
+            sl->next = sl->prev = VIEW_NONE;
+        }
+    s->arrival_order = cpn_calloc(n, sizeof *s->arrival_order);
+    struct arrival_key *keys = cpn_calloc(n, sizeof *keys);
+    for (size_t j = 0; j < n; j++)
+        keys[j] = (struct arrival_key){jobs->v[j].submit_s, (uint32_t)j};
+    qsort(keys, n, sizeof *keys, cmp_arrival);
+    for (size_t j = 0; j < n; j++)
+        s->arrival_order[j] = keys[j].job;
+    free(keys);
+
+    size_t ng = cl->n_gpus, nn = cl->n_nodes;
+    s->gpu_resident = cpn_calloc(ng, sizeof *s->gpu_resident);
+    for (size_t g = 0; g < ng; g++)
+        s->gpu_resident[g] = VIEW_NONE;
+    s->gpu_running = cpn_calloc(ng, sizeof *s->gpu_running);
+    s->gpu_mem_gib = cpn_calloc(ng, sizeof *s->gpu_mem_gib);
+    s->gpu_util = cpn_calloc(ng, sizeof *s->gpu_util);
+    s->node_cpus_held = cpn_calloc(nn, sizeof(double));
+    s->node_mem_held = cpn_calloc(nn, sizeof(double));
+    s->node_cpus_run = cpn_calloc(nn, sizeof(double));
+    s->node_cpu_util = cpn_calloc(nn, sizeof(double));
+    s->node_jobs = cpn_calloc(nn, sizeof(uint32_t));
+    s->scr_gpu_util = cpn_calloc(ng, sizeof(double));
+    s->scr_gpu_mem = cpn_calloc(ng, sizeof(double));
+    s->scr_node_cpu_util = cpn_calloc(nn, sizeof(double));
+    s->bk_node_cpus = cpn_calloc(nn, sizeof(double));
+    s->bk_node_mem = cpn_calloc(nn, sizeof(double));
+    s->bk_gpu_assigned = cpn_calloc(ng, sizeof(uint32_t));
+    s->attempts = cpn_calloc(n, sizeof(uint32_t));
+    s->queue_next = cpn_calloc(n, sizeof(uint32_t));
+    s->queue_tail = VIEW_NONE;
+
+    bool live = cl->cfg.scrape_interval_s <= 0;
+    s->view = (struct view){
+        .now = 0,
+        .cl = cl,
+        .cat = cat,
+        .jobs = jobs,
+        .queue_head = VIEW_NONE,
+        .queue_next = s->queue_next,
+        .queue_len = 0,
+        .attempts = s->attempts,
+        .scrape_time_s = 0,
+        .node_cpu_util = live ? s->node_cpu_util : s->scr_node_cpu_util,
+        .gpu_util = live ? s->gpu_util : s->scr_gpu_util,
+        .gpu_mem_used_gib = live ? s->gpu_mem_gib : s->scr_gpu_mem,
+        .node_cpus_req = s->bk_node_cpus,
+        .node_mem_req_gib = s->bk_node_mem,
+        .gpu_assigned = s->bk_gpu_assigned,
+    };
+    s->st.first_submit_s = n ? jobs->v[s->arrival_order[0]].submit_s : 0;
+    s->now = s->busy_since_s = 0;
+    s->st.last_end_s = s->st.first_submit_s;
+
+    if (pol->init) {
+        int rc = pol->init(&s->pol_state, &s->view, err, errlen);
+        if (rc != 0) {
+            sim_destroy(s);
+            return rc;
+        }
+    }
+    *out = s;
+    return CPN_OK;
+}
+
+int sim_run(struct sim *s, char *err, size_t errlen)
+{
+    /* The first scrape precedes the first arrivals at time 0. */
+    eq_push(&s->eq, 0.0, EV_SAMPLE, 0, 0);
+    push_next_arrival(s);
+    if (s->cl->cfg.horizon_s > 0)
+        eq_push(&s->eq, s->cl->cfg.horizon_s, EV_HORIZON, 0, 0);
+    if (s->timeline && report_timeline_header(s->timeline, s) != 0)
+        return cpn_fail(err, errlen, CPN_EIO, "timeline.csv: write failed");
+
+    for (;;) {
+        const struct event *top = eq_peek(&s->eq);
+        if (s->dirty && (!top || top->t > s->now) && !s->st.horizon_reached)
+            schedule(s);
+        if (s->terminal == s->jobs->n || s->st.deadlock || s->st.horizon_reached)
+            break;
+        struct event ev;
+        if (!eq_pop(&s->eq, &ev))
+            break;
+        CPN_ASSERT(ev.t >= s->now);
+        s->now = ev.t;
+        int rc = handle(s, &ev, err, errlen);
+        if (rc < 0)
+            return rc;
+        s->st.events += (uint64_t)rc;
+    }
+
+    account_busy(s, s->now);
+    for (size_t j = 0; j < s->jobs->n; j++) {
+        struct jobrt *r = &s->rt[j];
+        if (r->state == JS_DONE || r->state == JS_FAILED)
+            continue;
+        if (s->st.deadlock && r->state == JS_QUEUED) {
+            r->state = JS_STUCK;
+            s->st.stuck++;
+        } else {
+            r->state = JS_UNFINISHED;
+            s->st.unfinished++;
+        }
+    }
+    return CPN_OK;
+}
+
+void sim_destroy(struct sim *s)
+{
+    if (!s)
+        return;
+    if (s->pol && s->pol->destroy)
+        s->pol->destroy(s->pol_state);
+    gsl_rng_free(s->rng);
+    eq_free(&s->eq);
+    free(s->rt);
+    free(s->origin_site);
+    free(s->arrival_order);
+    free(s->slots);
+    free(s->slot_first);
+    free(s->gpu_resident);
+    free(s->gpu_running);
+    free(s->gpu_mem_gib);
+    free(s->gpu_util);
+    free(s->node_cpus_held);
+    free(s->node_mem_held);
+    free(s->node_cpus_run);
+    free(s->node_cpu_util);
+    free(s->node_jobs);
+    free(s->scr_gpu_util);
+    free(s->scr_gpu_mem);
+    free(s->scr_node_cpu_util);
+    free(s->bk_node_cpus);
+    free(s->bk_node_mem);
+    free(s->bk_gpu_assigned);
+    free(s->attempts);
+    free(s->queue_next);
+    free(s->unlearnt_list);
+    free(s);
+}

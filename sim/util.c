@@ -1,0 +1,250 @@
+/* util: small shared helpers. Allocation failure aborts with a message: the
+ * simulator cannot continue without memory, and a clear message beats a NULL
+ * dereference. SHA-256 comes from nettle. */
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <nettle/sha2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *cpn_err_name(int code)
+{
+    switch (code) {
+    case CPN_OK: return "ok";
+    case CPN_EINPUT: return "bad input";
+    case CPN_EIO: return "output error";
+    case CPN_ENOMEM: return "out of memory";
+    default: return "unknown error";
+    }
+}
+
+int cpn_exit_status(int code)
+{
+    if (code == CPN_OK)
+        return 0;
+    return code == CPN_EINPUT ? 2 : 1;
+}
+
+int cpn_fail(char *err, size_t len, int code, const char *fmt, ...)
+{
+    if (err && len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, len, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+_Noreturn void cpn_panic(const char *file, int line, const char *what)
+{
+    fprintf(stderr, "cpnsim: internal error at %s:%d: %s\n", file, line, what);
+    abort();
+}
+
+static void *checked(void *p, size_t n)
+{
+    if (!p && n) {
+        fprintf(stderr, "cpnsim: out of memory (allocating %zu bytes)\n", n);
+        abort();
+    }
+    return p;
+}
+
+void *cpn_malloc(size_t n) { return checked(malloc(n ? n : 1), n); }
+
+void *cpn_calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        cpn_panic(__FILE__, __LINE__, "allocation size overflows");
+    return checked(calloc(n ? n : 1, size ? size : 1), n * size);
+}
+
+void *cpn_realloc(void *p, size_t n) { return checked(realloc(p, n ? n : 1), n); }
+
+void cpn_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) {
+        if (c > SIZE_MAX / 2 / size)
+            cpn_panic(__FILE__, __LINE__, "array size overflows");
+        c *= 2;
+    }
+    *p = cpn_realloc(*p, c * size);
+    *cap = c;
+}
+
+char *cpn_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = cpn_malloc(n);
+    memcpy(d, s, n);
+    return d;
+}
+
+int cpn_parse_double(const char *s, double *out)
+{
+    if (!s || !*s || strchr(" \t\r\n", *s))
+        return CPN_EINPUT;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || errno == ERANGE || !isfinite(v))
+        return CPN_EINPUT;
+    *out = v;
+    return CPN_OK;
+}
+
+int cpn_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return CPN_EINPUT;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno == ERANGE)
+        return CPN_EINPUT;
+    *out = (uint64_t)v;
+    return CPN_OK;
+}
+
+int cpn_read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cpn_fail(err, errlen, CPN_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *b = cpn_malloc(cap);
+    for (;;) {
+        if (n + 1 >= cap)
+            cpn_grow((void **)&b, &cap, n + 2, 1);
+        size_t got = fread(b + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(b);
+        return cpn_fail(err, errlen, CPN_EINPUT, "%s: read error", path);
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return CPN_OK;
+}
+
+void cpn_sha256_hex(const void *buf, size_t len, char out[65])
+{
+    struct sha256_ctx ctx;
+    uint8_t d[SHA256_DIGEST_SIZE];
+    sha256_init(&ctx);
+    sha256_update(&ctx, len, buf);
+    sha256_digest(&ctx, sizeof d, d);
+    for (size_t i = 0; i < sizeof d; i++)
+        snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+int afile_open(struct afile *af, const char *dir, const char *name, char *err, size_t errlen)
+{
+    size_t n = strlen(dir) + strlen(name) + 64;
+    char *path = cpn_malloc(n), *tmp = cpn_malloc(n);
+    snprintf(path, n, "%s/%s", dir, name);
+    snprintf(tmp, n, "%s/.%s.tmp.%ld", dir, name, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        int e = errno;
+        free(path);
+        free(tmp);
+        return cpn_fail(err, errlen, CPN_EIO, "%s/%s: cannot write: %s", dir, name, strerror(e));
+    }
+    af->f = f;
+    af->tmp_path = tmp;
+    af->path = path;
+    return CPN_OK;
+}
+
+int afile_commit(struct afile *af, char *err, size_t errlen)
+{
+    int bad = ferror(af->f) != 0;
+    int e = bad ? EIO : 0;
+    if (fflush(af->f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad && fsync(fileno(af->f)) != 0 && errno != EINVAL && errno != EROFS) {
+        bad = 1;
+        e = errno;
+    }
+    if (fclose(af->f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    af->f = NULL;
+    if (!bad && rename(af->tmp_path, af->path) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    int rc = CPN_OK;
+    if (bad) {
+        rc = cpn_fail(err, errlen, CPN_EIO, "%s: cannot write: %s", af->path, strerror(e));
+        remove(af->tmp_path);
+    }
+    free(af->tmp_path);
+    free(af->path);
+    af->tmp_path = af->path = NULL;
+    return rc;
+}
+
+void afile_abort(struct afile *af)
+{
+    if (af->f)
+        fclose(af->f);
+    if (af->tmp_path)
+        remove(af->tmp_path);
+    free(af->tmp_path);
+    free(af->path);
+    af->f = NULL;
+    af->tmp_path = af->path = NULL;
+}
+
+int cpn_mkdir_p(const char *path, char *err, size_t errlen)
+{
+    char *p = cpn_strdup(path);
+    for (char *s = p + 1;; s++) {
+        char c = *s;
+        if (c == '/' || c == '\0') {
+            *s = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                int e = errno;
+                int rc = cpn_fail(err, errlen, CPN_EIO, "%s: cannot create directory: %s", p,
+                                  strerror(e));
+                free(p);
+                return rc;
+            }
+            *s = c;
+            if (c == '\0')
+                break;
+        }
+    }
+    free(p);
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return cpn_fail(err, errlen, CPN_EIO, "%s: not a directory", path);
+    return CPN_OK;
+}
+
+double cpn_wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

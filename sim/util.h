@@ -1,0 +1,79 @@
+/* util: error codes, error messages, checked allocation, strict number parsing,
+ * whole-file reading, SHA-256 and atomic (temporary name + rename) output files.
+ * It owns no simulation state. */
+#ifndef CPN_UTIL_H
+#define CPN_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CPN_VERSION "0.1.0"
+
+/* Error codes: 0 is success, failures are negative. */
+enum cpn_err {
+    CPN_OK = 0,
+    CPN_EINPUT = -1, /* bad input or usage: exit status 2 */
+    CPN_EIO = -2,    /* an output could not be written: exit status 1 */
+    CPN_ENOMEM = -3, /* allocation failed: exit status 1 */
+};
+const char *cpn_err_name(int code);
+/* Exit status for an error code: 0, 2 for CPN_EINPUT, 1 otherwise. */
+int cpn_exit_status(int code);
+
+/* Size of the error buffers that readers fill ("file:line: field: what is wrong"). */
+#define CPN_ERR_LEN 512
+
+/* Writes a formatted message into err (of size len); err may be NULL. Returns code,
+ * so that a reader can `return cpn_fail(err, len, CPN_EINPUT, "...")`. */
+int cpn_fail(char *err, size_t len, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Broken invariants abort with file and line; they are not error codes. */
+#define CPN_ASSERT(c) ((c) ? (void)0 : cpn_panic(__FILE__, __LINE__, #c))
+_Noreturn void cpn_panic(const char *file, int line, const char *what);
+
+/* Allocation that aborts (with a message) when memory is exhausted. */
+void *cpn_malloc(size_t n);
+void *cpn_calloc(size_t n, size_t size);
+void *cpn_realloc(void *p, size_t n);
+/* Grows *p (an array of *cap elements of `size` bytes) to hold at least `need`. */
+void cpn_grow(void **p, size_t *cap, size_t need, size_t size);
+char *cpn_strdup(const char *s);
+
+/* Strict parsers: the whole string must be the number, finite, no blanks.
+ * Return 0 on success (leaving *out set), CPN_EINPUT otherwise (leaving *out untouched). */
+int cpn_parse_double(const char *s, double *out);
+int cpn_parse_u64(const char *s, uint64_t *out);
+
+/* Reads a whole file into a NUL-terminated buffer that the caller frees.
+ * Returns 0, or CPN_EINPUT with "path: reason" in err. */
+int cpn_read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen);
+
+/* SHA-256 of a buffer as 64 lower-case hex digits and a NUL. */
+void cpn_sha256_hex(const void *buf, size_t len, char out[65]);
+
+/* An output file written under a temporary name in the same directory and renamed
+ * into place by afile_commit, so that an interrupted run never leaves a half-written
+ * file under the final name. */
+struct afile {
+    FILE *f;
+    char *tmp_path;
+    char *path;
+};
+/* Opens dir/name for writing. Returns 0 or CPN_EIO with a message. */
+int afile_open(struct afile *af, const char *dir, const char *name, char *err, size_t errlen);
+/* Flushes, closes and renames. Returns 0, or CPN_EIO (and removes the temporary). */
+int afile_commit(struct afile *af, char *err, size_t errlen);
+/* Closes and removes the temporary; safe on a closed or zeroed afile. */
+void afile_abort(struct afile *af);
+
+/* Creates a directory and its parents (mkdir -p). Returns 0 or CPN_EIO. */
+int cpn_mkdir_p(const char *path, char *err, size_t errlen);
+
+/* Monotonic wall clock in seconds, for wall_s only: never for simulated time. */
+double cpn_wall_s(void);
+
+#endif

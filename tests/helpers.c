@@ -1,0 +1,80 @@
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "../sim/util.h"
+
+void run_start(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,
+               const char *jobs_csv, const char *policy)
+{
+    char err[CPN_ERR_LEN] = "";
+    memset(r, 0, sizeof *r);
+    jobset_init(&r->js);
+    cr_assert_eq(catalog_create(&r->cat, err, sizeof err), 0, "catalog: %s", err);
+    cr_assert_eq(cluster_load_buf("test.json", cluster_json, strlen(cluster_json), sets, n_sets,
+                                  r->cat, &r->cl, err, sizeof err),
+                 0, "cluster: %s", err);
+    cr_assert_eq(trace_read_csv_buf("test.csv", jobs_csv, strlen(jobs_csv), r->cat, &r->js, err,
+                                    sizeof err),
+                 0, "jobs: %s", err);
+    const struct policy_ops *pol = policy_find(policy);
+    cr_assert(pol, "no policy %s", policy);
+    cr_assert_eq(sim_create(&r->s, r->cl, r->cat, &r->js, pol, 1, NULL, err, sizeof err), 0,
+                 "sim: %s", err);
+    cr_assert_eq(sim_run(r->s, err, sizeof err), 0, "run: %s", err);
+}
+
+void run_free(struct run *r)
+{
+    sim_destroy(r->s);
+    jobset_free(&r->js);
+    cluster_destroy(r->cl);
+    catalog_destroy(r->cat);
+}
+
+uint32_t run_job(const struct run *r, const char *id)
+{
+    for (size_t j = 0; j < r->js.n; j++)
+        if (strcmp(jobset_str(&r->js, r->js.v[j].id), id) == 0)
+            return (uint32_t)j;
+    cr_assert_fail("no job %s", id);
+    return 0;
+}
+
+int sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    if (st == -1 || !WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
+}
+
+char *slurp(const char *path)
+{
+    char *buf;
+    size_t len;
+    char err[CPN_ERR_LEN];
+    return cpn_read_file(path, &buf, &len, err, sizeof err) == 0 ? buf : NULL;
+}
+
+const char *one_node_cluster(unsigned gpus, double mem_gib, double scrape_s, const char *completion)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof buf,
+             "{\"scrape_interval_s\": %g, \"poll_interval_s\": 60, \"completion\": \"%s\",\n"
+             " \"gpu_types\": {\"G\": {\"mem_gib\": %g, \"speed\": 1.0, \"profile\": \"none\"}},\n"
+             " \"sites\": [{\"name\": \"a\", \"nodes\": [{\"count\": 1, \"cpus\": 64, \"mem_gib\": 512,\n"
+             "   \"gpu_type\": \"G\", \"gpus\": %u}]}]}\n",
+             scrape_s, completion, mem_gib, gpus);
+    return buf;
+}

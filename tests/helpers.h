@@ -1,0 +1,39 @@
+/* Test helpers: build a run from inline cluster JSON and job CSV, run it, and read
+ * back per-job results. Each test runs in its own process (Criterion), so a helper
+ * may abort the test with cr_assert on any error. */
+#ifndef CPN_TEST_HELPERS_H
+#define CPN_TEST_HELPERS_H
+
+#include <stdbool.h>
+
+#include "../policies/policy.h"
+#include "../sim/catalog.h"
+#include "../sim/cluster.h"
+#include "../sim/sim.h"
+#include "../sim/trace.h"
+
+struct run {
+    struct catalog *cat;
+    struct cluster *cl;
+    struct jobset js;
+    struct sim *s;
+};
+
+/* Loads cluster JSON and job CSV from strings (sets may be NULL), creates the sim with
+ * the named policy, runs it to the end. Asserts on any error. */
+void run_start(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,
+               const char *jobs_csv, const char *policy);
+void run_free(struct run *r);
+/* Index of the job with that id (asserts it exists). */
+uint32_t run_job(const struct run *r, const char *id);
+
+/* Runs a shell command; returns its exit status (or -1). */
+int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Reads a whole file into a string the caller frees (NULL when missing). */
+char *slurp(const char *path);
+
+/* A one-node cluster with `gpus` GPUs of `mem` GiB, no catalogue profile, speed 1,
+ * scrape and completion as given ("event" or "poll"), as JSON in a static buffer. */
+const char *one_node_cluster(unsigned gpus, double mem_gib, double scrape_s, const char *completion);
+
+#endif

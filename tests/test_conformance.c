@@ -1,0 +1,131 @@
+/* Conformance: every registered policy, present and future, runs on the same small
+ * traces and must keep the invariants a user relies on: every job ends exactly once
+ * (done, failed, stuck or unfinished); it ran only on GPUs of the node it was given;
+ * no negative waits; start >= submit and end >= start; makespan >= the longest job;
+ * and the same seed gives the same bytes. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/report.h"
+#include "../sim/util.h"
+#include "helpers.h"
+
+struct trace_case {
+    const char *name;
+    const char *cluster; /* NULL: the embedded default */
+    const char *jobs;    /* a file */
+    const char *sets[4];
+};
+
+static const struct trace_case cases[] = {
+    {"q40 default", NULL, "traces/q40.csv", {NULL}},
+    {"q40 ideal controller", NULL, "traces/q40.csv", {"scrape_interval_s=0", "completion=event"}},
+    {"deadlock", NULL, "tests/data/deadlock.csv", {NULL}},
+    {"poisson", NULL, "tests/data/poisson60.csv", {"completion=event"}},
+};
+
+static char *render_jobs(const struct sim *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_not_null(f);
+    cr_assert_eq(report_jobs_csv(f, s), 0);
+    fclose(f);
+    return buf;
+}
+
+static struct sim *load_and_run(const struct trace_case *tc, const struct policy_ops *pol,
+                                struct catalog **cat, struct cluster **cl, struct jobset *js)
+{
+    char err[CPN_ERR_LEN] = "";
+    size_t n_sets = 0;
+    while (n_sets < 4 && tc->sets[n_sets])
+        n_sets++;
+    cr_assert_eq(catalog_create(cat, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cluster_load(tc->cluster, tc->sets, n_sets, *cat, cl, err, sizeof err), 0, "%s", err);
+    jobset_init(js);
+    cr_assert_eq(trace_read_csv(tc->jobs, *cat, js, err, sizeof err), 0, "%s", err);
+    struct sim *s = NULL;
+    cr_assert_eq(sim_create(&s, *cl, *cat, js, pol, 1, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(sim_run(s, err, sizeof err), 0, "%s", err);
+    return s;
+}
+
+static void check_invariants(const struct trace_case *tc, const struct policy_ops *pol,
+                             const struct sim *s)
+{
+    const struct jobset *js = s->jobs;
+    const char *who = pol->name;
+    size_t done = 0, failed = 0, stuck = 0, unfinished = 0;
+    double longest = 0;
+    for (size_t j = 0; j < js->n; j++) {
+        const struct jobrt *r = &s->rt[j];
+        const struct job *jb = &js->v[j];
+        switch (r->state) {
+        case JS_DONE: done++; break;
+        case JS_FAILED: failed++; break;
+        case JS_STUCK: stuck++; break;
+        case JS_UNFINISHED: unfinished++; break;
+        default: cr_assert_fail("%s/%s: job %zu ended in state %s", who, tc->name, j, job_state_name[r->state]);
+        }
+        if (r->start_s >= 0) {
+            cr_assert_geq(r->start_s, jb->submit_s, "%s/%s: job %zu starts before submit", who, tc->name, j);
+            cr_assert_geq(r->transfer_start_s, jb->submit_s);
+            cr_assert_geq(r->start_s, r->transfer_start_s);
+        }
+        if (r->state == JS_DONE || r->state == JS_FAILED) {
+            cr_assert_geq(r->end_s, r->start_s, "%s/%s: job %zu ends before it starts", who, tc->name, j);
+            if (r->end_s - r->start_s > longest)
+                longest = r->end_s - r->start_s;
+        }
+        if (r->node != VIEW_NONE) {
+            const struct node *nd = &s->cl->nodes[r->node];
+            cr_assert_geq(nd->gpu_count, jb->gpus);
+            for (uint32_t k = 0; k < jb->gpus; k++) {
+                uint32_t g = s->slots[s->slot_first[j] + k].gpu;
+                cr_assert(g >= nd->gpu_first && g < nd->gpu_first + nd->gpu_count,
+                          "%s/%s: job %zu on a GPU not of its node", who, tc->name, j);
+            }
+        }
+        if (r->state == JS_STUCK)
+            cr_assert(s->st.deadlock);
+    }
+    cr_assert_eq(done + failed + stuck + unfinished, js->n);
+    cr_assert_eq(done, s->st.completed);
+    cr_assert_eq(failed, s->st.failed);
+    if (!s->st.deadlock && !s->st.horizon_reached)
+        cr_assert_geq(s->st.last_end_s - s->st.first_submit_s, longest - 1e-9,
+                      "%s/%s: makespan shorter than the longest job", who, tc->name);
+}
+
+Test(conformance, every_policy_keeps_the_invariants, .timeout = 120)
+{
+    for (size_t p = 0; p < policy_registry_len; p++) {
+        const struct policy_ops *pol = policy_registry[p];
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            struct catalog *cat;
+            struct cluster *cl;
+            struct jobset js;
+            struct sim *s = load_and_run(&cases[c], pol, &cat, &cl, &js);
+            check_invariants(&cases[c], pol, s);
+            char *first = render_jobs(s);
+            sim_destroy(s);
+            /* Same inputs and seed: the same bytes. */
+            struct sim *s2 = NULL;
+            char err[CPN_ERR_LEN];
+            cr_assert_eq(sim_create(&s2, cl, cat, &js, pol, 1, NULL, err, sizeof err), 0);
+            cr_assert_eq(sim_run(s2, err, sizeof err), 0);
+            char *second = render_jobs(s2);
+            cr_assert_str_eq(first, second, "%s/%s: not deterministic", pol->name, cases[c].name);
+            free(first);
+            free(second);
+            sim_destroy(s2);
+            jobset_free(&js);
+            cluster_destroy(cl);
+            catalog_destroy(cat);
+        }
+    }
+}
