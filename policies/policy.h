@@ -38,6 +38,12 @@ struct policy_ops {
      * scrape arrays do not (unless the scrape is live). */
     int (*place)(void *state, const struct view *v, struct placement *out);
 
+    /* Optional. Called after each scheduling point: the earliest time after v->now at
+     * which the policy wants to be asked again even if nothing else happens (a job it
+     * holds back until then), or INFINITY for none. A pending wake-up keeps the run
+     * from being declared deadlocked, so return one only for a job really held back. */
+    double (*wakeup)(void *state, const struct view *v);
+
     /* Optional. Frees what init allocated. Called once, also after a failed run. */
     void (*destroy)(void *state);
 };

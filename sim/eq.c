@@ -11,7 +11,7 @@
 const char *const ev_kind_name[EV_NKINDS] = {
     [EV_ARRIVAL] = "arrival", [EV_TRANSFER_DONE] = "transfer_done", [EV_PEAK] = "peak",
     [EV_END] = "end",         [EV_RETRY] = "retry",                 [EV_SAMPLE] = "sample",
-    [EV_POLL] = "poll",       [EV_HORIZON] = "horizon",
+    [EV_POLL] = "poll",       [EV_HORIZON] = "horizon",           [EV_WAKEUP] = "wakeup",
 };
 
 void eq_init(struct eq *q)

@@ -17,6 +17,7 @@ enum ev_kind {
     EV_SAMPLE,        /* a metrics scrape (and timeline row) */
     EV_POLL,          /* the controller polls the jobs it assigned */
     EV_HORIZON,       /* the optional end of simulated time */
+    EV_WAKEUP,        /* a scheduling point the policy asked for */
     EV_NKINDS
 };
 extern const char *const ev_kind_name[EV_NKINDS];

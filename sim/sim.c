@@ -38,8 +38,6 @@ const char *const job_state_name[JS_NSTATES] = {
 
 /* Slack when comparing requested resources with capacity (floating sums). */
 #define SIM_FIT_EPS 1e-9
-/* Bytes in a GiB: dataset sizes turn into samples with it. */
-#define SIM_GIB 1073741824.0
 
 static uint32_t job_nslots(const struct job *jb)
 {
@@ -164,17 +162,7 @@ static void job_demand(const struct sim *s, uint32_t j, uint32_t n, double *work
         CPN_ASSERT(rc == 0);
         have_profile = true;
     }
-    if (jb->duration_s >= 0) {
-        *work_s = jb->duration_s / gt->speed;
-    } else {
-        double samples = (double)jb->samples;
-        if (samples <= 0)
-            samples = ceil(jb->data_gib * SIM_GIB / catalog_bytes_per_sample(s->cat, jb->model));
-        if (samples < 1)
-            samples = 1;
-        double steps = ceil(samples / ((double)jb->batch * (double)jb->gpus));
-        *work_s = (double)jb->epochs * steps * p.step_s;
-    }
+    *work_s = job_run_s(jb, s->cat, p.step_s, gt->speed);
     if (jb->gpu_mem_gib >= 0)
         *peak_gib = jb->gpu_mem_gib;
     else
@@ -204,8 +192,15 @@ static void learn(struct sim *s, uint32_t j)
         s->bk_node_cpus[r->node] = 0;
     if (s->bk_node_mem[r->node] < SIM_FIT_EPS)
         s->bk_node_mem[r->node] = 0;
-    for (uint32_t k = 0; k < job_nslots(jb); k++)
-        s->bk_gpu_assigned[s->slots[s->slot_first[j] + k].gpu]--;
+    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+        uint32_t g = s->slots[s->slot_first[j] + k].gpu;
+        s->bk_gpu_assigned[g]--;
+        s->bk_gpu_mem[g] -= r->bk_mem_gib;
+        if (s->bk_gpu_assigned[g] == 0 || s->bk_gpu_mem[g] < SIM_FIT_EPS)
+            s->bk_gpu_mem[g] = 0;
+    }
+    s->job_active[j] = 0;
+    s->view.active_jobs--;
     if (r->state == JS_KILLED) {
         r->state = JS_BACKOFF;
         s->backoff++;
@@ -309,6 +304,7 @@ static void start_running(struct sim *s, uint32_t j)
     r->state = JS_RUNNING;
     s->running++;
     r->start_s = s->now;
+    s->job_started_s[j] = s->now;
     r->last_update_s = s->now;
     r->rate = 0;
     for (uint32_t k = 0; k < job_nslots(jb); k++)
@@ -426,6 +422,12 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
     case EV_HORIZON:
         s->st.horizon_reached = true;
         return 1;
+    case EV_WAKEUP:
+        if (ev->t != s->wakeup_at)
+            return 0; /* superseded by an earlier one */
+        s->wakeup_at = INFINITY;
+        s->dirty = true;
+        return 1;
     case EV_NKINDS:
         break;
     }
@@ -495,6 +497,14 @@ static void apply_placement(struct sim *s, const struct placement *p)
     r->transfer_start_s = s->now;
     r->start_s = r->end_s = -1;
     job_demand(s, j, p->node, &r->work_left_s, &r->peak_gib);
+    struct view_estimate est;
+    view_estimate(&s->view, j, p->node, &est);
+    r->bk_mem_gib = est.mem_gib;
+    s->job_active[j] = 1;
+    s->job_node[j] = p->node;
+    s->job_placed_s[j] = s->now;
+    s->job_started_s[j] = -1;
+    s->view.active_jobs++;
     for (uint32_t k = 0; k < p->ngpus; k++) {
         uint32_t e = s->slot_first[j] + k, g = p->gpu[k];
         struct slot *sl = &s->slots[e];
@@ -506,6 +516,8 @@ static void apply_placement(struct sim *s, const struct placement *p)
         s->gpu_resident[g] = e;
         s->gpu_util[g] = 1.0;
         s->bk_gpu_assigned[g]++;
+        s->bk_gpu_mem[g] += r->bk_mem_gib;
+        s->job_gpus[e] = g;
     }
     s->node_cpus_held[p->node] += jb->cpus;
     s->node_mem_held[p->node] += jb->mem_gib;
@@ -526,7 +538,7 @@ static bool stalled(const struct sim *s)
 {
     bool fresh = s->cl->cfg.scrape_interval_s <= 0 || s->view.scrape_time_s >= s->last_change_s;
     return s->view.queue_len > 0 && s->active == 0 && s->backoff == 0 && s->unlearnt == 0 &&
-           s->next_arrival == s->jobs->n && fresh;
+           s->next_arrival == s->jobs->n && fresh && !isfinite(s->wakeup_at);
 }
 
 /* One scheduling point: asks the policy for placements until it makes none. */
@@ -543,6 +555,13 @@ static void schedule(struct sim *s)
         check_placement(s, &p);
         apply_placement(s, &p);
         CPN_ASSERT(++placed <= limit);
+    }
+    if (s->pol->wakeup) {
+        double t = s->pol->wakeup(s->pol_state, &s->view);
+        if (isfinite(t) && t > s->now && t < s->wakeup_at) {
+            s->wakeup_at = t;
+            eq_push(&s->eq, t, EV_WAKEUP, 0, 0);
+        }
     }
     if (placed == 0 && stalled(s))
         s->st.deadlock = true;
@@ -564,8 +583,9 @@ static int cmp_arrival(const void *a, const void *b)
 }
 
 int sim_create(struct sim **out, const struct cluster *cl, const struct catalog *cat,
-               const struct jobset *jobs, const struct policy_ops *pol, uint64_t seed,
-               FILE *timeline, char *err, size_t errlen)
+               const struct jobset *jobs, const struct policy_ops *pol,
+               const struct predictor *pred, uint64_t seed, FILE *timeline, char *err,
+               size_t errlen)
 {
     size_t n = jobs->n;
     if (n >= VIEW_NONE)
@@ -644,6 +664,19 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->attempts = cpn_calloc(n, sizeof(uint32_t));
     s->queue_next = cpn_calloc(n, sizeof(uint32_t));
     s->queue_tail = VIEW_NONE;
+    s->bk_gpu_mem = cpn_calloc(ng, sizeof(double));
+    s->job_active = cpn_calloc(n, sizeof(uint8_t));
+    s->job_node = cpn_calloc(n, sizeof(uint32_t));
+    s->job_placed_s = cpn_calloc(n, sizeof(double));
+    s->job_started_s = cpn_calloc(n, sizeof(double));
+    s->job_gpus = cpn_calloc(nslots, sizeof(uint32_t));
+    for (size_t j = 0; j < n; j++) {
+        s->job_node[j] = VIEW_NONE;
+        s->job_placed_s[j] = s->job_started_s[j] = -1;
+    }
+    for (size_t e = 0; e < nslots; e++)
+        s->job_gpus[e] = VIEW_NONE;
+    s->wakeup_at = INFINITY;
 
     bool live = cl->cfg.scrape_interval_s <= 0;
     s->view = (struct view){
@@ -651,6 +684,8 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
         .cl = cl,
         .cat = cat,
         .jobs = jobs,
+        .pred = pred,
+        .net = NULL,
         .queue_head = VIEW_NONE,
         .queue_next = s->queue_next,
         .queue_len = 0,
@@ -662,6 +697,14 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
         .node_cpus_req = s->bk_node_cpus,
         .node_mem_req_gib = s->bk_node_mem,
         .gpu_assigned = s->bk_gpu_assigned,
+        .gpu_assigned_mem_gib = s->bk_gpu_mem,
+        .active_jobs = 0,
+        .job_active = s->job_active,
+        .job_node = s->job_node,
+        .job_placed_s = s->job_placed_s,
+        .job_started_s = s->job_started_s,
+        .job_gpu_first = s->slot_first,
+        .job_gpus = s->job_gpus,
     };
     s->st.first_submit_s = n ? jobs->v[s->arrival_order[0]].submit_s : 0;
     s->now = s->busy_since_s = 0;
@@ -752,5 +795,11 @@ void sim_destroy(struct sim *s)
     free(s->attempts);
     free(s->queue_next);
     free(s->unlearnt_list);
+    free(s->bk_gpu_mem);
+    free(s->job_active);
+    free(s->job_node);
+    free(s->job_placed_s);
+    free(s->job_started_s);
+    free(s->job_gpus);
     free(s);
 }

@@ -3,7 +3,7 @@
  * memory and OOM kills, CPU use), keeps the controller's view (scrapes, polls, its
  * bookkeeping) and, after the events of each instant, asks the policy for
  * placements through a checking wrapper. All state of a run hangs off struct sim;
- * the cluster, catalogue, jobs and policy are borrowed and must outlive it. */
+ * the cluster, catalogue, jobs, policy and predictor are borrowed and must outlive it. */
 #ifndef CPN_SIM_H
 #define CPN_SIM_H
 
@@ -41,6 +41,7 @@ struct jobrt {
     double last_update_s; /* when work_left_s was last brought up to date */
     double transfer_start_s, start_s, end_s; /* of the last attempt; -1 when none */
     double peak_gib;      /* peak GPU memory per GPU on its current placement */
+    double bk_mem_gib;    /* the controller's predicted peak for it, in gpu_assigned_mem */
     uint32_t node;        /* current or last node, VIEW_NONE when never placed */
     uint32_t gen;         /* bumped to invalidate its pending END/PEAK events */
     uint32_t qnext, qprev;/* queue links */
@@ -116,6 +117,12 @@ struct sim {
     double *bk_node_cpus, *bk_node_mem;
     uint32_t *bk_gpu_assigned;
     uint32_t *attempts;       /* [jobs] mirrors rt.attempts for the view */
+    double *bk_gpu_mem;       /* [gpus] predicted peak memory of assigned jobs */
+    uint8_t *job_active;      /* [jobs] view copies of per-job placement facts */
+    uint32_t *job_node;
+    double *job_placed_s, *job_started_s;
+    uint32_t *job_gpus;       /* [slots] the GPU of each slot */
+    double wakeup_at;         /* pending policy wake-up, INFINITY for none */
     uint32_t *queue_next;     /* [jobs] */
     uint32_t queue_tail;
     uint32_t *unlearnt_list;  /* ended jobs awaiting a poll */
@@ -129,12 +136,14 @@ struct sim {
 };
 
 /* Prepares a run: resolves origins, checks job/cluster consistency (unknown origin
- * site is CPN_EINPUT naming the jobs file and line), calls the policy's init.
+ * site is CPN_EINPUT naming the jobs file and line), calls the policy's init. pred
+ * is what policies are told (NULL: the catalogue's truth).
  * timeline, when not NULL, receives a CSV row per scrape. Returns 0 with *out, or a
  * negative code with a message. */
 int sim_create(struct sim **out, const struct cluster *cl, const struct catalog *cat,
-               const struct jobset *jobs, const struct policy_ops *pol, uint64_t seed,
-               FILE *timeline, char *err, size_t errlen);
+               const struct jobset *jobs, const struct policy_ops *pol,
+               const struct predictor *pred, uint64_t seed, FILE *timeline, char *err,
+               size_t errlen);
 /* Runs to the end (all jobs ended, deadlock or horizon). Returns 0, or a negative code
  * with a message when the policy's init failed or the timeline could not be written. */
 int sim_run(struct sim *s, char *err, size_t errlen);

@@ -818,3 +818,19 @@ void trace_csv_sha256(const struct jobset *js, const struct catalog *cat, char o
     trace_emit(js, cat, put_sha, &sha);
     hex_digest(&sha, out);
 }
+
+/* Bytes in a GiB: dataset sizes turn into samples with it. */
+#define TRACE_GIB 1073741824.0
+
+double job_run_s(const struct job *jb, const struct catalog *cat, double step_s, double speed)
+{
+    if (jb->duration_s >= 0)
+        return jb->duration_s / speed;
+    double samples = (double)jb->samples;
+    if (samples <= 0)
+        samples = ceil(jb->data_gib * TRACE_GIB / catalog_bytes_per_sample(cat, jb->model));
+    if (samples < 1)
+        samples = 1;
+    double steps = ceil(samples / ((double)jb->batch * (double)jb->gpus));
+    return (double)jb->epochs * steps * step_s;
+}

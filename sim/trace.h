@@ -49,6 +49,12 @@ static inline const char *jobset_str(const struct jobset *js, uint32_t off) { re
 /* Appends a job (copied) and returns its index. */
 size_t jobset_push(struct jobset *js, const struct job *j);
 
+/* Run time of job jb alone on GPUs of relative speed `speed` whose step time for its
+ * (model, batch, gpus) is step_s: duration_s / speed for jobs given by duration, else
+ * epochs x ceil(samples / (batch x gpus)) x step_s, with samples derived from data_gib
+ * (catalog_bytes_per_sample) when absent. */
+double job_run_s(const struct job *jb, const struct catalog *cat, double step_s, double speed);
+
 /* Reads a job CSV (DESIGN.md §3): a header row naming the columns in any order;
  * id, submit_s, model, batch, epochs, data_gib, gpus, cpus, mem_gib, image_gib,
  * origin are required; duration_s, gpu_mem_gib, samples are optional; columns named

@@ -16,11 +16,16 @@
 
 #define VIEW_NONE UINT32_MAX
 
+struct predictor;
+struct net;
+
 struct view {
     double now;
     const struct cluster *cl; /* topology and config (cl->cfg.cpu_threshold, ...) */
     const struct catalog *cat;
     const struct jobset *jobs; /* what was submitted (jobs->v[j]) */
+    const struct predictor *pred; /* predictions; NULL means the catalogue's truth (oracle) */
+    const struct net *net;        /* links and transfers; NULL means transfers take no time */
 
     /* The queue of jobs waiting for a placement, in order of (re-)entry: arrivals and
      * jobs back from an OOM back-off are appended. Iterate with
@@ -40,7 +45,31 @@ struct view {
     const double *node_cpus_req;    /* [nodes] CPU cores they requested */
     const double *node_mem_req_gib; /* [nodes] host memory they requested */
     const uint32_t *gpu_assigned;   /* [gpus] how many of them use each GPU */
+    const double *gpu_assigned_mem_gib; /* [gpus] their predicted peak memory per GPU */
+    size_t active_jobs;             /* how many jobs that is */
+
+    /* Per job, as the controller placed it (its last attempt). */
+    const uint8_t *job_active;     /* [jobs] 1 while counted in the bookkeeping */
+    const uint32_t *job_node;      /* [jobs] node, VIEW_NONE when never placed */
+    const double *job_placed_s;    /* [jobs] when it was placed */
+    const double *job_started_s;   /* [jobs] when its data had arrived and it started; -1 before */
+    const uint32_t *job_gpu_first; /* [jobs] index of its first GPU in job_gpus */
+    const uint32_t *job_gpus;      /* global GPU indices: job_gpus[job_gpu_first[j] + k], k < gpus */
 };
+
+/* What the controller predicts for a job on a node: run time alone on the node's GPU
+ * type (seconds) and peak GPU memory per GPU (GiB). known is false when the predictor
+ * has never seen the model (it should then run alone the first time). */
+struct view_estimate {
+    double run_s;
+    double mem_gib;
+    bool known;
+};
+void view_estimate(const struct view *v, uint32_t j, uint32_t node, struct view_estimate *out);
+
+/* Estimated seconds to move job j's image, model and data to a site now, as the
+ * controller can know it (link parameters, caches, the transfers it started). */
+double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site);
 
 static inline const struct job *view_job(const struct view *v, uint32_t j) { return &v->jobs->v[j]; }
 
