@@ -4,20 +4,12 @@
 #include <string.h>
 
 #include "../policies/policy.h"
-#include "catalog.h"
 #include "cluster.h"
 #include "cmd.h"
-#include "gen.h"
-#include "report.h"
-#include "sim.h"
-#include "trace.h"
+#include "run.h"
 #include "util.h"
 
-/* Defaults of the command line (the model's tunables live in cluster.c's table). */
-#define RUN_DEFAULT_POLICY "fifo"
-#define RUN_DEFAULT_SEED 1
 #define RUN_DEFAULT_OUT "results/run"
-#define RUN_DEFAULT_JOBS 100
 #define RUN_MAX_SETS 256
 
 static const char *const usage_run =
@@ -98,7 +90,7 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 
 int cmd_run(int argc, char **argv)
 {
-    struct run_args a = {.policy = RUN_DEFAULT_POLICY, .predictor = "oracle",
+    struct run_args a = {.policy = RUN_DEFAULT_POLICY, .predictor = RUN_DEFAULT_PREDICTOR,
                          .out = RUN_DEFAULT_OUT, .seed = RUN_DEFAULT_SEED};
     int prc = parse_run(argc, argv, &a);
     if (prc)
@@ -111,67 +103,22 @@ int cmd_run(int argc, char **argv)
         fputc('\n', stderr);
         return 2;
     }
-    if (strcmp(a.predictor, "oracle") != 0)
-        return cmd_usage_error("run", "--predictor: this version has only 'oracle'");
-
+    struct run_request req = {.cluster = a.cluster, .jobs = a.jobs, .policy = a.policy,
+                              .predictor = a.predictor, .seed = a.seed, .sets = a.sets,
+                              .n_sets = a.n_sets, .out = a.out};
+    struct run_result res;
     char err[CPN_ERR_LEN];
-    struct catalog *cat = NULL;
-    struct cluster *cl = NULL;
-    struct sim *s = NULL;
-    struct jobset js;
-    jobset_init(&js);
-    struct afile tl = {0};
-    int rc = catalog_create(&cat, err, sizeof err);
-    if (!rc)
-        rc = cluster_load(a.cluster, a.sets, a.n_sets, cat, &cl, err, sizeof err);
-    if (!rc && a.jobs) {
-        rc = trace_read_csv(a.jobs, cat, &js, err, sizeof err);
-    } else if (!rc) {
-        const char **origins = cmd_site_names(cl);
-        struct gen_spec spec = {.count = RUN_DEFAULT_JOBS, .seed = a.seed, .arrival = GEN_BATCH,
-                                .origins = origins, .n_origins = cl->n_sites};
-        rc = gen_jobs(&spec, cat, &js, err, sizeof err);
-        free(origins);
+    int rc = run_simulation(&req, &res, err, sizeof err);
+    if (rc)
+        return cmd_fail(rc, err);
+    if (!a.quiet) {
+        printf("policy %s, %zu jobs: %zu done, %zu failed, %zu stuck%s; %llu OOM kills", a.policy,
+               res.jobs, res.completed, res.failed, res.stuck, res.deadlock ? " (deadlock)" : "",
+               (unsigned long long)res.oom_events);
+        if (res.makespan_s >= 0)
+            printf("; makespan %.1f s", res.makespan_s);
+        printf("\n%llu events in %.3f s; results in %s/\n", (unsigned long long)res.events,
+               res.wall_s, a.out);
     }
-    if (!rc)
-        rc = cpn_mkdir_p(a.out, err, sizeof err);
-    if (!rc) {
-        /* An old summary.json would make a half-rewritten directory look complete. */
-        size_t n = strlen(a.out) + sizeof "/summary.json";
-        char *old = cpn_malloc(n);
-        snprintf(old, n, "%s/summary.json", a.out);
-        remove(old);
-        free(old);
-        rc = afile_open(&tl, a.out, "timeline.csv", err, sizeof err);
-    }
-    if (!rc)
-        rc = sim_create(&s, cl, cat, &js, pol, NULL, a.seed, tl.f, err, sizeof err);
-    double t0 = cpn_wall_s();
-    if (!rc)
-        rc = sim_run(s, err, sizeof err);
-    double wall = cpn_wall_s() - t0;
-    if (!rc)
-        rc = afile_commit(&tl, err, sizeof err);
-    else
-        afile_abort(&tl);
-    struct report_meta m = {.policy = pol->name, .seed = a.seed, .predictor = a.predictor,
-                            .sets = a.sets, .n_sets = a.n_sets, .wall_s = wall};
-    if (!rc)
-        rc = report_write_run(a.out, s, &m, err, sizeof err);
-    if (!rc && !a.quiet) {
-        const struct sim_stats *st = &s->st;
-        printf("policy %s, %zu jobs: %zu done, %zu failed, %zu stuck%s; %llu OOM kills",
-               pol->name, js.n, st->completed, st->failed, st->stuck,
-               st->deadlock ? " (deadlock)" : "", (unsigned long long)st->oom_events);
-        if (st->completed + st->failed == js.n)
-            printf("; makespan %.1f s", st->last_end_s - st->first_submit_s);
-        printf("\n%llu events in %.3f s; results in %s/\n", (unsigned long long)st->events, wall,
-               a.out);
-    }
-    sim_destroy(s);
-    jobset_free(&js);
-    cluster_destroy(cl);
-    catalog_destroy(cat);
-    return rc ? cmd_fail(rc, err) : 0;
+    return 0;
 }
-

@@ -61,9 +61,13 @@ int sh(const char *fmt, ...)
 
 char *slurp(const char *path)
 {
-    char *buf;
+    char *buf, full[1024];
     size_t len;
     char err[CPN_ERR_LEN];
+    if (strncmp(path, "$TMPD", 5) == 0 && getenv("TMPD")) {
+        snprintf(full, sizeof full, "%s%s", getenv("TMPD"), path + 5);
+        path = full;
+    }
     return cpn_read_file(path, &buf, &len, err, sizeof err) == 0 ? buf : NULL;
 }
 

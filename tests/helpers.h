@@ -29,7 +29,8 @@ uint32_t run_job(const struct run *r, const char *id);
 
 /* Runs a shell command; returns its exit status (or -1). */
 int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Reads a whole file into a string the caller frees (NULL when missing). */
+/* Reads a whole file into a string the caller frees (NULL when missing). A leading
+ * "$TMPD" is replaced by that environment variable. */
 char *slurp(const char *path);
 
 /* A one-node cluster with `gpus` GPUs of `mem` GiB, no catalogue profile, speed 1,

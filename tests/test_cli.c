@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "helpers.h"
 
@@ -11,6 +12,20 @@ static const char *bin(void)
     const char *b = getenv("CPNSIM");
     return b ? b : "./cpnsim";
 }
+
+/* Each test (its own process) works in a scratch directory of its own, $TMPD, so
+ * that concurrent test runs never share files; slurp() expands a leading $TMPD. */
+static void scratch_init(void)
+{
+    char d[64];
+    snprintf(d, sizeof d, "$TMPD/cpn_cli_%d", (int)getpid());
+    setenv("TMPD", d, 1);
+    cr_assert_eq(sh("rm -rf $TMPD && mkdir -p $TMPD"), 0);
+}
+
+static void scratch_fini(void) { sh("rm -rf $TMPD"); }
+
+TestSuite(cli, .init = scratch_init, .fini = scratch_fini);
 
 /* The summary without its wall-clock fields, which come last. */
 static char *summary_sans_wall(const char *dir)
@@ -27,22 +42,22 @@ static char *summary_sans_wall(const char *dir)
 
 Test(cli, default_scenario_runs_and_writes_outputs)
 {
-    cr_assert_eq(sh("rm -rf /tmp/cpn_cli_def && %s run --out /tmp/cpn_cli_def >/dev/null", bin()), 0);
-    cr_assert_eq(sh("test -s /tmp/cpn_cli_def/summary.json && test -s /tmp/cpn_cli_def/jobs.csv "
-                    "&& test -s /tmp/cpn_cli_def/timeline.csv"),
+    cr_assert_eq(sh("rm -rf $TMPD/cpn_cli_def && %s run --out $TMPD/cpn_cli_def >/dev/null", bin()), 0);
+    cr_assert_eq(sh("test -s $TMPD/cpn_cli_def/summary.json && test -s $TMPD/cpn_cli_def/jobs.csv "
+                    "&& test -s $TMPD/cpn_cli_def/timeline.csv"),
                  0);
-    cr_assert_eq(sh("ls -A /tmp/cpn_cli_def | grep -q tmp"), 1, "no temporary file left");
-    cr_assert_eq(sh("test $(wc -l < /tmp/cpn_cli_def/jobs.csv) -eq 101"), 0);
+    cr_assert_eq(sh("ls -A $TMPD/cpn_cli_def | grep -q tmp"), 1, "no temporary file left");
+    cr_assert_eq(sh("test $(wc -l < $TMPD/cpn_cli_def/jobs.csv) -eq 101"), 0);
 }
 
 Test(cli, same_seed_same_bytes)
 {
-    cr_assert_eq(sh("rm -rf /tmp/cpn_det_a /tmp/cpn_det_b"), 0);
-    cr_assert_eq(sh("%s run --quiet --jobs traces/q100.csv --out /tmp/cpn_det_a", bin()), 0);
-    cr_assert_eq(sh("%s run --quiet --jobs traces/q100.csv --out /tmp/cpn_det_b", bin()), 0);
-    cr_assert_eq(sh("cmp -s /tmp/cpn_det_a/jobs.csv /tmp/cpn_det_b/jobs.csv"), 0);
-    cr_assert_eq(sh("cmp -s /tmp/cpn_det_a/timeline.csv /tmp/cpn_det_b/timeline.csv"), 0);
-    char *a = summary_sans_wall("/tmp/cpn_det_a"), *b = summary_sans_wall("/tmp/cpn_det_b");
+    cr_assert_eq(sh("rm -rf $TMPD/cpn_det_a $TMPD/cpn_det_b"), 0);
+    cr_assert_eq(sh("%s run --quiet --jobs traces/q100.csv --out $TMPD/cpn_det_a", bin()), 0);
+    cr_assert_eq(sh("%s run --quiet --jobs traces/q100.csv --out $TMPD/cpn_det_b", bin()), 0);
+    cr_assert_eq(sh("cmp -s $TMPD/cpn_det_a/jobs.csv $TMPD/cpn_det_b/jobs.csv"), 0);
+    cr_assert_eq(sh("cmp -s $TMPD/cpn_det_a/timeline.csv $TMPD/cpn_det_b/timeline.csv"), 0);
+    char *a = summary_sans_wall("$TMPD/cpn_det_a"), *b = summary_sans_wall("$TMPD/cpn_det_b");
     cr_assert_str_eq(a, b);
     free(a);
     free(b);
@@ -51,38 +66,38 @@ Test(cli, same_seed_same_bytes)
 /* The embedded default queue with seed 1 is traces/q100.csv. */
 Test(cli, default_queue_is_q100)
 {
-    cr_assert_eq(sh("rm -rf /tmp/cpn_q_a /tmp/cpn_q_b"), 0);
-    cr_assert_eq(sh("%s run --quiet --out /tmp/cpn_q_a", bin()), 0);
-    cr_assert_eq(sh("%s run --quiet --jobs traces/q100.csv --out /tmp/cpn_q_b", bin()), 0);
-    cr_assert_eq(sh("cmp -s /tmp/cpn_q_a/jobs.csv /tmp/cpn_q_b/jobs.csv"), 0);
+    cr_assert_eq(sh("rm -rf $TMPD/cpn_q_a $TMPD/cpn_q_b"), 0);
+    cr_assert_eq(sh("%s run --quiet --out $TMPD/cpn_q_a", bin()), 0);
+    cr_assert_eq(sh("%s run --quiet --jobs traces/q100.csv --out $TMPD/cpn_q_b", bin()), 0);
+    cr_assert_eq(sh("cmp -s $TMPD/cpn_q_a/jobs.csv $TMPD/cpn_q_b/jobs.csv"), 0);
     cr_assert_eq(sh("%s gen --count 100 --seed 1 | cmp -s - traces/q100.csv", bin()), 0);
     cr_assert_eq(sh("%s gen --count 40 --seed 1 | cmp -s - traces/q40.csv", bin()), 0);
 }
 
 Test(cli, deadlock_is_a_result_exit_0)
 {
-    cr_assert_eq(sh("rm -rf /tmp/cpn_dl && %s run --quiet --jobs tests/data/deadlock.csv --out /tmp/cpn_dl",
+    cr_assert_eq(sh("rm -rf $TMPD/cpn_dl && %s run --quiet --jobs tests/data/deadlock.csv --out $TMPD/cpn_dl",
                     bin()),
                  0);
-    char *s = slurp("/tmp/cpn_dl/summary.json");
+    char *s = slurp("$TMPD/cpn_dl/summary.json");
     cr_assert_not_null(s);
     cr_assert_not_null(strstr(s, "\"deadlock\":\ttrue"), "%s", s);
     cr_assert_not_null(strstr(s, "\"makespan_s\":\tnull"));
     free(s);
-    char *jobs = slurp("/tmp/cpn_dl/jobs.csv");
+    char *jobs = slurp("$TMPD/cpn_dl/jobs.csv");
     cr_assert_not_null(strstr(jobs, ",stuck\n"));
     free(jobs);
 }
 
 Test(cli, bad_input_exit_2_with_file_line_field)
 {
-    cr_assert_eq(sh("%s run --jobs tests/data/bad_negative.csv --out /tmp/cpn_bad 2>/tmp/cpn_bad.err",
+    cr_assert_eq(sh("%s run --jobs tests/data/bad_negative.csv --out $TMPD/cpn_bad 2>$TMPD/cpn_bad.err",
                     bin()),
                  2);
-    char *e = slurp("/tmp/cpn_bad.err");
+    char *e = slurp("$TMPD/cpn_bad.err");
     cr_assert_not_null(strstr(e, "tests/data/bad_negative.csv:3: gpus:"), "message was: %s", e);
     free(e);
-    cr_assert_neq(sh("test -e /tmp/cpn_bad/summary.json"), 0, "no output for bad input");
+    cr_assert_neq(sh("test -e $TMPD/cpn_bad/summary.json"), 0, "no output for bad input");
     cr_assert_eq(sh("%s run --policy nope 2>/dev/null", bin()), 2);
     cr_assert_eq(sh("%s run --set no_such_key=1 2>/dev/null", bin()), 2);
     cr_assert_eq(sh("%s run --cluster /nonexistent.json 2>/dev/null", bin()), 2);
@@ -101,13 +116,13 @@ Test(cli, help_everywhere)
  * OOM kills; the ideal controller (fresh metrics, completions at once) has fewer. */
 Test(cli, fifo_q100_ooms_and_ideal_controller_has_fewer)
 {
-    cr_assert_eq(sh("rm -rf /tmp/cpn_f1 /tmp/cpn_f2"), 0);
-    cr_assert_eq(sh("%s run --quiet --jobs traces/q100.csv --out /tmp/cpn_f1", bin()), 0);
+    cr_assert_eq(sh("rm -rf $TMPD/cpn_f1 $TMPD/cpn_f2"), 0);
+    cr_assert_eq(sh("%s run --quiet --jobs traces/q100.csv --out $TMPD/cpn_f1", bin()), 0);
     cr_assert_eq(sh("%s run --quiet --jobs traces/q100.csv --set scrape_interval_s=0 "
-                    "--set completion=event --out /tmp/cpn_f2",
+                    "--set completion=event --out $TMPD/cpn_f2",
                     bin()),
                  0);
-    char *a = slurp("/tmp/cpn_f1/summary.json"), *b = slurp("/tmp/cpn_f2/summary.json");
+    char *a = slurp("$TMPD/cpn_f1/summary.json"), *b = slurp("$TMPD/cpn_f2/summary.json");
     long oa = strtol(strstr(a, "\"oom_events\":") + 13, NULL, 10);
     long ob = strtol(strstr(b, "\"oom_events\":") + 13, NULL, 10);
     cr_assert_gt(oa, 0);

@@ -1,0 +1,44 @@
+/* run: one simulation from inputs to a run directory, as a library call: load the
+ * catalogue, cluster (with overrides) and jobs (or generate the default queue),
+ * build the predictor, simulate with the named policy, write timeline.csv, jobs.csv
+ * and summary.json (last). `cpnsim run` and sweeps both use it. */
+#ifndef CPN_RUN_H
+#define CPN_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Defaults of a run's request (the model's tunables live in cluster.c's table). */
+#define RUN_DEFAULT_POLICY "fifo"
+#define RUN_DEFAULT_PREDICTOR "oracle"
+#define RUN_DEFAULT_SEED 1
+#define RUN_DEFAULT_JOBS 100
+
+struct run_request {
+    const char *cluster;   /* NULL: the embedded default cluster */
+    const char *jobs;      /* NULL: RUN_DEFAULT_JOBS generated jobs, batch, with the seed */
+    const char *policy;
+    const char *predictor;
+    uint64_t seed;
+    const char *const *sets; /* KEY=VALUE overrides */
+    size_t n_sets;
+    const char *out;         /* run directory, created when missing */
+};
+
+/* What the caller may print about a finished run. */
+struct run_result {
+    size_t jobs, completed, failed, stuck;
+    uint64_t oom_events, events;
+    bool deadlock;
+    double makespan_s; /* < 0 when not every job ended */
+    double wall_s;
+};
+
+/* Runs one simulation. Returns 0, CPN_EINPUT (bad input: message names file, line,
+ * field) or CPN_EIO (an output could not be written); on failure no summary.json is
+ * left in req->out. */
+int run_simulation(const struct run_request *req, struct run_result *res, char *err,
+                   size_t errlen);
+
+#endif
