@@ -24,7 +24,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 EMBEDDED := data/h100_profile.csv data/h100_colocate.csv data/gavel/simulation_throughputs.json \
             traces/default-cluster.json
 
-.PHONY: all run test asan deps clean check-deps
+.PHONY: all run test asan deps clean check-deps bench
 all: cpnsim
 
 # Installs the Debian packages the project needs when any is missing.
@@ -62,6 +62,16 @@ test: deps $(BUILD)/cpnsim $(BUILD)/test_all
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
 	        LDFLAGS="-fsanitize=address,undefined" test
+
+# Benchmarks print figures; they never fail on time. Built with optimisation.
+BENCH_SRC := $(wildcard bench/*.c)
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libcpnsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libcpnsim.a $(LDLIBS)
+
+bench: deps $(BENCH_SRC:%.c=$(BUILD)/%)
+	@echo "== network: a million WAN transfers (bench/bench_flows.c)"
+	$(BUILD)/bench/bench_flows 1000000
 
 clean:
 	rm -rf build build-asan cpnsim

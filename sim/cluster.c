@@ -50,6 +50,9 @@ enum cfg_kind { CFG_DOUBLE, CFG_UINT, CFG_BOOL, CFG_ENUM };
 
 static const char *const completion_names[] = {
     [COMPLETION_POLL] = "poll", [COMPLETION_EVENT] = "event", NULL};
+static const char *const optimal_order_names[] = {
+    [OPTIMAL_ORDER_LPT] = "lpt", [OPTIMAL_ORDER_FIFO] = "fifo", [OPTIMAL_ORDER_SPT] = "spt",
+    [OPTIMAL_ORDER_WORK] = "work", NULL};
 
 struct cfg_key {
     const char *name;
@@ -93,6 +96,24 @@ static const struct cfg_key cfg_keys[] = {
      .meaning = "simulated time at which the run stops (s); 0 = none"},
     {.name = "timeline_interval_s", .kind = CFG_DOUBLE, .offset = OFF(timeline_interval_s),
      .def = 60, .b = ABOVE(0), .meaning = "timeline row period (s) when scrape_interval_s is 0"},
+    {.name = "link_gbps_scale", .kind = CFG_DOUBLE, .offset = OFF(link_gbps_scale), .def = 1,
+     .b = ABOVE(0), .meaning = "factor applied to every link's bandwidth (0.5 halves them)"},
+    {.name = "kube_backoff_s", .kind = CFG_DOUBLE, .offset = OFF(kube_backoff_s), .def = 1,
+     .b = ABOVE(0),
+     .meaning = "default policy: back-off (s) after a job's first failed scheduling attempt; "
+                "doubles per attempt (kube-scheduler podInitialBackoffSeconds)"},
+    {.name = "kube_backoff_max_s", .kind = CFG_DOUBLE, .offset = OFF(kube_backoff_max_s),
+     .def = 10, .b = ABOVE(0),
+     .meaning = "default policy: back-off ceiling (s) (kube-scheduler podMaxBackoffSeconds)"},
+    {.name = "reserve_min_gpus", .kind = CFG_UINT, .offset = OFF(reserve_min_gpus), .def = 4,
+     .b = {.min = 1, .max = 1000, .whole = true},
+     .meaning = "optimal policy: jobs needing at least this many GPUs may get a reservation"},
+    {.name = "reserve_after_s", .kind = CFG_DOUBLE, .offset = OFF(reserve_after_s), .def = 1800,
+     .b = AT_LEAST(0),
+     .meaning = "optimal policy: such a job gets a reservation once it has waited this long (s)"},
+    {.name = "optimal_order", .kind = CFG_ENUM, .offset = OFF(optimal_order),
+     .def = OPTIMAL_ORDER_LPT, .names = optimal_order_names,
+     .meaning = "optimal policy: queue order: lpt (longest predicted first), fifo, spt, work"},
 };
 /* clang-format on */
 #define N_CFG (sizeof cfg_keys / sizeof cfg_keys[0])

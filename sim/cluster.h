@@ -13,6 +13,8 @@
 struct catalog;
 
 enum completion_mode { COMPLETION_POLL, COMPLETION_EVENT };
+/* Queue orders of the optimal policy (docs/policies.md compares them). */
+enum optimal_order { OPTIMAL_ORDER_LPT, OPTIMAL_ORDER_FIFO, OPTIMAL_ORDER_SPT, OPTIMAL_ORDER_WORK };
 
 /* Every tunable of a run. Each is a top-level key of the cluster JSON and may be
  * overridden with --set KEY=VALUE; cluster.c holds the one table of names,
@@ -29,6 +31,12 @@ struct cluster_config {
     bool gpu_as_resource;       /* false; whether jobs request nvidia.com/gpu */
     double horizon_s;           /* 0 = none; simulated time at which the run stops */
     double timeline_interval_s; /* 60; timeline rows when scrape_interval_s is 0 */
+    double link_gbps_scale;     /* 1; multiplies every link's bandwidth */
+    double kube_backoff_s;      /* 1; default policy: first back-off of an unschedulable job */
+    double kube_backoff_max_s;  /* 10; default policy: its ceiling */
+    unsigned reserve_min_gpus;  /* 4; optimal: jobs with this many GPUs may get a reservation */
+    double reserve_after_s;     /* 1800; optimal: ... once they have waited this long */
+    int optimal_order;          /* enum optimal_order; "lpt" */
 };
 
 struct gpu_type {

@@ -12,6 +12,7 @@ const char *const ev_kind_name[EV_NKINDS] = {
     [EV_ARRIVAL] = "arrival", [EV_TRANSFER_DONE] = "transfer_done", [EV_PEAK] = "peak",
     [EV_END] = "end",         [EV_RETRY] = "retry",                 [EV_SAMPLE] = "sample",
     [EV_POLL] = "poll",       [EV_HORIZON] = "horizon",           [EV_WAKEUP] = "wakeup",
+    [EV_FLOW_START] = "flow_start", [EV_FLOW_DONE] = "flow_done",
 };
 
 void eq_init(struct eq *q)

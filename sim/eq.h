@@ -18,6 +18,8 @@ enum ev_kind {
     EV_POLL,          /* the controller polls the jobs it assigned */
     EV_HORIZON,       /* the optional end of simulated time */
     EV_WAKEUP,        /* a scheduling point the policy asked for */
+    EV_FLOW_START,    /* a transfer's latency is paid: its flow joins the links */
+    EV_FLOW_DONE,     /* a transfer's flow has moved its last byte */
     EV_NKINDS
 };
 extern const char *const ev_kind_name[EV_NKINDS];

@@ -1,19 +1,67 @@
-/* net: the wide-area network. Sites joined by links (bandwidth, latency); routes
- * are lowest-latency paths; concurrent transfers share each link max-min fairly as
- * fluid flows (rates recomputed when a flow starts or ends); per-site LRU caches of
- * images and datasets. It owns flows and caches, not jobs. */
+/* net: the wide-area network. Sites joined by links (bandwidth, latency); a route is
+ * the lowest-latency path over links; a job's transfer is one fluid flow from its
+ * origin to the site it was placed at, holding the uncached part of its image, its
+ * model weights and the uncached part of its dataset. Active flows share every link
+ * max-min fairly (progressive filling); rates are recomputed, for the flows connected
+ * through shared links to the one that started or ended, whenever a flow starts or
+ * ends, and each affected flow's completion event is pushed again. Each site keeps an
+ * LRU cache of images and datasets. It owns flows, routes and caches; it borrows the
+ * cluster, the jobs and the event queue. */
 #ifndef CPN_NET_H
 #define CPN_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct net;
 struct jobset;
+struct cluster;
+struct catalog;
+struct eq;
 
-/* Estimated seconds to move job j's image, model and data to `site` if started now,
- * as the controller can know it: link parameters, cache contents and the flows it
- * started. 0 when nothing needs to move. */
+/* Counters of the caches, summed over sites. */
+struct net_stats {
+    uint64_t transfers;     /* transfers that moved something */
+    uint64_t hits, misses;  /* cache look-ups of images and datasets */
+    uint64_t evictions;
+    double moved_gib;       /* everything moved over the WAN */
+    double transfer_s_sum;  /* sum of transfer durations (placement to data in place) */
+    uint64_t transfer_count;/* placements, including those that moved nothing */
+};
+
+/* Builds the network of a run. Routes from every job's origin to every site with GPUs
+ * must exist: a missing one is CPN_EINPUT naming the cluster, the sites and the job's
+ * line. Returns 0 with *out, or a negative code with a message. */
+int net_create(struct net **out, const struct cluster *cl, const struct catalog *cat,
+               const struct jobset *js, const uint32_t *origin_site, struct eq *eq, char *err,
+               size_t errlen);
+void net_destroy(struct net *n); /* NULL is a no-op */
+
+/* Starts moving job j's data to `site` at time now. Returns true when a transfer was
+ * started (EV_FLOW_START and then EV_FLOW_DONE events follow), false when nothing
+ * needs to move (the job may start at once). */
+bool net_transfer_begin(struct net *n, uint32_t j, uint32_t site, double now);
+/* Handles EV_FLOW_START (latency paid; the flow joins the links). gen is the event's. */
+void net_flow_start(struct net *n, uint32_t j, uint32_t gen, double now);
+/* Handles EV_FLOW_DONE. Returns true when it was the flow's current completion: the
+ * flow is removed, the others on its links speed up, the items enter the site's cache
+ * and the job may start; false for a stale event. */
+bool net_flow_done(struct net *n, uint32_t j, uint32_t gen, double now);
+
+/* Seconds a transfer of job j to `site` would take if started now, as the controller
+ * can know it: route latency plus the bytes not cached there over the bottleneck
+ * share (each link's bandwidth divided among its active flows and this one). */
 double net_estimate_job_s(const struct net *n, const struct jobset *js, uint32_t j, uint32_t site);
+
+/* GiB job j would move to `site` now (0 for its origin site or a full cache hit). */
+double net_job_gib(const struct net *n, uint32_t j, uint32_t site);
+
+/* Route between two sites: its latency in seconds and its bottleneck bandwidth in
+ * GiB/s (INFINITY for a site to itself). Returns false when no route exists. */
+bool net_route(const struct net *n, uint32_t from, uint32_t to, double *latency_s,
+               double *bottleneck_gib_s);
+
+const struct net_stats *net_stats(const struct net *n);
 
 #endif

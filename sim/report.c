@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net.h"
 #include "sim.h"
 #include "util.h"
 
@@ -143,7 +144,16 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
     add_num_or_null(o, "wait_mean_s", nd > 0, nd ? gsl_stats_mean(wait, 1, nd) : 0);
     double gpu_util = span > 0 && s->cl->n_gpus ? st->gpu_busy_integral / ((double)s->cl->n_gpus * span) : 0;
     cJSON_AddNumberToObject(o, "gpu_util_mean", gpu_util);
-    cJSON_AddNumberToObject(o, "transfer_gib", st->transfer_gib);
+    const struct net_stats *ns = net_stats(s->net);
+    cJSON_AddNumberToObject(o, "transfer_gib", ns->moved_gib);
+    cJSON_AddNumberToObject(o, "transfers", (double)ns->transfers);
+    cJSON_AddNumberToObject(o, "transfer_mean_s",
+                            ns->transfer_count ? ns->transfer_s_sum / (double)ns->transfer_count : 0);
+    uint64_t lookups = ns->hits + ns->misses;
+    add_num_or_null(o, "cache_hit_rate", lookups > 0, lookups ? (double)ns->hits / (double)lookups : 0);
+    cJSON_AddNumberToObject(o, "cache_hits", (double)ns->hits);
+    cJSON_AddNumberToObject(o, "cache_misses", (double)ns->misses);
+    cJSON_AddNumberToObject(o, "cache_evictions", (double)ns->evictions);
     cJSON_AddNumberToObject(o, "placements", (double)st->placements);
     cJSON_AddNumberToObject(o, "events", (double)st->events);
     cJSON *stuck = cJSON_AddArrayToObject(o, "stuck_jobs");

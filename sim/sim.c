@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net.h"
 #include "report.h"
 #include "util.h"
 
@@ -422,6 +423,15 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
     case EV_HORIZON:
         s->st.horizon_reached = true;
         return 1;
+    case EV_FLOW_START:
+        net_flow_start(s->net, j, ev->gen, s->now);
+        return 1;
+    case EV_FLOW_DONE:
+        if (!net_flow_done(s->net, j, ev->gen, s->now))
+            return 0;
+        CPN_ASSERT(r->state == JS_TRANSFER);
+        start_running(s, j);
+        return 1;
     case EV_WAKEUP:
         if (ev->t != s->wakeup_at)
             return 0; /* superseded by an earlier one */
@@ -475,15 +485,6 @@ static void check_placement(const struct sim *s, const struct placement *p)
     }
 }
 
-/* Transfer time of job j's image, model and data to its site. Until the network model
- * exists, moving data takes no time. */
-static double transfer_time(const struct sim *s, uint32_t j)
-{
-    (void)s;
-    (void)j;
-    return 0.0;
-}
-
 static void apply_placement(struct sim *s, const struct placement *p)
 {
     uint32_t j = p->job;
@@ -528,7 +529,8 @@ static void apply_placement(struct sim *s, const struct placement *p)
     s->active++;
     s->st.placements++;
     s->last_change_s = s->now;
-    eq_push(&s->eq, s->now + transfer_time(s, j), EV_TRANSFER_DONE, j, r->attempts);
+    if (!net_transfer_begin(s->net, j, s->cl->nodes[p->node].site, s->now))
+        eq_push(&s->eq, s->now, EV_TRANSFER_DONE, j, r->attempts);
 }
 
 /* True when nothing can change any more unless the policy places a job: jobs are
@@ -613,6 +615,13 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     gsl_rng_set(s->rng, (unsigned long)seed);
     eq_init(&s->eq);
     s->origin_site = origin;
+    int nrc = net_create(&s->net, cl, cat, jobs, origin, &s->eq, err, errlen);
+    if (nrc != 0) {
+        gsl_rng_free(s->rng);
+        free(origin);
+        free(s);
+        return nrc;
+    }
 
     s->rt = cpn_calloc(n, sizeof *s->rt);
     s->slot_first = cpn_calloc(n, sizeof *s->slot_first);
@@ -685,7 +694,7 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
         .cat = cat,
         .jobs = jobs,
         .pred = pred,
-        .net = NULL,
+        .net = s->net,
         .queue_head = VIEW_NONE,
         .queue_next = s->queue_next,
         .queue_len = 0,
@@ -771,6 +780,7 @@ void sim_destroy(struct sim *s)
     if (s->pol && s->pol->destroy)
         s->pol->destroy(s->pol_state);
     gsl_rng_free(s->rng);
+    net_destroy(s->net);
     eq_free(&s->eq);
     free(s->rt);
     free(s->origin_site);

@@ -71,7 +71,6 @@ struct sim_stats {
     double first_submit_s;
     double last_end_s;
     double gpu_busy_integral; /* GPU-seconds with at least one job computing */
-    double transfer_gib;
 };
 
 struct sim {
@@ -82,6 +81,7 @@ struct sim {
     void *pol_state;
     uint64_t seed;
     gsl_rng *rng;
+    struct net *net;
 
     double now;
     struct eq eq;

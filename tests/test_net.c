@@ -1,0 +1,180 @@
+/* The wide-area network, checked against closed forms. B is 10 Gbit/s in GiB/s:
+ * 1e10 / 8 / 2^30 = 1.16415321826934814453125; a 10 GiB transfer over a 30 ms link
+ * takes 0.03 + 10 / B = 0.03 + 10 * 8 * 1.073741824 / 10 s. Jobs are given by
+ * duration with no model (no weights to move) unless said otherwise; the ideal
+ * controller (live metrics, completion events) places them at once. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../sim/net.h"
+#include "../sim/util.h"
+#include "helpers.h"
+
+#define HDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib\n"
+#define EPS 1e-9
+
+static const double B = 1e10 / 8 / 1073741824.0;
+
+/* Site a stores the data (no nodes); site b has one node of `gpus` GPUs. */
+static const char *two_sites(unsigned gpus, const char *extra)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof buf,
+             "{\"scrape_interval_s\": 0, \"completion\": \"event\", %s"
+             " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"}},"
+             " \"sites\": [{\"name\": \"a\", \"nodes\": []},"
+             "  {\"name\": \"b\", \"cache_gib\": 100, \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512,"
+             "   \"gpu_type\": \"G\", \"gpus\": %u}]}],"
+             " \"links\": [{\"a\": \"a\", \"b\": \"b\", \"gbps\": 10, \"latency_ms\": 30}]}",
+             extra, gpus);
+    return buf;
+}
+
+static const struct jobrt *rt(const struct run *r, const char *id) { return &r->s->rt[run_job(r, id)]; }
+
+Test(net, one_flow_closed_form)
+{
+    struct run r;
+    run_start(&r, two_sites(1, ""), NULL, 0, HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\n", "fifo");
+    double t = 0.03 + 10 * 8 * 1.073741824 / 10;
+    cr_assert_float_eq(rt(&r, "j1")->transfer_start_s, 0, EPS);
+    cr_assert_float_eq(rt(&r, "j1")->start_s, t, EPS, "start %.12f want %.12f", rt(&r, "j1")->start_s, t);
+    cr_assert_float_eq(rt(&r, "j1")->end_s, t + 100, EPS);
+    cr_assert_float_eq(net_stats(r.s->net)->moved_gib, 10, EPS);
+    run_free(&r);
+}
+
+Test(net, two_equal_flows_take_twice_as_long)
+{
+    struct run r;
+    run_start(&r, two_sites(2, ""), NULL, 0,
+              HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\nj2,0,-,1,1,10,1,1,1,0,a,100,1\n", "fifo");
+    cr_assert_float_eq(rt(&r, "j1")->start_s, 0.03 + 20 / B, EPS);
+    cr_assert_float_eq(rt(&r, "j2")->start_s, 0.03 + 20 / B, EPS);
+    run_free(&r);
+}
+
+/* j2 is submitted at 5/B, so its flow joins (after its 30 ms) exactly when j1 has
+ * moved 5 GiB. They then share B: j1's last 5 GiB take 10/B, so j1 ends at
+ * 0.03 + 15/B; by then j2 has moved 5 GiB and does its last 5 alone: 0.03 + 20/B. */
+Test(net, flow_speeds_up_when_the_other_ends)
+{
+    char csv[256];
+    snprintf(csv, sizeof csv, HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\nj2,%.17g,-,1,1,10,1,1,1,0,a,100,1\n",
+             5 / B);
+    struct run r;
+    run_start(&r, two_sites(2, ""), NULL, 0, csv, "fifo");
+    cr_assert_float_eq(rt(&r, "j1")->start_s, 0.03 + 15 / B, EPS);
+    cr_assert_float_eq(rt(&r, "j2")->start_s, 0.03 + 20 / B, EPS);
+    run_free(&r);
+}
+
+/* a -> m at 10 Gbit/s, 10 ms; m -> b at 5 Gbit/s, 20 ms: one 10 GiB flow pays 30 ms
+ * and moves at the slower link's B/2. The direct a-b link (100 ms) has more latency,
+ * so the route takes the two hops. */
+Test(net, two_hop_route_limited_by_slower_link)
+{
+    const char *cluster =
+        "{\"scrape_interval_s\": 0, \"completion\": \"event\","
+        " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"}},"
+        " \"sites\": [{\"name\": \"a\", \"nodes\": []}, {\"name\": \"m\", \"nodes\": []},"
+        "  {\"name\": \"b\", \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"G\", \"gpus\": 1}]}],"
+        " \"links\": [{\"a\": \"a\", \"b\": \"m\", \"gbps\": 10, \"latency_ms\": 10},"
+        "  {\"a\": \"m\", \"b\": \"b\", \"gbps\": 5, \"latency_ms\": 20},"
+        "  {\"a\": \"a\", \"b\": \"b\", \"gbps\": 100, \"latency_ms\": 100}]}";
+    struct run r;
+    run_start(&r, cluster, NULL, 0, HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\n", "fifo");
+    cr_assert_float_eq(rt(&r, "j1")->start_s, 0.03 + 10 / (B / 2), EPS);
+    double lat, bw;
+    cr_assert(net_route(r.s->net, 0, 2, &lat, &bw));
+    cr_assert_float_eq(lat, 0.03, EPS);
+    cr_assert_float_eq(bw, B / 2, EPS);
+    run_free(&r);
+}
+
+/* Two resnet50 jobs (run time given): the first moves its 5 GiB image and the model's
+ * fp32 weights (25.6 M parameters); the second, placed after the first transfer ended,
+ * finds the image in b's cache and moves only the weights. */
+Test(net, cached_image_moves_nothing_the_second_time)
+{
+    struct run r;
+    run_start(&r, two_sites(2, ""), NULL, 0,
+              HDR "j1,0,resnet50,64,1,0,1,1,1,5,a,100,1\nj2,50,resnet50,64,1,0,1,1,1,5,a,100,1\n",
+              "fifo");
+    double w = 25.6e6 * 4 / 1073741824.0;
+    cr_assert_float_eq(rt(&r, "j1")->start_s, 0.03 + (5 + w) / B, EPS);
+    cr_assert_float_eq(rt(&r, "j2")->start_s - 50, 0.03 + w / B, EPS);
+    const struct net_stats *st = net_stats(r.s->net);
+    cr_assert_eq(st->hits, 1);
+    cr_assert_eq(st->misses, 1);
+    cr_assert_float_eq(st->moved_gib, 5 + 2 * w, EPS);
+    run_free(&r);
+}
+
+/* A job whose origin is where it runs moves nothing and starts at once. */
+Test(net, local_job_moves_nothing)
+{
+    struct run r;
+    run_start(&r, two_sites(1, ""), NULL, 0, HDR "j1,0,-,1,1,10,1,1,1,7,b,100,1\n", "fifo");
+    cr_assert_float_eq(rt(&r, "j1")->start_s, 0, EPS);
+    cr_assert_eq(net_stats(r.s->net)->transfers, 0);
+    run_free(&r);
+}
+
+/* link_gbps_scale halves every link: the transfer's bandwidth part doubles. */
+Test(net, halving_links_doubles_the_bandwidth_time)
+{
+    const char *sets[] = {"link_gbps_scale=0.5"};
+    struct run r;
+    run_start(&r, two_sites(1, ""), sets, 1, HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\n", "fifo");
+    cr_assert_float_eq(rt(&r, "j1")->start_s, 0.03 + 20 / B, EPS);
+    run_free(&r);
+}
+
+/* LRU: a cache of 10 GiB holding images of 6 GiB keeps only the last one. */
+Test(net, lru_cache_evicts_the_least_recent)
+{
+    const char *cluster =
+        "{\"scrape_interval_s\": 0, \"completion\": \"event\","
+        " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"}},"
+        " \"sites\": [{\"name\": \"a\", \"nodes\": []},"
+        "  {\"name\": \"b\", \"cache_gib\": 10, \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"G\", \"gpus\": 1}]}],"
+        " \"links\": [{\"a\": \"a\", \"b\": \"b\", \"gbps\": 10, \"latency_ms\": 30}]}";
+    struct run r;
+    /* resnet50, resnet18, resnet50 in sequence: the third misses (evicted by the second). */
+    run_start(&r, cluster, NULL, 0,
+              HDR "j1,0,resnet50,64,1,0,1,1,1,6,a,10,1\nj2,100,resnet18,64,1,0,1,1,1,6,a,10,1\n"
+                  "j3,200,resnet50,64,1,0,1,1,1,6,a,10,1\n",
+              "fifo");
+    const struct net_stats *st = net_stats(r.s->net);
+    cr_assert_eq(st->hits, 0);
+    cr_assert_eq(st->misses, 3);
+    cr_assert_eq(st->evictions, 2);
+    run_free(&r);
+}
+
+Test(net, missing_route_is_a_configuration_error)
+{
+    const char *cluster =
+        "{\"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"}},"
+        " \"sites\": [{\"name\": \"a\", \"nodes\": []},"
+        "  {\"name\": \"b\", \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"G\", \"gpus\": 1}]}]}";
+    char err[CPN_ERR_LEN] = "";
+    struct catalog *cat;
+    struct cluster *cl;
+    struct jobset js;
+    jobset_init(&js);
+    cr_assert_eq(catalog_create(&cat, err, sizeof err), 0);
+    cr_assert_eq(cluster_load_buf("c.json", cluster, strlen(cluster), NULL, 0, cat, &cl, err, sizeof err), 0, "%s", err);
+    const char *csv = HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\n";
+    cr_assert_eq(trace_read_csv_buf("j.csv", csv, strlen(csv), cat, &js, err, sizeof err), 0);
+    struct sim *s = NULL;
+    cr_assert_eq(sim_create(&s, cl, cat, &js, policy_find("fifo"), NULL, 1, NULL, err, sizeof err), CPN_EINPUT);
+    cr_assert_not_null(strstr(err, "no route"), "%s", err);
+    cr_assert_not_null(strstr(err, "j.csv:2"), "%s", err);
+    jobset_free(&js);
+    cluster_destroy(cl);
+    catalog_destroy(cat);
+}
