@@ -30,18 +30,34 @@ struct event {
     uint32_t kind; /* enum ev_kind */
     uint32_t job;  /* job index, or 0 when the kind names none */
     uint32_t gen;  /* the job's generation when pushed: stale events are dropped */
+    uint32_t key;  /* EQ_NOKEY, or the key of an updatable event (eq_schedule) */
 };
 
+#define EQ_NOKEY UINT32_MAX
+
+/* Keyed events: at most one event per key is in the heap; scheduling it again moves
+ * it instead of adding another, so the heap holds only live events (a job's END and
+ * a flow's completion change often). */
 struct eq {
     struct event *heap;
     size_t n, cap;
     uint64_t next_seq;
+    uint32_t *pos; /* [nkeys] heap index of each key's event, EQ_NOKEY when none */
+    size_t nkeys;
 };
 
 void eq_init(struct eq *q);
+/* Makes room for keys 0..nkeys-1 (call once, before any eq_schedule). */
+void eq_init_keys(struct eq *q, size_t nkeys);
 void eq_free(struct eq *q);
 /* Adds an event; t must be finite. */
 void eq_push(struct eq *q, double t, enum ev_kind kind, uint32_t job, uint32_t gen);
+/* Adds the event of `key`, or moves it when the key has one already; the moved event
+ * takes a new seq, so it orders as if it had just been pushed. */
+void eq_schedule(struct eq *q, uint32_t key, double t, enum ev_kind kind, uint32_t job,
+                 uint32_t gen);
+/* Removes the event of `key`, if any. */
+void eq_cancel(struct eq *q, uint32_t key);
 /* Removes the earliest event into *out. Returns 1, or 0 when the queue is empty. */
 int eq_pop(struct eq *q, struct event *out);
 /* The earliest event without removing it, or NULL when empty. */

@@ -34,6 +34,9 @@
 #define NET_BYTES_PER_PARAM 4.0 /* fp32 weights */
 #define NET_MAX_HOPS 16         /* longest route, in links */
 #define NET_NONE UINT32_MAX
+/* Key of a job's flow completion in the event queue (eq_schedule); the simulation
+ * keys its jobs' END events 2j, so the queue must have keys for 2 x jobs. */
+#define NET_KEY_DONE(j) (2 * (uint32_t)(j) + 1)
 
 static double gbps_to_gib_s(double gbps)
 {
@@ -437,7 +440,10 @@ static void recompute(struct net *n, const struct route *seed, double now)
         fl->rate = fl->new_rate;
         uint32_t gen = ++n->job_gen[fl->job];
         if (fl->rate > 0)
-            eq_push(n->eq, now + fl->remaining_gib / fl->rate, EV_FLOW_DONE, fl->job, gen);
+            eq_schedule(n->eq, NET_KEY_DONE(fl->job), now + fl->remaining_gib / fl->rate,
+                        EV_FLOW_DONE, fl->job, gen);
+        else
+            eq_cancel(n->eq, NET_KEY_DONE(fl->job));
     }
 }
 

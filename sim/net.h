@@ -30,7 +30,8 @@ struct net_stats {
     uint64_t transfer_count;/* placements, including those that moved nothing */
 };
 
-/* Builds the network of a run. Routes from every job's origin to every site with GPUs
+/* Builds the network of a run. The event queue must have keys for 2 x jobs
+ * (eq_init_keys): the flow of job j is keyed 2j + 1. Routes from every job's origin to every site with GPUs
  * must exist: a missing one is CPN_EINPUT naming the cluster, the sites and the job's
  * line. Returns 0 with *out, or a negative code with a message. */
 int net_create(struct net **out, const struct cluster *cl, const struct catalog *cat,

@@ -37,6 +37,10 @@ const char *const job_state_name[JS_NSTATES] = {
     [JS_UNFINISHED] = "unfinished",
 };
 
+/* Keys of the updatable events of a job in the event queue (eq_schedule): its END,
+ * and its transfer's completion (net.c uses 2j + 1). */
+#define SIM_KEY_END(j) (2 * (uint32_t)(j))
+
 /* Slack when comparing requested resources with capacity (floating sums). */
 #define SIM_FIT_EPS 1e-9
 
@@ -110,7 +114,7 @@ static void refresh_rate(struct sim *s, uint32_t j)
     r->last_update_s = s->now;
     r->rate = rate;
     r->gen++;
-    eq_push(&s->eq, s->now + r->work_left_s / rate, EV_END, j, r->gen);
+    eq_schedule(&s->eq, SIM_KEY_END(j), s->now + r->work_left_s / rate, EV_END, j, r->gen);
 }
 
 /* Refreshes the rates of every running job that shares a GPU with job j. */
@@ -259,7 +263,8 @@ static void release(struct sim *s, uint32_t j)
         update_node_util(s, r->node, -jb->cpus);
         s->running--;
     }
-    r->gen++; /* drops its pending END */
+    r->gen++;
+    eq_cancel(&s->eq, SIM_KEY_END(j));
     r->rate = 0;
     s->active--;
     s->last_change_s = s->now;
@@ -614,6 +619,7 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(s->rng, (unsigned long)seed);
     eq_init(&s->eq);
+    eq_init_keys(&s->eq, 2 * n);
     s->origin_site = origin;
     int nrc = net_create(&s->net, cl, cat, jobs, origin, &s->eq, err, errlen);
     if (nrc != 0) {
