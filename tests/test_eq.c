@@ -66,3 +66,77 @@ Test(eq, peek_and_names)
         cr_assert_not_null(ev_kind_name[k]);
     eq_free(&q);
 }
+
+/* A keyed event moves instead of multiplying; a moved event orders as if pushed anew;
+ * a cancelled one never pops. */
+Test(eq, keyed_events_move_and_cancel)
+{
+    struct eq q;
+    eq_init(&q);
+    eq_init_keys(&q, 4);
+    eq_schedule(&q, 0, 10.0, EV_END, 100, 1);
+    eq_schedule(&q, 1, 20.0, EV_END, 101, 1);
+    eq_push(&q, 15.0, EV_SAMPLE, 0, 0);
+    eq_schedule(&q, 0, 30.0, EV_END, 100, 2); /* moved later */
+    eq_schedule(&q, 2, 15.0, EV_FLOW_DONE, 102, 1);
+    eq_cancel(&q, 3);                          /* nothing to cancel */
+    eq_schedule(&q, 3, 5.0, EV_END, 103, 1);
+    eq_cancel(&q, 3);
+    cr_assert_eq(eq_size(&q), 4);
+    struct event e;
+    uint32_t want_job[] = {0, 102, 101, 100};
+    double want_t[] = {15.0, 15.0, 20.0, 30.0};
+    for (int i = 0; i < 4; i++) {
+        cr_assert(eq_pop(&q, &e));
+        cr_assert_eq(e.job, want_job[i], "pop %d: job %u", i, e.job);
+        cr_assert_eq(e.t, want_t[i]);
+    }
+    cr_assert_eq(e.gen, 2, "the moved event carries its new generation");
+    cr_assert_not(eq_pop(&q, &e));
+    /* A key is free again after its event popped. */
+    eq_schedule(&q, 0, 1.0, EV_END, 7, 0);
+    cr_assert_eq(eq_size(&q), 1);
+    eq_free(&q);
+}
+
+/* Random moves and cancels against a brute-force model of the live events. */
+Test(eq, keyed_events_random_against_model)
+{
+    enum { K = 64 };
+    struct eq q;
+    eq_init(&q);
+    eq_init_keys(&q, K);
+    double model[K];
+    for (int k = 0; k < K; k++)
+        model[k] = -1;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 3);
+    for (int step = 0; step < 5000; step++) {
+        uint32_t k = (uint32_t)gsl_rng_uniform_int(rng, K);
+        unsigned long op = gsl_rng_uniform_int(rng, 3);
+        if (op < 2) {
+            double t = (double)gsl_rng_uniform_int(rng, 1000);
+            eq_schedule(&q, k, t, EV_END, k, 0);
+            model[k] = t;
+        } else {
+            eq_cancel(&q, k);
+            model[k] = -1;
+        }
+    }
+    size_t live = 0;
+    for (int k = 0; k < K; k++)
+        live += model[k] >= 0;
+    cr_assert_eq(eq_size(&q), live);
+    struct event e;
+    double last = -1;
+    while (eq_pop(&q, &e)) {
+        cr_assert_geq(e.t, last);
+        cr_assert_eq(model[e.key], e.t, "key %u popped at %g, scheduled at %g", e.key, e.t, model[e.key]);
+        model[e.key] = -1;
+        last = e.t;
+    }
+    for (int k = 0; k < K; k++)
+        cr_assert_lt(model[k], 0, "key %d never popped", k);
+    gsl_rng_free(rng);
+    eq_free(&q);
+}
