@@ -5,33 +5,62 @@
  * and whose CPU and memory requests, by the controller's bookkeeping, still fit;
  * it takes the first such GPUs. It does not look at GPU memory, transfer cost or
  * the CPU threshold, and it does not see placements made since the last scrape:
- * that is how two jobs land on one GPU and run out of memory. */
+ * that is how two jobs land on one GPU and run out of memory.
+ *
+ * A failed search is remembered until the view changes (view.version), so arrivals
+ * behind a blocked head cost nothing. */
+#include <stdlib.h>
+
+#include "../sim/util.h"
 #include "policy.h"
+
+struct fifo_state {
+    uint64_t blocked_version; /* view version of the last failed search */
+    uint32_t blocked_job;     /* the head job it failed for, VIEW_NONE for none */
+};
+
+static int fifo_init(void **state, const struct view *v, char *err, size_t errlen)
+{
+    (void)v;
+    (void)err;
+    (void)errlen;
+    struct fifo_state *st = cpn_calloc(1, sizeof *st);
+    st->blocked_job = VIEW_NONE;
+    *state = st;
+    return 0;
+}
+
+static void fifo_destroy(void *state) { free(state); }
 
 static int fifo_place(void *state, const struct view *v, struct placement *out)
 {
-    (void)state;
+    struct fifo_state *st = state;
     uint32_t j = v->queue_head;
     if (j == VIEW_NONE)
         return 0;
+    if (st->blocked_job == j && st->blocked_version == v->version)
+        return 0;
     const struct job *jb = view_job(v, j);
-    if (jb->gpus > v->cl->max_node_gpus)
-        return 0; /* can never be placed: it blocks the queue */
-    for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
-        const struct node *nd = &v->cl->nodes[n];
-        if (nd->gpu_count < jb->gpus || !view_node_fits_requests(v, n, j))
-            continue;
-        uint32_t k = 0;
-        for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count && k < jb->gpus; g++)
-            if (view_gpu_looks_idle(v, g))
-                out->gpu[k++] = g;
-        if (k == jb->gpus) {
-            out->job = j;
-            out->node = n;
-            out->ngpus = k;
-            return 1;
+    if (jb->gpus <= v->cl->max_node_gpus) {
+        for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
+            const struct node *nd = &v->cl->nodes[n];
+            if (nd->gpu_count < jb->gpus || !view_node_fits_requests(v, n, j))
+                continue;
+            uint32_t k = 0;
+            for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count && k < jb->gpus; g++)
+                if (view_gpu_looks_idle(v, g))
+                    out->gpu[k++] = g;
+            if (k == jb->gpus) {
+                out->job = j;
+                out->node = n;
+                out->ngpus = k;
+                return 1;
+            }
         }
     }
+    /* Blocked: the head waits, and so does everything behind it. */
+    st->blocked_job = j;
+    st->blocked_version = v->version;
     return 0;
 }
 
@@ -39,5 +68,7 @@ const struct policy_ops fifo_policy = {
     .name = "fifo",
     .summary = "arrival order, head-of-line blocking, first node whose GPUs looked idle in the "
                "last scrape (memory- and transfer-unaware; the baseline)",
+    .init = fifo_init,
     .place = fifo_place,
+    .destroy = fifo_destroy,
 };

@@ -206,6 +206,7 @@ static void learn(struct sim *s, uint32_t j)
     }
     s->job_active[j] = 0;
     s->view.active_jobs--;
+    s->view.version++;
     if (r->state == JS_KILLED) {
         r->state = JS_BACKOFF;
         s->backoff++;
@@ -268,6 +269,7 @@ static void release(struct sim *s, uint32_t j)
     r->rate = 0;
     s->active--;
     s->last_change_s = s->now;
+    s->view.version++;
     refresh_neighbours(s, j);
 }
 
@@ -318,6 +320,7 @@ static void start_running(struct sim *s, uint32_t j)
             s->busy_gpus++;
     update_node_util(s, r->node, jb->cpus);
     s->last_change_s = s->now;
+    s->view.version++;
     refresh_neighbours(s, j); /* includes j itself: pushes its END */
     eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, r->attempts);
 }
@@ -336,6 +339,7 @@ static void on_peak(struct sim *s, uint32_t j)
             over = true;
     }
     s->last_change_s = s->now;
+    s->view.version++;
     if (over)
         oom_kill(s, j);
 }
@@ -347,6 +351,7 @@ static void take_scrape(struct sim *s)
     memcpy(s->scr_gpu_mem, s->gpu_mem_gib, ng * sizeof(double));
     memcpy(s->scr_node_cpu_util, s->node_cpu_util, nn * sizeof(double));
     s->view.scrape_time_s = s->now;
+    s->view.version++;
 }
 
 static int on_sample(struct sim *s, char *err, size_t errlen)
@@ -534,6 +539,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
     s->active++;
     s->st.placements++;
     s->last_change_s = s->now;
+    s->view.version++;
     if (!net_transfer_begin(s->net, j, s->cl->nodes[p->node].site, s->now))
         eq_push(&s->eq, s->now, EV_TRANSFER_DONE, j, r->attempts);
 }

@@ -21,6 +21,10 @@ struct net;
 
 struct view {
     double now;
+    /* Grows whenever anything a policy reads might have changed (a scrape, the
+     * bookkeeping, or with live metrics the truth); the queue is not counted. A policy
+     * may remember a decision that depends on the view until it grows. */
+    uint64_t version;
     const struct cluster *cl; /* topology and config (cl->cfg.cpu_threshold, ...) */
     const struct catalog *cat;
     const struct jobset *jobs; /* what was submitted (jobs->v[j]) */
