@@ -6,6 +6,7 @@
 #ifndef CPN_POLICY_H
 #define CPN_POLICY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,10 @@ struct placement {
 struct policy_ops {
     const char *name;    /* selected with --policy NAME */
     const char *summary; /* one line for `cpnsim policies` */
+    /* True when the policy claims never to put more predicted peak memory on a GPU than
+     * it has free: with exact predictions (the oracle) it then causes no OOM kill, which
+     * tests/test_conformance.c checks. */
+    bool never_overcommits;
 
     /* Optional. Called once before the run, with the view at time 0 (empty queue).
      * May allocate private state into *state. Returns 0, or a negative code with a

@@ -5,9 +5,17 @@
 #include "policy.h"
 
 extern const struct policy_ops fifo_policy;
+extern const struct policy_ops default_policy;
+extern const struct policy_ops optimal_policy;
+extern const struct policy_ops sjf_policy;
+extern const struct policy_ops easy_policy;
 
 const struct policy_ops *const policy_registry[] = {
     &fifo_policy,
+    &default_policy,
+    &optimal_policy,
+    &sjf_policy,
+    &easy_policy,
 };
 const size_t policy_registry_len = sizeof policy_registry / sizeof policy_registry[0];
 

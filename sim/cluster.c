@@ -112,8 +112,9 @@ static const struct cfg_key cfg_keys[] = {
      .b = AT_LEAST(0),
      .meaning = "optimal policy: such a job gets a reservation once it has waited this long (s)"},
     {.name = "optimal_order", .kind = CFG_ENUM, .offset = OFF(optimal_order),
-     .def = OPTIMAL_ORDER_LPT, .names = optimal_order_names,
-     .meaning = "optimal policy: queue order: lpt (longest predicted first), fifo, spt, work"},
+     .def = OPTIMAL_ORDER_WORK, .names = optimal_order_names,
+     .meaning = "optimal policy: queue order: work (largest predicted GPU-time first), lpt "
+                "(longest predicted first), fifo, spt"},
 };
 /* clang-format on */
 #define N_CFG (sizeof cfg_keys / sizeof cfg_keys[0])

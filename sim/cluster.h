@@ -36,7 +36,7 @@ struct cluster_config {
     double kube_backoff_max_s;  /* 10; default policy: its ceiling */
     unsigned reserve_min_gpus;  /* 4; optimal: jobs with this many GPUs may get a reservation */
     double reserve_after_s;     /* 1800; optimal: ... once they have waited this long */
-    int optimal_order;          /* enum optimal_order; "lpt" */
+    int optimal_order;          /* enum optimal_order; "work" */
 };
 
 struct gpu_type {

@@ -630,6 +630,7 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     int nrc = net_create(&s->net, cl, cat, jobs, origin, &s->eq, err, errlen);
     if (nrc != 0) {
         gsl_rng_free(s->rng);
+        eq_free(&s->eq);
         free(origin);
         free(s);
         return nrc;

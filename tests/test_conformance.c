@@ -2,7 +2,8 @@
  * traces and must keep the invariants a user relies on: every job ends exactly once
  * (done, failed, stuck or unfinished); it ran only on GPUs of the node it was given;
  * no negative waits; start >= submit and end >= start; makespan >= the longest job;
- * and the same seed gives the same bytes. */
+ * a policy that claims never to over-commit GPU memory has no OOM kill with the
+ * oracle predictor; and the same seed gives the same bytes. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,9 @@ static const struct trace_case cases[] = {
     {"q40 ideal controller", NULL, "traces/q40.csv", {"scrape_interval_s=0", "completion=event"}},
     {"deadlock", NULL, "tests/data/deadlock.csv", {NULL}},
     {"poisson", NULL, "tests/data/poisson60.csv", {"completion=event"}},
+    /* Every optimal reservation path at once, and default with nvidia.com/gpu requested. */
+    {"q40 reservations, GPUs requested", NULL, "traces/q40.csv",
+     {"reserve_after_s=0", "gpu_as_resource=true"}},
 };
 
 static char *render_jobs(const struct sim *s)
@@ -82,7 +86,10 @@ static void check_invariants(const struct trace_case *tc, const struct policy_op
                 longest = r->end_s - r->start_s;
         }
         if (r->node != VIEW_NONE) {
+            cr_assert_lt(r->node, s->cl->n_nodes, "%s/%s: job %zu on a node that does not exist", who,
+                         tc->name, j);
             const struct node *nd = &s->cl->nodes[r->node];
+            cr_assert_lt(nd->type, s->cl->n_types);
             cr_assert_geq(nd->gpu_count, jb->gpus);
             for (uint32_t k = 0; k < jb->gpus; k++) {
                 uint32_t g = s->slots[s->slot_first[j] + k].gpu;
@@ -94,6 +101,11 @@ static void check_invariants(const struct trace_case *tc, const struct policy_op
             cr_assert(s->st.deadlock);
     }
     cr_assert_eq(done + failed + stuck + unfinished, js->n);
+    /* A policy that claims never to over-commit GPU memory causes no OOM kill when its
+     * predictions are exact (these runs use the catalogue's truth: the oracle). */
+    if (pol->never_overcommits)
+        cr_assert_eq(s->st.oom_events, 0, "%s/%s: %llu OOM kills with the oracle", who, tc->name,
+                     (unsigned long long)s->st.oom_events);
     cr_assert_eq(done, s->st.completed);
     cr_assert_eq(failed, s->st.failed);
     if (!s->st.deadlock && !s->st.horizon_reached)

@@ -1,0 +1,189 @@
+/* easy: EASY backfilling (Lifka 1995; Mu'alem and Feitelson 2001) over arrival order,
+ * a reference baseline. The job at the head of the queue starts as soon as it fits.
+ * When it does not, it gets a reservation: the node where enough GPUs are predicted
+ * to be free soonest (the shadow time; ties: the lowest node index). Jobs behind it
+ * may then start now (backfill) on any other node, and on the reserved node only if
+ * they are predicted to end by the shadow time or use only GPUs the head will not
+ * need then (the extra GPUs). Only the head has a reservation.
+ *
+ * A job fits a node when enough of its GPUs are used by no job of the bookkeeping and
+ * hold its predicted peak memory, and its CPU and memory requests fit; it takes the
+ * first such node (first fit, as FIFO does) and its lowest-numbered such GPUs. A
+ * running job's GPUs are predicted free when the controller expects to learn of its
+ * end: start plus predicted run time, rounded up to the next completion poll (one
+ * poll interval from now if that has passed). It does not honour the CPU threshold
+ * or run unseen models alone. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../sim/util.h"
+#include "policy.h"
+
+struct easy_state {
+    uint32_t *active;      /* jobs placed and maybe still running */
+    size_t n_active, cap_active;
+    double *free_s;        /* [gpus] when each GPU is predicted free */
+};
+
+static int easy_init(void **state, const struct view *v, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    struct easy_state *st = cpn_calloc(1, sizeof *st);
+    st->free_s = cpn_calloc(v->cl->n_gpus ? v->cl->n_gpus : 1, sizeof *st->free_s);
+    *state = st;
+    return 0;
+}
+
+static void easy_destroy(void *state)
+{
+    struct easy_state *st = state;
+    if (!st)
+        return;
+    free(st->active);
+    free(st->free_s);
+    free(st);
+}
+
+/* Predicted free time of every GPU from the jobs running now. */
+static void easy_free_times(struct easy_state *st, const struct view *v)
+{
+    const struct cluster_config *c = &v->cl->cfg;
+    double later = v->now + c->poll_interval_s;
+    for (size_t g = 0; g < v->cl->n_gpus; g++)
+        st->free_s[g] = v->now;
+    size_t k = 0;
+    for (size_t i = 0; i < st->n_active; i++) {
+        uint32_t a = st->active[i];
+        if (!v->job_active[a])
+            continue;
+        st->active[k++] = a;
+        struct view_estimate e;
+        view_estimate(v, a, v->job_node[a], &e);
+        double start = v->job_started_s[a] >= 0
+                           ? v->job_started_s[a]
+                           : v->job_placed_s[a] + view_transfer_estimate_s(v, a, v->cl->nodes[v->job_node[a]].site);
+        double t = start + e.run_s;
+        if (c->completion == COMPLETION_POLL)
+            t = ceil(t / c->poll_interval_s) * c->poll_interval_s;
+        if (t <= v->now)
+            t = later;
+        for (uint32_t q = 0; q < view_job(v, a)->gpus; q++) {
+            uint32_t g = v->job_gpus[v->job_gpu_first[a] + q];
+            st->free_s[g] = fmax(st->free_s[g], t);
+        }
+    }
+    st->n_active = k;
+    for (size_t g = 0; g < v->cl->n_gpus; g++)
+        if (v->gpu_assigned[g] && st->free_s[g] <= v->now)
+            st->free_s[g] = later; /* busy by the bookkeeping, though no estimate says so */
+}
+
+/* True when node n could ever take job j; sets its predicted run time and memory. */
+static bool easy_can_host(const struct view *v, uint32_t j, uint32_t n, struct view_estimate *e)
+{
+    const struct node *nd = &v->cl->nodes[n];
+    const struct job *jb = view_job(v, j);
+    if (nd->gpu_count < jb->gpus || nd->cpus < jb->cpus || nd->mem_gib < jb->mem_gib)
+        return false;
+    view_estimate(v, j, n, e);
+    return e->mem_gib <= v->cl->types[nd->type].mem_gib;
+}
+
+/* Fills *out with job j on node n now if it fits there. Returns 1 or 0. */
+static int easy_fit_node(const struct view *v, uint32_t j, uint32_t n, struct placement *out)
+{
+    const struct node *nd = &v->cl->nodes[n];
+    const struct job *jb = view_job(v, j);
+    struct view_estimate e;
+    if (!view_node_fits_requests(v, n, j) || !easy_can_host(v, j, n, &e))
+        return 0;
+    double gpu_mem = v->cl->types[nd->type].mem_gib;
+    uint32_t k = 0;
+    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count && k < jb->gpus; g++)
+        if (v->gpu_assigned[g] == 0 && e.mem_gib <= gpu_mem - v->gpu_assigned_mem_gib[g])
+            out->gpu[k++] = g;
+    if (k < jb->gpus)
+        return 0;
+    out->job = j;
+    out->node = n;
+    out->ngpus = k;
+    return 1;
+}
+
+/* The head's reservation: the node where enough GPUs free soonest, that shadow time,
+ * and the GPUs of the node free by then that the head will not need. Returns the
+ * node, or VIEW_NONE when no node could ever take the head. */
+static uint32_t easy_reserve(const struct easy_state *st, const struct view *v, uint32_t head,
+                             double *shadow_s, uint32_t *extra)
+{
+    uint32_t best = VIEW_NONE, k = view_job(v, head)->gpus;
+    for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
+        const struct node *nd = &v->cl->nodes[n];
+        struct view_estimate e;
+        if (!easy_can_host(v, head, n, &e))
+            continue;
+        /* The k-th smallest free time of the node's GPUs. */
+        double t = INFINITY;
+        for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++) {
+            uint32_t earlier = 0;
+            for (uint32_t h = nd->gpu_first; h < nd->gpu_first + nd->gpu_count; h++)
+                earlier += st->free_s[h] < st->free_s[g] || (st->free_s[h] == st->free_s[g] && h < g);
+            if (earlier == k - 1)
+                t = st->free_s[g];
+        }
+        if (best == VIEW_NONE || t < *shadow_s) {
+            best = n;
+            *shadow_s = t;
+        }
+    }
+    if (best == VIEW_NONE)
+        return best;
+    const struct node *nd = &v->cl->nodes[best];
+    uint32_t by_then = 0;
+    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
+        by_then += st->free_s[g] <= *shadow_s;
+    *extra = by_then - k;
+    return best;
+}
+
+static int easy_place(void *state, const struct view *v, struct placement *out)
+{
+    struct easy_state *st = state;
+    uint32_t head = v->queue_head;
+    if (head == VIEW_NONE)
+        return 0;
+    int placed = 0;
+    for (uint32_t n = 0; n < v->cl->n_nodes && !placed; n++)
+        placed = easy_fit_node(v, head, n, out);
+    if (!placed) {
+        easy_free_times(st, v);
+        double shadow = INFINITY;
+        uint32_t extra = 0, rn = easy_reserve(st, v, head, &shadow, &extra);
+        for (uint32_t j = v->queue_next[head]; j != VIEW_NONE && !placed; j = v->queue_next[j]) {
+            for (uint32_t n = 0; n < v->cl->n_nodes && !placed; n++) {
+                if (!easy_fit_node(v, j, n, out))
+                    continue;
+                struct view_estimate e;
+                view_estimate(v, j, n, &e);
+                double end = v->now + view_transfer_estimate_s(v, j, v->cl->nodes[n].site) + e.run_s;
+                placed = n != rn || end <= shadow || view_job(v, j)->gpus <= extra;
+            }
+        }
+    }
+    if (placed) {
+        cpn_grow((void **)&st->active, &st->cap_active, st->n_active + 1, sizeof *st->active);
+        st->active[st->n_active++] = out->job;
+    }
+    return placed;
+}
+
+const struct policy_ops easy_policy = {
+    .name = "easy",
+    .never_overcommits = true,
+    .summary = "EASY backfilling over arrival order: the head job reserves the node that frees "
+               "soonest, later jobs start if they do not delay it (first fit)",
+    .init = easy_init,
+    .place = easy_place,
+    .destroy = easy_destroy,
+};

@@ -1,0 +1,365 @@
+/* Scenario tests of the policies other than FIFO: small inputs whose right answer is
+ * worked out by hand in the comments. Jobs are given by duration on a speed-1.0 GPU
+ * with no catalogue profile and move no data, so run times are exact; most use the
+ * ideal controller (live metrics, completions learnt at once) so that every time is a
+ * sum of durations. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+
+#include "helpers.h"
+
+#define HDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib\n"
+#define EPS 1e-6
+
+static const struct jobrt *rt(const struct run *r, const char *id) { return &r->s->rt[run_job(r, id)]; }
+
+/* The global index of the k-th GPU job `id` ran on. */
+static uint32_t gpu_of(const struct run *r, const char *id, uint32_t k)
+{
+    return r->s->slots[r->s->slot_first[run_job(r, id)] + k].gpu;
+}
+
+/* ---- optimal ---- */
+
+/* One 8-GPU node. A stream of 1-GPU jobs a0..a9 (300 s each) arrives every 50 s from
+ * 0; b (8 GPUs, 10 s) arrives at 0, and s1 (1 GPU, 100 s) at 200. Both queue orders
+ * put the stream ahead of b (more GPU-time, longer), so without a reservation b waits
+ * until the stream has passed: a9 starts at 450 and ends at 750, and b starts then. */
+static const char starve_jobs[] =
+    HDR "b,0,-,1,1,0,8,1,1,0,a,10,1\n"
+        "a0,0,-,1,1,0,1,1,1,0,a,300,1\n"
+        "a1,50,-,1,1,0,1,1,1,0,a,300,1\n"
+        "a2,100,-,1,1,0,1,1,1,0,a,300,1\n"
+        "a3,150,-,1,1,0,1,1,1,0,a,300,1\n"
+        "a4,200,-,1,1,0,1,1,1,0,a,300,1\n"
+        "a5,250,-,1,1,0,1,1,1,0,a,300,1\n"
+        "a6,300,-,1,1,0,1,1,1,0,a,300,1\n"
+        "a7,350,-,1,1,0,1,1,1,0,a,300,1\n"
+        "a8,400,-,1,1,0,1,1,1,0,a,300,1\n"
+        "a9,450,-,1,1,0,1,1,1,0,a,300,1\n"
+        "s1,200,-,1,1,0,1,1,1,0,a,100,1\n";
+
+Test(optimal, starving_many_gpu_job_starts_by_reservation)
+{
+    struct run r;
+    const char *never[] = {"reserve_after_s=1e9"};
+    run_start(&r, one_node_cluster(8, 80, 0, "event"), never, 1, starve_jobs, "optimal");
+    cr_assert_float_eq(rt(&r, "b")->start_s, 750, EPS, "without a reservation b starves: %g",
+                       rt(&r, "b")->start_s);
+    run_free(&r);
+
+    /* With a bound of 120 s, the first scheduling point after it is a3's arrival at
+     * 150: b reserves the node from when a0, a1 and a2 (ending 300, 350, 400) will
+     * have freed all 8 GPUs, 400. a3..a9 would end after 400 and wait; s1 (200..300)
+     * ends before it and is backfilled. b runs 400..410, then a3..a8 start at 410 and
+     * a9 at its arrival, 450. */
+    const char *bound[] = {"reserve_after_s=120"};
+    run_start(&r, one_node_cluster(8, 80, 0, "event"), bound, 1, starve_jobs, "optimal");
+    const struct jobrt *b = rt(&r, "b");
+    cr_assert_float_eq(b->start_s, 400, EPS, "b starts at %g", b->start_s);
+    cr_assert_float_eq(b->end_s, 410, EPS);
+    cr_assert_float_eq(rt(&r, "s1")->start_s, 200, EPS, "s1 is backfilled");
+    cr_assert_float_eq(rt(&r, "a3")->start_s, 410, EPS);
+    cr_assert_float_eq(rt(&r, "a8")->start_s, 410, EPS);
+    cr_assert_float_eq(rt(&r, "a9")->start_s, 450, EPS);
+    /* Every job started after the reservation was made and before b ended by b's start:
+     * backfilled jobs never delay it. */
+    for (size_t j = 0; j < r.js.n; j++) {
+        const struct jobrt *x = &r.s->rt[j];
+        if (x->start_s >= 150 && x->start_s < b->start_s)
+            cr_assert_leq(x->end_s, b->start_s + EPS, "job %zu ends at %g, after b's start", j,
+                          x->end_s);
+    }
+    cr_assert_eq(r.s->st.completed, r.js.n);
+    run_free(&r);
+}
+
+/* One GPU and a stale controller (scrape and poll every 60 s). All three jobs arrive
+ * at 0; only one can run at a time, and the others must stay queued, not be lost. In
+ * order of GPU-time: j1 0..100, learnt at the poll at 120; j2 120..170, learnt at 180;
+ * j3 180..210. */
+Test(optimal, never_loses_a_job_it_could_not_place)
+{
+    struct run r;
+    run_start(&r, one_node_cluster(1, 80, 60, "poll"), NULL, 0,
+              HDR "j3,0,-,1,1,0,1,1,1,0,a,30,10\n"
+                  "j1,0,-,1,1,0,1,1,1,0,a,100,10\n"
+                  "j2,0,-,1,1,0,1,1,1,0,a,50,10\n",
+              "optimal");
+    cr_assert_float_eq(rt(&r, "j1")->start_s, 0, EPS);
+    cr_assert_float_eq(rt(&r, "j2")->start_s, 120, EPS);
+    cr_assert_float_eq(rt(&r, "j3")->start_s, 180, EPS);
+    cr_assert_float_eq(rt(&r, "j3")->end_s, 210, EPS);
+    cr_assert_eq(r.s->st.completed, 3);
+    cr_assert_eq(r.s->st.oom_events, 0);
+    run_free(&r);
+
+    /* A job whose predicted memory fits no GPU, and one with more GPUs than the node,
+     * are never placed: they stay queued and are reported stuck, and the others run. */
+    run_start(&r, one_node_cluster(1, 80, 0, "event"), NULL, 0,
+              HDR "fat,0,-,1,1,0,1,1,1,0,a,100,100\n"
+                  "wide,0,-,1,1,0,2,1,1,0,a,100,10\n"
+                  "ok,0,-,1,1,0,1,1,1,0,a,100,10\n",
+              "optimal");
+    cr_assert(r.s->st.deadlock);
+    cr_assert_eq(rt(&r, "fat")->state, JS_STUCK);
+    cr_assert_eq(rt(&r, "wide")->state, JS_STUCK);
+    cr_assert_eq(rt(&r, "ok")->state, JS_DONE);
+    cr_assert_eq(r.s->st.stuck, 2);
+    cr_assert_eq(r.s->st.oom_events, 0);
+    run_free(&r);
+}
+
+/* u's model is unknown to the predictor (a duration job without gpu_mem_gib), so it
+ * runs alone on the two-GPU node: j waits for it although GPU 1 is free. */
+Test(optimal, unseen_model_runs_alone)
+{
+    struct run r;
+    run_start(&r, one_node_cluster(2, 80, 0, "event"), NULL, 0,
+              HDR "u,0,-,1,1,0,1,1,1,0,a,100,\n"
+                  "j,0,-,1,1,0,1,1,1,0,a,50,10\n",
+              "optimal");
+    cr_assert_float_eq(rt(&r, "u")->start_s, 0, EPS);
+    cr_assert_float_eq(rt(&r, "j")->start_s, 100, EPS);
+    cr_assert_float_eq(rt(&r, "j")->end_s, 150, EPS);
+    run_free(&r);
+}
+
+/* A long job waits for a fast GPU rather than take a slow one: node 0 has a GPU of
+ * speed 0.1, node 1 one of speed 1. Both jobs arrive at 0. long (1000 s at speed 1)
+ * goes to the fast GPU (finish 1000, against 10000 on the slow one). short (10 s)
+ * would finish at 1010 after it on the fast GPU, but at 100 on the slow one now. */
+Test(optimal, earliest_finish_over_mixed_gpus)
+{
+    static const char cluster[] =
+        "{\"scrape_interval_s\": 0, \"completion\": \"event\",\n"
+        " \"gpu_types\": {\"slow\": {\"mem_gib\": 80, \"speed\": 0.1, \"profile\": \"none\"},\n"
+        "               \"fast\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"}},\n"
+        " \"sites\": [{\"name\": \"a\", \"nodes\": [\n"
+        "   {\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"slow\", \"gpus\": 1},\n"
+        "   {\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"fast\", \"gpus\": 1}]}]}\n";
+    struct run r;
+    run_start(&r, cluster, NULL, 0,
+              HDR "short,0,-,1,1,0,1,1,1,0,a,10,1\n"
+                  "long,0,-,1,1,0,1,1,1,0,a,1000,1\n",
+              "optimal");
+    cr_assert_eq(r.s->rt[run_job(&r, "long")].node, 1);
+    cr_assert_float_eq(rt(&r, "long")->end_s, 1000, EPS);
+    cr_assert_eq(r.s->rt[run_job(&r, "short")].node, 0);
+    cr_assert_float_eq(rt(&r, "short")->end_s, 100, EPS);
+    run_free(&r);
+}
+
+/* The CPU threshold: node 0 runs hog (8 of its 10 cores, utilisation 0.8). At 10, j
+ * arrives: node 0 still has a free GPU and cores for it, but at 0.8 >= 0.7 it is not
+ * eligible, so j goes to node 1. With a threshold of 0.9 it would go to node 0 (the
+ * lowest index among equals). */
+static void threshold_case(const char *set, uint32_t want_node)
+{
+    static const char cluster[] =
+        "{\"scrape_interval_s\": 0, \"completion\": \"event\",\n"
+        " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"}},\n"
+        " \"sites\": [{\"name\": \"a\", \"nodes\": [\n"
+        "   {\"count\": 2, \"cpus\": 10, \"mem_gib\": 100, \"gpu_type\": \"G\", \"gpus\": 2}]}]}\n";
+    const char *sets[] = {set};
+    struct run r;
+    run_start(&r, cluster, sets, 1,
+              HDR "hog,0,-,1,1,0,1,8,1,0,a,100,1\n"
+                  "j,10,-,1,1,0,1,1,1,0,a,100,1\n",
+              "optimal");
+    cr_assert_eq(r.s->rt[run_job(&r, "hog")].node, 0);
+    cr_assert_eq(r.s->rt[run_job(&r, "j")].node, want_node, "%s: j on node %u", set,
+                 r.s->rt[run_job(&r, "j")].node);
+    cr_assert_float_eq(rt(&r, "j")->start_s, 10, EPS);
+    run_free(&r);
+}
+
+Test(optimal, honours_the_cpu_threshold)
+{
+    threshold_case("cpu_threshold=0.7", 1);
+    threshold_case("cpu_threshold=0.9", 0);
+}
+
+/* ---- default (Kubernetes) ---- */
+
+/* kube-scheduler's scores, by hand. Node 0: 64 cores, 128 GiB; node 1: 32 cores,
+ * 128 GiB; each job requests 8 cores and 32 GiB.
+ *   j1 on node 0: LeastAllocated cpu (64000-8000)*100/64000 = 87 (87.5 truncated),
+ *     memory (128-32)*100/128 = 75, (87+75)/2 = 81; BalancedAllocation: fractions
+ *     0.125 and 0.25, sd 0.0625, (1-0.0625)*100 = 93 (93.75 truncated): 174.
+ *   j1 on node 1: cpu 75, memory 75, LeastAllocated 75; Balanced 100: 175. Node 1.
+ *     (In floating point node 0 would score 81.25 + 93.75 = 175 too, and win the tie.)
+ *   j2 on node 1 (now 16 cores, 64 GiB): 50 + 100 = 150; on node 0: 174. Node 0.
+ *   j3 on node 0 (16 cores, 64 GiB): cpu 75, memory 50, (75+50)/2 = 62; fractions
+ *     0.25 and 0.5, sd 0.125, 87: 149; on node 1: 150. Node 1. */
+Test(default_policy, kube_scores_by_hand)
+{
+    static const char cluster[] =
+        "{\"scrape_interval_s\": 0, \"completion\": \"event\",\n"
+        " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"}},\n"
+        " \"sites\": [{\"name\": \"a\", \"nodes\": [\n"
+        "   {\"cpus\": 64, \"mem_gib\": 128, \"gpu_type\": \"G\", \"gpus\": 4},\n"
+        "   {\"cpus\": 32, \"mem_gib\": 128, \"gpu_type\": \"G\", \"gpus\": 4}]}]}\n";
+    const char *sets[] = {"gpu_as_resource=true"};
+    struct run r;
+    run_start(&r, cluster, sets, 1,
+              HDR "j1,0,-,1,1,0,1,8,32,0,a,1000,1\n"
+                  "j2,0,-,1,1,0,1,8,32,0,a,1000,1\n"
+                  "j3,0,-,1,1,0,1,8,32,0,a,1000,1\n",
+              "default");
+    cr_assert_eq(r.s->rt[run_job(&r, "j1")].node, 1);
+    cr_assert_eq(r.s->rt[run_job(&r, "j2")].node, 0);
+    cr_assert_eq(r.s->rt[run_job(&r, "j3")].node, 1);
+    /* With nvidia.com/gpu requested, j3 gets node 1's first GPU that j1 does not use. */
+    cr_assert_eq(gpu_of(&r, "j1", 0), 4);
+    cr_assert_eq(gpu_of(&r, "j3", 0), 5);
+    cr_assert_float_eq(rt(&r, "j3")->start_s, 0, EPS);
+    run_free(&r);
+}
+
+/* No head-of-line blocking: big (16 GPUs) can never fit the 2-GPU node, yet small
+ * behind it runs at once (FIFO would block it: tests/test_sim.c). Once small has
+ * ended, nothing can change and the run ends in a deadlock with big stuck: its
+ * retries do not keep the run alive. */
+Test(default_policy, no_head_of_line_blocking)
+{
+    const char *sets[] = {"gpu_as_resource=true"};
+    struct run r;
+    run_start(&r, one_node_cluster(2, 80, 0, "event"), sets, 1,
+              HDR "big,0,-,1,1,0,16,1,1,0,a,100,10\n"
+                  "small,0,-,1,1,0,1,1,1,0,a,100,10\n",
+              "default");
+    cr_assert_float_eq(rt(&r, "small")->start_s, 0, EPS);
+    cr_assert_eq(rt(&r, "small")->state, JS_DONE);
+    cr_assert_eq(rt(&r, "big")->state, JS_STUCK);
+    cr_assert(r.s->st.deadlock);
+    cr_assert_float_eq(r.s->now, 100, EPS);
+    run_free(&r);
+}
+
+/* kube-scheduler's back-off on one GPU (nvidia.com/gpu requested). At 0, j1 binds;
+ * j2 and j3 are unschedulable: first attempt, back-off 1 s. j1 ends at 0.5, an event
+ * that moves them to the back-off queue: both are retried at 1, when j2 binds (1..2.5)
+ * and j3 fails a second time: back-off 2 s, until 3. j2's end at 2.5 moves it back,
+ * and it binds at 3. */
+Test(default_policy, unschedulable_jobs_back_off_and_retry)
+{
+    const char *sets[] = {"gpu_as_resource=true"};
+    struct run r;
+    run_start(&r, one_node_cluster(1, 80, 0, "event"), sets, 1,
+              HDR "j1,0,-,1,1,0,1,1,1,0,a,0.5,10\n"
+                  "j2,0,-,1,1,0,1,1,1,0,a,1.5,10\n"
+                  "j3,0,-,1,1,0,1,1,1,0,a,1,10\n",
+              "default");
+    cr_assert_float_eq(rt(&r, "j1")->start_s, 0, EPS);
+    cr_assert_float_eq(rt(&r, "j2")->start_s, 1, EPS);
+    cr_assert_float_eq(rt(&r, "j3")->start_s, 3, EPS);
+    cr_assert_eq(r.s->st.completed, 3);
+    run_free(&r);
+}
+
+/* Without nvidia.com/gpu (the default), jobs do not count GPUs: both land on the one
+ * node (the CPU and memory requests fit) and both use its first GPU, cuda:0, and so
+ * share it although GPU 1 is idle. */
+Test(default_policy, without_gpu_requests_jobs_share_the_first_gpu)
+{
+    struct run r;
+    run_start(&r, one_node_cluster(2, 80, 0, "event"), NULL, 0,
+              HDR "j1,0,-,1,1,0,1,1,1,0,a,100,10\n"
+                  "j2,0,-,1,1,0,1,1,1,0,a,100,10\n",
+              "default");
+    cr_assert_eq(gpu_of(&r, "j1", 0), 0);
+    cr_assert_eq(gpu_of(&r, "j2", 0), 0);
+    double r2 = catalog_share_rate(r.cat, 2);
+    cr_assert_float_eq(rt(&r, "j1")->end_s, 100 / r2, EPS);
+    run_free(&r);
+}
+
+/* The site with the most idle GPUs in the last scrape: site b (3 GPUs) over a (2). */
+Test(default_policy, site_with_most_idle_gpus)
+{
+    static const char cluster[] =
+        "{\"scrape_interval_s\": 0, \"completion\": \"event\",\n"
+        " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"}},\n"
+        " \"sites\": [{\"name\": \"a\", \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"G\", \"gpus\": 2}]},\n"
+        "             {\"name\": \"b\", \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"G\", \"gpus\": 3}]}],\n"
+        " \"links\": [{\"a\": \"a\", \"b\": \"b\", \"gbps\": 10, \"latency_ms\": 0}]}\n";
+    struct run r;
+    run_start(&r, cluster, NULL, 0, HDR "j1,0,-,1,1,0,1,1,1,0,a,100,10\n", "default");
+    cr_assert_eq(r.s->rt[run_job(&r, "j1")].node, 1);
+    run_free(&r);
+}
+
+/* ---- sjf ---- */
+
+/* Shortest predicted first on one GPU: j2 (100) 0..100, j3 (200) 100..300, j1 (300)
+ * 300..600; wide (2 GPUs) never fits and blocks nobody. */
+Test(sjf, shortest_predicted_first)
+{
+    struct run r;
+    run_start(&r, one_node_cluster(1, 80, 0, "event"), NULL, 0,
+              HDR "wide,0,-,1,1,0,2,1,1,0,a,10,10\n"
+                  "j1,0,-,1,1,0,1,1,1,0,a,300,10\n"
+                  "j2,0,-,1,1,0,1,1,1,0,a,100,10\n"
+                  "j3,0,-,1,1,0,1,1,1,0,a,200,10\n",
+              "sjf");
+    cr_assert_float_eq(rt(&r, "j2")->start_s, 0, EPS);
+    cr_assert_float_eq(rt(&r, "j3")->start_s, 100, EPS);
+    cr_assert_float_eq(rt(&r, "j1")->start_s, 300, EPS);
+    cr_assert_float_eq(rt(&r, "j1")->end_s, 600, EPS);
+    cr_assert_eq(rt(&r, "wide")->state, JS_STUCK);
+    run_free(&r);
+}
+
+/* ---- easy ---- */
+
+/* Four GPUs. j1 (2 GPUs, 100 s) starts at 0. j2 (4 GPUs) heads the queue at 1 and
+ * does not fit: its shadow time is 100, when j1's GPUs free, and no GPU is extra.
+ * j3 (1 GPU, 50 s, ends 52 <= 100) is backfilled at 2; j4 (1 GPU, 200 s) would end
+ * after 100 and waits. j2 runs 100..150, then j4 150..350. */
+Test(easy, backfills_only_what_does_not_delay_the_head)
+{
+    struct run r;
+    run_start(&r, one_node_cluster(4, 80, 0, "event"), NULL, 0,
+              HDR "j1,0,-,1,1,0,2,1,1,0,a,100,10\n"
+                  "j2,1,-,1,1,0,4,1,1,0,a,50,10\n"
+                  "j3,2,-,1,1,0,1,1,1,0,a,50,10\n"
+                  "j4,3,-,1,1,0,1,1,1,0,a,200,10\n",
+              "easy");
+    cr_assert_float_eq(rt(&r, "j1")->start_s, 0, EPS);
+    cr_assert_float_eq(rt(&r, "j3")->start_s, 2, EPS);
+    cr_assert_float_eq(rt(&r, "j2")->start_s, 100, EPS);
+    cr_assert_float_eq(rt(&r, "j4")->start_s, 150, EPS);
+    run_free(&r);
+
+    /* Extra GPUs: j1 holds 3 of 4 GPUs until 100; the head j2 needs 2, which 100 frees
+     * with 2 to spare, so j3 (1 GPU, 500 s) may start at once although it ends long
+     * after the shadow time; j2 still starts at 100. */
+    run_start(&r, one_node_cluster(4, 80, 0, "event"), NULL, 0,
+              HDR "j1,0,-,1,1,0,3,1,1,0,a,100,10\n"
+                  "j2,1,-,1,1,0,2,1,1,0,a,50,10\n"
+                  "j3,2,-,1,1,0,1,1,1,0,a,500,10\n",
+              "easy");
+    cr_assert_float_eq(rt(&r, "j3")->start_s, 2, EPS);
+    cr_assert_float_eq(rt(&r, "j2")->start_s, 100, EPS);
+    run_free(&r);
+}
+
+/* ---- the policies' tunables ---- */
+
+Test(policies, config_defaults)
+{
+    struct cluster_config cfg;
+    cluster_config_defaults(&cfg);
+    cr_assert_eq(cfg.kube_backoff_s, 1);      /* kube-scheduler podInitialBackoffSeconds */
+    cr_assert_eq(cfg.kube_backoff_max_s, 10); /* podMaxBackoffSeconds */
+    cr_assert_eq(cfg.reserve_min_gpus, 4);
+    cr_assert_eq(cfg.reserve_after_s, 1800);
+    cr_assert_eq(cfg.optimal_order, OPTIMAL_ORDER_WORK);
+    for (size_t i = 0; i < policy_registry_len; i++)
+        cr_assert_eq(policy_find(policy_registry[i]->name), policy_registry[i]);
+    cr_assert_not_null(policy_find("default"));
+    cr_assert_not_null(policy_find("optimal"));
+    cr_assert_not_null(policy_find("sjf"));
+    cr_assert_not_null(policy_find("easy"));
+}
