@@ -1109,3 +1109,41 @@ int catalog_lookup(const struct catalog *c, int model, unsigned batch, int type,
     *out = (struct profile){.step_s = step, .mem_gib = mem, .derived = derived};
     return CPN_OK;
 }
+
+/* Measured memory of a model at a batch, or -1. */
+static double model_mem_measured(const struct cat_model *m, unsigned batch)
+{
+    for (size_t j = 0; j < m->nmem; j++)
+        if (m->mem[j].batch == batch)
+            return m->mem[j].gib;
+    return -1.0;
+}
+
+size_t catalog_points(const struct catalog *c, struct catalog_point *out, size_t cap)
+{
+    CPN_ASSERT(c && (out || cap == 0));
+    size_t n = 0;
+    for (size_t i = 0; i < c->nmodels; i++) {
+        const struct cat_model *m = &c->models[i];
+        for (size_t j = 0; j < m->npts; j++) {
+            const struct cat_point *p = &m->pts[j];
+            for (int t = 0; t < CAT_NTYPES; t++)
+                for (int k = 0; k < CAT_NCOUNTS; k++) {
+                    double step;
+                    if (t == CAT_H100 && k == 0)
+                        step = p->step_s[t]; /* the H100 table has one-GPU rows only */
+                    else
+                        step = p->thr[t][k] > 0 ? (double)cat_gpu_counts[k] / p->thr[t][k] : 0;
+                    if (!(step > 0))
+                        continue;
+                    if (n < cap)
+                        out[n] = (struct catalog_point){
+                            .model = (int)i, .batch = p->batch, .type = t,
+                            .gpus = cat_gpu_counts[k], .step_s = step,
+                            .mem_gib = t == CAT_H100 ? model_mem_measured(m, p->batch) : -1.0};
+                    n++;
+                }
+        }
+    }
+    return n;
+}

@@ -57,6 +57,22 @@ double catalog_type_speed(const struct catalog *c, int type);
 int catalog_lookup(const struct catalog *c, int model, unsigned batch, int type, double speed,
                    unsigned gpus, struct profile *out);
 
+/* One measured point of the catalogue: a (model, per-GPU batch, type, GPU count) whose
+ * step time was measured (the H100 table, or Gavel's throughput on V100, P100, K80),
+ * with its peak memory per GPU when that was measured too (the H100 table only). The
+ * predictor trains on these; nothing derived is among them. */
+struct catalog_point {
+    int model;
+    unsigned batch;
+    int type; /* enum cat_type */
+    unsigned gpus;
+    double step_s;  /* H100: step_ms / 1000; Gavel: gpus / throughput (not capped) */
+    double mem_gib; /* peak reserved memory per GPU, or -1 when not measured */
+};
+/* Copies the first min(cap, total) measured points into out (which may be NULL when cap
+ * is 0), ordered by model, batch, type and GPU count, and returns the total. */
+size_t catalog_points(const struct catalog *c, struct catalog_point *out, size_t cap);
+
 /* Rate at which each of k jobs time-slicing one GPU progresses, relative to running
  * alone: 1 for k <= 1, else 1 / (k * (1 + overhead)), overhead fitted on the
  * co-location measurements. */

@@ -26,8 +26,12 @@ static const char *const usage_run =
     "  --policy NAME       scheduling policy (default " RUN_DEFAULT_POLICY "; see `cpnsim policies`)\n"
     "  --cpu-threshold X   same as --set cpu_threshold=X\n"
     "  --seed N            random seed (default 1)\n"
-    "  --predictor SPEC    what policies are told of run times and memory; this version\n"
-    "                      has only 'oracle' (the catalogue's values)\n"
+    "  --predictor SPEC    what policies are told of run times and memory (default\n"
+    "                      " RUN_DEFAULT_PREDICTOR "): rf (random forest), linear, nn (nearest measured\n"
+    "                      neighbour), each trained on the catalogue and with a memory\n"
+    "                      safety margin, METHOD:margin=X to change it; oracle (the\n"
+    "                      catalogue's values); noisy:SIGMA (oracle x lognormal noise).\n"
+    "                      `cpnsim predict --eval` measures their errors\n"
     "  --set KEY=VALUE     override a cluster/config key; repeatable. Keys:\n";
 
 struct run_args {

@@ -11,7 +11,7 @@
 
 /* Defaults of a run's request (the model's tunables live in cluster.c's table). */
 #define RUN_DEFAULT_POLICY "fifo"
-#define RUN_DEFAULT_PREDICTOR "oracle"
+#define RUN_DEFAULT_PREDICTOR "rf"
 #define RUN_DEFAULT_SEED 1
 #define RUN_DEFAULT_JOBS 100
 
