@@ -16,6 +16,7 @@ static const struct command commands[] = {
     {"run", "run one simulation (with no files: the embedded default scenario)", cmd_run},
     {"gen", "generate a job queue (CSV)", cmd_gen},
     {"policies", "list the scheduling policies", cmd_policies},
+    {"import", "convert a real trace into a job queue or a cluster", cmd_import},
     {"predict", "train the run-time and memory predictor; --eval cross-validates it", cmd_predict},
 };
 

@@ -51,7 +51,7 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     if (!rc)
         rc = cluster_load(req->cluster, req->sets, req->n_sets, cat, &cl, err, errlen);
     if (!rc)
-        rc = req->jobs ? trace_read_csv(req->jobs, cat, &js, err, errlen)
+        rc = req->jobs ? trace_read_any(req->jobs, cat, &js, err, errlen)
                        : generate_default_queue(req, cat, cl, &js, err, errlen);
     if (!rc)
         rc = predictor_create(&pred, req->predictor, cat, req->seed, err, errlen);

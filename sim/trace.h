@@ -75,4 +75,23 @@ int trace_write_csv(FILE *f, const struct jobset *js, const struct catalog *cat)
  * without writing them: a generated queue's digest equals that of its file. */
 void trace_csv_sha256(const struct jobset *js, const struct catalog *cat, char out[65]);
 
+/* ---- Other job formats (sim/trace_json.c, sim/k8s.c; docs/jobs.md) ---- */
+
+/* Reads jobs as JSON: an array of objects whose keys are the CSV's columns (x_*
+ * keys ignored), numbers as JSON numbers, text as JSON strings, null for an absent
+ * optional value. Same rules, messages and contract as trace_read_csv. */
+int trace_read_json(const char *path, const struct catalog *cat, struct jobset *out, char *err,
+                    size_t errlen);
+int trace_read_json_buf(const char *name, const char *buf, size_t len, const struct catalog *cat,
+                        struct jobset *out, char *err, size_t errlen);
+/* Writes the jobs as that JSON, one object per line. Returns 0 or CPN_EIO. */
+int trace_write_json(FILE *f, const struct jobset *js, const struct catalog *cat);
+/* Reads a job file by its extension (any case): .json (trace_read_json), .yaml or
+ * .yml (Kubernetes Job YAML, k8s_read_jobs, with its warnings on stderr), anything
+ * else (.csv, a pipe) as CSV (trace_read_csv). Same contract as trace_read_csv. */
+int trace_read_any(const char *path, const struct catalog *cat, struct jobset *out, char *err,
+                   size_t errlen);
+/* Writes JSON when path ends in .json, else CSV. Returns 0 or CPN_EIO. */
+int trace_write_any(FILE *f, const char *path, const struct jobset *js, const struct catalog *cat);
+
 #endif

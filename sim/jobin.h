@@ -1,0 +1,88 @@
+/* jobin: builds a job set from field values that a reader other than the CSV one
+ * has already pulled out of its input (the JSON reader, the Kubernetes YAML reader,
+ * the trace importers). It applies the job CSV's rules (docs/jobs.md) with the CSV
+ * reader's messages, checks that ids are unique and stores each origin name once.
+ * It does not parse any file format. */
+#ifndef CPN_JOBIN_H
+#define CPN_JOBIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct catalog;
+struct jobset;
+
+/* The fields of a job, in the job CSV's column order. */
+enum jobin_field {
+    JOBIN_ID,
+    JOBIN_SUBMIT,
+    JOBIN_MODEL,
+    JOBIN_BATCH,
+    JOBIN_EPOCHS,
+    JOBIN_DATA,
+    JOBIN_GPUS,
+    JOBIN_CPUS,
+    JOBIN_MEM,
+    JOBIN_IMAGE,
+    JOBIN_ORIGIN,
+    JOBIN_DURATION,
+    JOBIN_GPU_MEM,
+    JOBIN_SAMPLES,
+    JOBIN_NFIELDS,
+};
+
+/* The CSV column name of a field ("submit_s"). */
+const char *jobin_field_name(int field);
+/* The field of a CSV column name, or -1. */
+int jobin_field_find(const char *name);
+/* True for the fields that must be given (id ... origin). */
+bool jobin_field_required(int field);
+
+enum jobin_kind {
+    JOBIN_ABSENT, /* not given: an error for a required field */
+    JOBIN_NUM,    /* a number the input typed as one (JSON, an importer) */
+    JOBIN_TEXT,   /* text, read as the CSV reader reads a cell (numbers strictly) */
+};
+
+/* One field's value. */
+struct jobin_val {
+    int kind;          /* enum jobin_kind */
+    double num;        /* JOBIN_NUM */
+    const char *text;  /* JOBIN_TEXT (borrowed until jobin_add returns) */
+    uint32_t line;     /* where the value starts; 0: the row's line */
+    const char *label; /* the field's name in messages; NULL: the CSV column name */
+};
+
+/* One job's fields, indexed by enum jobin_field. */
+struct jobin_row {
+    uint32_t line; /* where the job starts, for messages and struct job's line */
+    struct jobin_val f[JOBIN_NFIELDS];
+};
+
+struct jobin;
+
+/* A builder for the jobs of the input called `name` (used in messages). */
+struct jobin *jobin_create(const char *name, const struct catalog *cat);
+void jobin_destroy(struct jobin *b); /* NULL is a no-op */
+
+/* Checks a row as the CSV reader checks one (the model must be in the catalogue, or
+ * absent, empty or "-" when a duration is given; ids are unique) and appends the
+ * job. A JOBIN_NUM value of a whole-number field must be integral. Returns 0, or
+ * CPN_EINPUT with "name:line: field: what is wrong" in err, adding nothing. */
+int jobin_add(struct jobin *b, const struct jobin_row *row, char *err, size_t errlen);
+
+/* Moves the jobs into *out (initialised; what it held is freed), with source `name`
+ * and the given digest of the input bytes, and destroys the builder. With no jobs
+ * it fails with "name: no jobs", leaves *out untouched and destroys the builder too.
+ * Returns 0 or CPN_EINPUT. */
+int jobin_finish(struct jobin *b, const char sha256[65], struct jobset *out, char *err,
+                 size_t errlen);
+
+/* Writes v in the shortest form (15, 16 or 17 significant digits; a whole number
+ * below 10^15 as plain digits) that reads back to the same double: the form the
+ * CSV writer uses. buf needs JOBIN_REAL_BUF bytes. */
+#define JOBIN_REAL_BUF 40
+void jobin_format_real(double v, char buf[JOBIN_REAL_BUF]);
+
+#endif

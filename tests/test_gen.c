@@ -1,0 +1,376 @@
+/* Tests of gen beyond tests/test_trace.c: job mixes from a JSON spec, the diurnal
+ * arrival process, and `cpnsim gen --spec`. Draw counts are large enough that every
+ * tolerance below is several standard errors wide; the seeds are fixed, so the
+ * tests are deterministic. */
+#include "../sim/catalog.h"
+#include "../sim/gen.h"
+#include "../sim/trace.h"
+#include "../sim/util.h"
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const origins3[] = {"bj", "sh", "gz"};
+
+static struct catalog *load_catalog(void)
+{
+    struct catalog *cat = NULL;
+    char err[CPN_ERR_LEN] = "";
+    cr_assert_eq(catalog_create(&cat, err, sizeof err), CPN_OK, "%s", err);
+    return cat;
+}
+
+static struct gen_mix *load_mix(const char *json, const struct catalog *cat)
+{
+    struct gen_mix *mix = NULL;
+    char err[CPN_ERR_LEN] = "";
+    cr_assert_eq(gen_mix_load_buf("mix.json", json, strlen(json), cat, &mix, err, sizeof err),
+                 CPN_OK, "%s\n%s", err, json);
+    return mix;
+}
+
+static char *csv_of(const struct jobset *js, const struct catalog *cat)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_eq(trace_write_csv(f, js, cat), CPN_OK);
+    fclose(f);
+    return buf;
+}
+
+static void gen_ok(const struct gen_spec *sp, const struct catalog *cat, struct jobset *js)
+{
+    char err[CPN_ERR_LEN] = "";
+    jobset_init(js);
+    cr_assert_eq(gen_jobs(sp, cat, js, err, sizeof err), CPN_OK, "%s", err);
+}
+
+/* A spec that restates every default gives the default queue byte for byte. */
+Test(gen_mix, restating_the_defaults_changes_nothing)
+{
+    struct catalog *cat = load_catalog();
+    char json[4096] = "{\"models\": {";
+    for (size_t m = 0, first = 1; m < catalog_model_count(cat); m++) {
+        size_t nb = 0;
+        if (!catalog_model_on_h100(cat, (int)m) || !catalog_model_batches(cat, (int)m, &nb) || !nb)
+            continue;
+        snprintf(json + strlen(json), sizeof json - strlen(json), "%s\"%s\": 1", first ? "" : ", ",
+                 catalog_model_name(cat, (int)m));
+        first = 0;
+    }
+    strcat(json, "}, \"gpus\": {\"dist\": \"empirical\", \"values\": [1, 2, 4, 8], "
+                 "\"weights\": [0.6, 0.2, 0.15, 0.05]}}");
+    struct gen_mix *mix = load_mix(json, cat);
+    struct gen_spec plain = {.count = 100, .seed = 1, .arrival = GEN_BATCH, .origins = origins3,
+                             .n_origins = 3};
+    struct gen_spec with = plain;
+    gen_mix_apply(mix, &with);
+    struct jobset a, b;
+    gen_ok(&plain, cat, &a);
+    gen_ok(&with, cat, &b);
+    char *x = csv_of(&a, cat), *y = csv_of(&b, cat);
+    cr_assert_str_eq(x, y);
+    char *q100 = slurp("traces/q100.csv");
+    cr_assert_not_null(q100);
+    cr_assert_str_eq(x, q100, "the default mix is traces/q100.csv");
+    cr_assert_str_eq(b.source, "<generated: 100 jobs, seed 1, batch, mix mix.json>");
+    free(q100);
+    free(x);
+    free(y);
+    jobset_free(&a);
+    jobset_free(&b);
+    gen_mix_destroy(mix);
+    catalog_destroy(cat);
+}
+
+/* Arrivals per hour of the day follow the curve: hour h gets w[h] / sum(w) of them. */
+Test(gen_mix, diurnal_rate_follows_the_curve)
+{
+    struct catalog *cat = load_catalog();
+    const size_t n = 48000;
+    double w[GEN_HOURS];
+    for (int h = 0; h < GEN_HOURS; h++)
+        w[h] = h < 6 ? 0 : (h < 12 ? 1 : 3); /* nights empty, afternoons three times busier */
+    struct gen_spec sp = {.count = n, .seed = 11, .arrival = GEN_DIURNAL, .rate_per_s = 0.05,
+                          .origins = origins3, .n_origins = 3, .hourly = w};
+    struct jobset js;
+    gen_ok(&sp, cat, &js);
+    double per_hour[GEN_HOURS] = {0}, sum_w = 0, prev = 0;
+    for (int h = 0; h < GEN_HOURS; h++)
+        sum_w += w[h];
+    for (size_t i = 0; i < n; i++) {
+        double t = js.v[i].submit_s;
+        cr_assert_geq(t, prev);
+        prev = t;
+        per_hour[(int)fmod(floor(t / 3600), GEN_HOURS)]++;
+    }
+    for (int h = 0; h < GEN_HOURS; h++) {
+        double want = w[h] / sum_w, got = per_hour[h] / (double)n;
+        /* Each share's standard error is below 0.0013; 0.006 is over 4 of them. */
+        cr_assert(fabs(got - want) < 0.006, "hour %d: %.4f of arrivals, expected %.4f", h, got,
+                  want);
+    }
+    /* The mean rate over whole days is rate_per_s. */
+    double days = floor(prev / 86400);
+    size_t in_days = 0;
+    for (size_t i = 0; i < n && js.v[i].submit_s < days * 86400; i++)
+        in_days++;
+    double rate = (double)in_days / (days * 86400);
+    cr_assert(fabs(rate - 0.05) < 0.05 * 0.03, "mean rate %g", rate);
+    cr_assert_str_eq(js.source, "<generated: 48000 jobs, seed 11, diurnal:0.05>");
+    jobset_free(&js);
+    catalog_destroy(cat);
+}
+
+Test(gen_mix, default_diurnal_curve)
+{
+    const double *w = gen_default_hourly();
+    double sum = 0;
+    for (int h = 0; h < GEN_HOURS; h++)
+        sum += w[h];
+    cr_assert(fabs(sum / GEN_HOURS - 1) < 1e-3, "the default curve has mean 1");
+    cr_assert_eq(w[13], w[14], "the peak straddles 14:00");
+    cr_assert(fabs(w[13] / w[1] - 3) < 0.05, "peak to trough about 3");
+    struct catalog *cat = load_catalog();
+    /* 5000 jobs at 0.01/s span about six days. */
+    struct gen_spec sp = {.count = 5000, .seed = 2, .arrival = GEN_DIURNAL, .rate_per_s = 0.01,
+                          .origins = origins3, .n_origins = 3};
+    struct jobset js;
+    gen_ok(&sp, cat, &js);
+    size_t night = 0, day = 0;
+    for (size_t i = 0; i < js.n; i++) {
+        int h = (int)fmod(floor(js.v[i].submit_s / 3600), GEN_HOURS);
+        night += h >= 0 && h < 4;
+        day += h >= 12 && h < 16;
+    }
+    cr_assert_gt(day, 2 * night, "afternoons (%zu) busier than nights (%zu)", day, night);
+    jobset_free(&js);
+    catalog_destroy(cat);
+}
+
+/* Model weights, per-model distributions, GPU counts, origins, per-GPU requests. */
+Test(gen_mix, distributions_are_followed)
+{
+    struct catalog *cat = load_catalog();
+    const char *json =
+        "{\"count\": 20000, \"arrival\": \"poisson:2\",\n"
+        " \"origins\": {\"a\": 3, \"b\": 1},\n"
+        " \"models\": [\n"
+        "  {\"model\": \"resnet50\", \"weight\": 3, \"batch\": 96,\n"
+        "   \"epochs\": {\"dist\": \"uniform\", \"min\": 2, \"max\": 4},\n"
+        "   \"data_gib\": {\"dist\": \"lognormal\", \"median\": 10, \"sigma\": 0.5}},\n"
+        "  {\"model\": \"bert_base\", \"weight\": 1,\n"
+        "   \"batch\": {\"dist\": \"empirical\", \"values\": [8, 16], \"weights\": [1, 3]}}],\n"
+        " \"gpus\": {\"dist\": \"lognormal\", \"median\": 2, \"sigma\": 1, \"max\": 8},\n"
+        " \"epochs\": 7, \"data_gib\": {\"dist\": \"uniform\", \"min\": 1, \"max\": 2},\n"
+        " \"image_gib\": 2.5, \"cpus_per_gpu\": 3, \"mem_gib_per_gpu\": 10}\n";
+    struct gen_mix *mix = load_mix(json, cat);
+    struct gen_spec sp = {.seed = 4};
+    gen_mix_apply(mix, &sp);
+    cr_assert_eq(sp.count, 20000);
+    cr_assert_eq(sp.arrival, GEN_POISSON);
+    cr_assert_eq(sp.rate_per_s, 2);
+    cr_assert(gen_mix_has_origins(mix));
+    struct jobset js;
+    gen_ok(&sp, cat, &js);
+    int resnet = catalog_model_find(cat, "resnet50"), bert = catalog_model_find(cat, "bert_base");
+    size_t n_res = 0, n_b16 = 0, n_a = 0, gpus8 = 0;
+    double *data = calloc(js.n, sizeof *data);
+    size_t nd = 0;
+    for (size_t i = 0; i < js.n; i++) {
+        const struct job *j = &js.v[i];
+        cr_assert(j->model == resnet || j->model == bert);
+        cr_assert(j->gpus >= 1 && j->gpus <= 8);
+        gpus8 += j->gpus == 8;
+        cr_assert_eq(j->cpus, 3.0 * j->gpus);
+        cr_assert_eq(j->mem_gib, 10.0 * j->gpus);
+        cr_assert_eq(j->image_gib, 2.5);
+        n_a += strcmp(jobset_str(&js, j->origin), "a") == 0;
+        if (j->model == resnet) {
+            n_res++;
+            cr_assert_eq(j->batch, 96);
+            cr_assert(j->epochs >= 2 && j->epochs <= 4);
+            data[nd++] = j->data_gib;
+        } else {
+            cr_assert(j->batch == 8 || j->batch == 16);
+            n_b16 += j->batch == 16;
+            cr_assert_eq(j->epochs, 7, "the mix-wide epochs");
+            cr_assert(j->data_gib >= 1 && j->data_gib <= 2);
+        }
+    }
+    double n = (double)js.n;
+    cr_assert(fabs((double)n_res / n - 0.75) < 0.02, "resnet50 share %g", (double)n_res / n);
+    cr_assert(fabs((double)n_b16 / (double)(js.n - n_res) - 0.75) < 0.03);
+    cr_assert(fabs((double)n_a / n - 0.75) < 0.02);
+    cr_assert_gt(gpus8, 0, "the lognormal is clamped at max, not cut");
+    /* The sample median of the lognormal is near its median (sizes rounded to 0.01). */
+    size_t below = 0;
+    for (size_t i = 0; i < nd; i++)
+        below += data[i] < 10;
+    cr_assert(fabs((double)below / (double)nd - 0.5) < 0.02, "%zu of %zu below the median", below,
+              nd);
+    double mean_gap = js.v[js.n - 1].submit_s / n;
+    cr_assert(fabs(mean_gap - 0.5) < 0.5 * 0.03, "mean gap %g", mean_gap);
+    free(data);
+    jobset_free(&js);
+    gen_mix_destroy(mix);
+    catalog_destroy(cat);
+}
+
+Test(gen_mix, same_spec_and_seed_same_bytes)
+{
+    struct catalog *cat = load_catalog();
+    char err[CPN_ERR_LEN] = "";
+    struct gen_mix *mix = NULL;
+    cr_assert_eq(gen_mix_load("traces/mix-example.json", cat, &mix, err, sizeof err), CPN_OK, "%s",
+                 err);
+    struct gen_spec sp = {.seed = 9};
+    gen_mix_apply(mix, &sp);
+    cr_assert_eq(sp.count, 200);
+    cr_assert_eq(sp.arrival, GEN_DIURNAL);
+    struct jobset a, b, c;
+    gen_ok(&sp, cat, &a);
+    gen_ok(&sp, cat, &b);
+    sp.seed = 10;
+    gen_ok(&sp, cat, &c);
+    char *x = csv_of(&a, cat), *y = csv_of(&b, cat), *z = csv_of(&c, cat);
+    cr_assert_str_eq(x, y);
+    cr_assert_str_neq(x, z);
+    free(x);
+    free(y);
+    free(z);
+    jobset_free(&a);
+    jobset_free(&b);
+    jobset_free(&c);
+    gen_mix_destroy(mix);
+    catalog_destroy(cat);
+}
+
+static void expect_bad_mix(const char *json, const char *where, const char *what)
+{
+    struct catalog *cat = load_catalog();
+    struct gen_mix *mix = NULL;
+    char err[CPN_ERR_LEN] = "", prefix[256];
+    snprintf(prefix, sizeof prefix, "mix.json%s", where);
+    cr_assert_eq(gen_mix_load_buf("mix.json", json, strlen(json), cat, &mix, err, sizeof err),
+                 CPN_EINPUT, "accepted: %s", json);
+    cr_assert_null(mix);
+    cr_assert(strncmp(err, prefix, strlen(prefix)) == 0, "message \"%s\" does not begin \"%s\"",
+              err, prefix);
+    cr_assert(strstr(err, what), "message \"%s\" lacks \"%s\"", err, what);
+    catalog_destroy(cat);
+}
+
+Test(gen_mix, bad_specs)
+{
+    expect_bad_mix("", ":1: ", "empty file");
+    expect_bad_mix("{\"count\": 10,\n \"modles\": {}}", ":2: modles: ", "unknown key");
+    expect_bad_mix("{\"count\": 0}", ":1: count: ", "must be >= 1");
+    expect_bad_mix("{\"count\": 2.5}", ":1: count: ", "whole number");
+    expect_bad_mix("{\"count\": 1, \"count\": 2}", ":1: count: ", "duplicate key");
+    expect_bad_mix("{\"arrival\": \"poisson:-1\"}", ":1: arrival: ", "RATE > 0");
+    expect_bad_mix("{\"arrival\": {\"process\": \"diurnal\"}}", ":1: arrival.rate_per_s: ",
+                   "required");
+    expect_bad_mix("{\"arrival\": {\"process\": \"diurnal\", \"rate_per_s\": 1,\n"
+                   " \"hourly\": [1, 2]}}",
+                   ":2: arrival.hourly: ", "24 numbers");
+    expect_bad_mix("{\"arrival\": {\"process\": \"diurnal\", \"rate_per_s\": 1, \"hourly\": "
+                   "[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}}",
+                   ":1: arrival.hourly: ", "at least one hour");
+    expect_bad_mix("{\"arrival\": {\"process\": \"poisson\", \"rate_per_s\": 1, \"hourly\": []}}",
+                   ":1: arrival.hourly: ", "only diurnal");
+    expect_bad_mix("{\"models\": {\"resnet9000\": 1}}", ":1: models.resnet9000: ",
+                   "unknown model");
+    expect_bad_mix("{\"models\": {\"resnet50\": 0}}", ":1: models.resnet50: ", "must be > 0");
+    expect_bad_mix("{\"models\": [{\"weight\": 1}]}", ":1: models[0].model: ", "required");
+    expect_bad_mix("{\"models\": [{\"model\": \"resnet50\",\n \"batch\": 0}]}",
+                   ":2: models[0].batch: ", "whole number from 1");
+    expect_bad_mix("{\"gpus\": {\"dist\": \"uniform\", \"min\": 4, \"max\": 2}}", ":1: gpus.max: ",
+                   "must be >= 4");
+    expect_bad_mix("{\"gpus\": {\"dist\": \"gamma\"}}", ":1: gpus.dist: ",
+                   "unknown distribution 'gamma'");
+    expect_bad_mix("{\"gpus\": {\"dist\": \"empirical\", \"values\": [1, 1.5]}}",
+                   ":1: gpus.values[1]: ", "whole number");
+    expect_bad_mix("{\"data_gib\": {\"dist\": \"empirical\", \"values\": [1, 2], \"weights\": "
+                   "[1]}}",
+                   ":1: data_gib: ", "as long as values");
+    expect_bad_mix("{\"data_gib\": {\"dist\": \"lognormal\", \"median\": 0, \"sigma\": 1}}",
+                   ":1: data_gib.median: ", "must be > 0");
+    expect_bad_mix("{\"image_gib\": -1}", ":1: image_gib: ", "must be >= 0");
+    expect_bad_mix("{\"image_gib\": \"big\"}", ":1: image_gib: ", "must be a number or a "
+                                                                   "distribution");
+    expect_bad_mix("{\"origins\": [\"a\", \"\"]}", ":1: origins[1]: ", "empty site name");
+    expect_bad_mix("{\"origins\": {\"a\": 1, \"a\": 2}}", ":1: origins: ", "duplicate site 'a'");
+    expect_bad_mix("[]", ":1: top level: ", "must be an object");
+}
+
+Test(gen_mix, invalid_diurnal_specs)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    jobset_init(&js);
+    char err[CPN_ERR_LEN] = "";
+    double zero[GEN_HOURS] = {0}, neg[GEN_HOURS] = {[3] = -1, [4] = 1};
+    struct gen_spec sp = {.count = 3, .seed = 1, .arrival = GEN_DIURNAL, .rate_per_s = 1,
+                          .origins = origins3, .n_origins = 3, .hourly = zero};
+    cr_assert_eq(gen_jobs(&sp, cat, &js, err, sizeof err), CPN_EINPUT);
+    cr_assert(strstr(err, "at least one hour"), "%s", err);
+    sp.hourly = neg;
+    cr_assert_eq(gen_jobs(&sp, cat, &js, err, sizeof err), CPN_EINPUT);
+    cr_assert(strstr(err, "hour 3"), "%s", err);
+    sp.hourly = NULL;
+    sp.rate_per_s = 0;
+    cr_assert_eq(gen_jobs(&sp, cat, &js, err, sizeof err), CPN_EINPUT);
+    cr_assert(strstr(err, "diurnal arrival rate"), "%s", err);
+    cr_assert_eq(js.n, 0);
+    catalog_destroy(cat);
+}
+
+/* ---- the command line ---- */
+
+static const char *bin(void)
+{
+    const char *b = getenv("CPNSIM");
+    return b ? b : "./cpnsim";
+}
+
+static void scratch_init(void)
+{
+    char d[64];
+    snprintf(d, sizeof d, "/tmp/cpn_gen_%d", (int)getpid());
+    setenv("TMPD", d, 1);
+    cr_assert_eq(sh("rm -rf $TMPD && mkdir -p $TMPD"), 0);
+}
+
+static void scratch_fini(void) { sh("rm -rf $TMPD"); }
+
+TestSuite(gen_cli, .init = scratch_init, .fini = scratch_fini);
+
+Test(gen_cli, spec_options_and_formats)
+{
+    cr_assert_eq(sh("%s gen --spec traces/mix-example.json --seed 3 -o $TMPD/a.csv", bin()), 0);
+    cr_assert_eq(sh("test $(wc -l < $TMPD/a.csv) -eq 201"), 0, "the spec's count");
+    cr_assert_eq(sh("%s gen --spec traces/mix-example.json --seed 3 -o $TMPD/a.json", bin()), 0);
+    cr_assert_eq(sh("%s run --quiet --jobs $TMPD/a.json --out $TMPD/ra", bin()), 0);
+    cr_assert_eq(sh("%s run --quiet --jobs $TMPD/a.csv --out $TMPD/rb", bin()), 0);
+    cr_assert_eq(sh("cmp -s $TMPD/ra/jobs.csv $TMPD/rb/jobs.csv"), 0, "CSV and JSON agree");
+    /* Options override the spec: count and arrival. */
+    cr_assert_eq(sh("%s gen --spec traces/mix-example.json --count 7 --arrival batch -o $TMPD/b.csv",
+                    bin()),
+                 0);
+    cr_assert_eq(sh("test $(wc -l < $TMPD/b.csv) -eq 8"), 0);
+    cr_assert_eq(sh("cut -d, -f2 $TMPD/b.csv | tail -n +2 | sort -u | grep -qx 0"), 0);
+    cr_assert_eq(sh("%s gen --count 5 --arrival diurnal:0.01 >/dev/null", bin()), 0);
+    cr_assert_eq(sh("%s gen --count 5 --arrival diurnal:0 2>/dev/null", bin()), 2);
+    cr_assert_eq(sh("%s gen --spec tests/data/json/good.json --count 5 2>$TMPD/e", bin()), 2);
+    char *e = slurp("$TMPD/e");
+    cr_assert(e && strstr(e, "tests/data/json/good.json:1: top level: must be an object"), "%s", e);
+    free(e);
+    cr_assert_eq(sh("test -e $TMPD/nothing.csv"), 1);
+}

@@ -1,0 +1,431 @@
+/* Tests of import: the Philly, openb and Gavel job importers and the machine-list
+ * converters on small excerpts (tests/data/import/, see its README), their reports,
+ * their errors, and `cpnsim import` followed by a FIFO run on a converted cluster.
+ * Expected values are worked out by hand from the excerpts. */
+#include "../sim/catalog.h"
+#include "../sim/cluster.h"
+#include "../sim/import.h"
+#include "../sim/trace.h"
+#include "../sim/util.h"
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IMP_DIR "tests/data/import/"
+
+static struct catalog *load_catalog(void)
+{
+    struct catalog *cat = NULL;
+    char err[CPN_ERR_LEN] = "";
+    cr_assert_eq(catalog_create(&cat, err, sizeof err), CPN_OK, "%s", err);
+    return cat;
+}
+
+/* Imports a job trace, capturing the report. */
+static void import_ok(const char *format, const char *file, const struct import_opts *o,
+                      struct catalog *cat, struct jobset *js, struct import_stats *st,
+                      char **report)
+{
+    char *buf = NULL, err[CPN_ERR_LEN] = "";
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    jobset_init(js);
+    int rc = import_jobs(format, file, o, cat, js, f, st, err, sizeof err);
+    fclose(f);
+    cr_assert_eq(rc, CPN_OK, "%s", err);
+    *report = buf;
+}
+
+static void has(const char *text, const char *want)
+{
+    cr_assert(strstr(text, want), "\"%s\" lacks \"%s\"", text, want);
+}
+
+Test(import, philly)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    struct import_stats st;
+    char *rep;
+    import_ok("philly", IMP_DIR "philly_small.csv", NULL, cat, &js, &st, &rep);
+    cr_assert_eq(st.rows, 9);
+    cr_assert_eq(st.jobs, 7);
+    cr_assert_eq(st.skipped, 2);
+    cr_assert_eq(st.changed, 0);
+    cr_assert_eq(js.n, 7);
+    /* Sorted by timestamp, ties by line; submit_s counts from 2017-09-29 07:58:32. */
+    static const struct {
+        const char *id;
+        double submit, duration;
+        unsigned gpus;
+        const char *origin;
+    } want[] = {{"philly-4", 0, 860662, 1, "6c71a0"},   {"philly-10", 0, 30, 4, "6c71a0"},
+                {"philly-6", 144088, 100, 16, "b436b2"}, {"philly-9", 446488, 10, 2, "ee9e8c"},
+                {"philly-3", 857671, 2951, 1, "6214e9"}, {"philly-5", 857704, 2759, 1, "6214e9"},
+                {"philly-2", 860603, 66, 1, "11cb48"}};
+    for (size_t i = 0; i < 7; i++) {
+        const struct job *j = &js.v[i];
+        cr_assert_str_eq(jobset_str(&js, j->id), want[i].id);
+        cr_assert_eq(j->submit_s, want[i].submit, "%s submit %g", want[i].id, j->submit_s);
+        cr_assert_eq(j->duration_s, want[i].duration);
+        cr_assert_eq(j->gpus, want[i].gpus);
+        cr_assert_str_eq(jobset_str(&js, j->origin), want[i].origin);
+        cr_assert_eq(j->model, -1);
+        cr_assert_eq(j->cpus, 0);
+        cr_assert_eq(j->mem_gib, 0);
+        cr_assert_eq(j->data_gib, 0);
+        cr_assert_eq(j->image_gib, 0);
+    }
+    has(rep, "9 rows read, 7 jobs written, 2 skipped");
+    has(rep, "skipped 1 row: duration not in (0, 1e9] s: no run to replay (first at "
+             "tests/data/import/philly_small.csv:7)");
+    has(rep, "skipped 1 row: num_gpus 0");
+    has(rep, "note: 1 row: more GPUs than the largest Philly machine (8)");
+    has(rep, "note: 1 row: gpu_time differs from duration x num_gpus; duration used (first at "
+             "tests/data/import/philly_small.csv:9)");
+    free(rep);
+    jobset_free(&js);
+    catalog_destroy(cat);
+}
+
+Test(import, philly_folds_wide_jobs)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    struct import_stats st;
+    char *rep;
+    struct import_opts o = {.max_gpus = 8};
+    import_ok("philly", IMP_DIR "philly_small.csv", &o, cat, &js, &st, &rep);
+    cr_assert_eq(st.changed, 1);
+    cr_assert_eq(js.n, 7);
+    const struct job *j = &js.v[2];
+    cr_assert_str_eq(jobset_str(&js, j->id), "philly-6");
+    cr_assert_eq(j->gpus, 8);
+    cr_assert_eq(j->duration_s, 200, "16 GPUs x 100 s = 8 GPUs x 200 s");
+    has(rep, "note: 1 row: folded onto --max-gpus GPUs");
+    cr_assert_null(strstr(rep, "more GPUs than"));
+    free(rep);
+    jobset_free(&js);
+    catalog_destroy(cat);
+}
+
+Test(import, openb)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    struct import_stats st;
+    char *rep;
+    import_ok("openb", IMP_DIR "openb_pods_small.csv", NULL, cat, &js, &st, &rep);
+    cr_assert_eq(st.rows, 8);
+    cr_assert_eq(st.jobs, 6);
+    cr_assert_eq(st.skipped, 2);
+    const struct job *j = js.v;
+    cr_assert_str_eq(jobset_str(&js, j[0].id), "openb-pod-0000");
+    cr_assert_eq(j[0].duration_s, 12537496);
+    cr_assert_eq(j[0].cpus, 12);
+    cr_assert_eq(j[0].mem_gib, 16);
+    cr_assert_str_eq(jobset_str(&js, j[0].origin), "openb");
+    cr_assert_str_eq(jobset_str(&js, j[1].id), "openb-pod-0102");
+    cr_assert_eq(j[1].submit_s, 200);
+    cr_assert_eq(j[1].duration_s, 30, "deletion 260 - scheduled 230");
+    cr_assert_eq(j[1].gpus, 2);
+    cr_assert_str_eq(jobset_str(&js, j[3].id), "openb-pod-0017");
+    cr_assert_eq(j[3].gpus, 8);
+    cr_assert_eq(j[3].mem_gib, 320);
+    cr_assert_eq(j[4].mem_gib, 15258.0 / 1024);
+    cr_assert_eq(j[5].duration_s, 1512, "deletion 9968575 - scheduled 9967063");
+    has(rep, "skipped 1 row: CPU-only task (num_gpu 0)");
+    has(rep, "skipped 1 row: never scheduled");
+    has(rep, "note: 4 rows: still Running when the trace ended: its duration is a lower bound");
+    has(rep, "note: 2 rows: shares a GPU (gpu_milli < 1000)");
+    has(rep, "note: 1 row: gpu_spec (a GPU-type constraint) is not modeled");
+    has(rep, "note: 1 row: Failed");
+    free(rep);
+    jobset_free(&js);
+    struct import_opts o = {.origin = "hz"};
+    import_ok("openb", IMP_DIR "openb_pods_small.csv", &o, cat, &js, &st, &rep);
+    cr_assert_str_eq(jobset_str(&js, js.v[0].origin), "hz");
+    free(rep);
+    jobset_free(&js);
+    catalog_destroy(cat);
+}
+
+Test(import, gavel)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    struct import_stats st;
+    char *rep;
+    import_ok("gavel", IMP_DIR "gavel_small.trace", NULL, cat, &js, &st, &rep);
+    cr_assert_eq(st.rows, 4);
+    cr_assert_eq(js.n, 4);
+    static const struct {
+        const char *id, *model;
+        double submit;
+        unsigned batch, gpus;
+        uint64_t samples;
+    } want[] = {{"gavel-2", "transformer", 0, 16, 1, 146234ULL * 16},
+                {"gavel-4", "cyclegan", 11.5, 1, 2, 57467ULL * 2},
+                {"gavel-5", "lstm_lm", 50, 10, 4, 2528449ULL * 10 * 4},
+                {"gavel-1", "resnet50", 188006, 128, 8, 33895ULL * 128 * 8}};
+    for (size_t i = 0; i < 4; i++) {
+        const struct job *j = &js.v[i];
+        cr_assert_str_eq(jobset_str(&js, j->id), want[i].id);
+        cr_assert_str_eq(catalog_model_name(cat, j->model), want[i].model);
+        cr_assert_eq(j->submit_s, want[i].submit);
+        cr_assert_eq(j->batch, want[i].batch);
+        cr_assert_eq(j->gpus, want[i].gpus);
+        cr_assert_eq(j->samples, want[i].samples);
+        cr_assert_eq(j->epochs, 1);
+        cr_assert_lt(j->duration_s, 0, "run time from the catalogue");
+        /* Exactly total_steps steps: ceil(samples / (batch x gpus)). */
+        cr_assert_eq(job_run_s(j, cat, 1.0, 1.0), (double)(want[i].samples / want[i].batch / want[i].gpus));
+    }
+    has(rep, "note: 1 row: priority_weight other than 1 is not modeled");
+    has(rep, "note: 1 row: SLO (a deadline) is not modeled");
+    free(rep);
+    jobset_free(&js);
+    catalog_destroy(cat);
+}
+
+static void expect_bad(const char *format, const char *file, const char *want)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    jobset_init(&js);
+    char err[CPN_ERR_LEN] = "", path[256];
+    snprintf(path, sizeof path, IMP_DIR "%s", file);
+    char *json = NULL;
+    int rc = import_is_job_format(format)
+                 ? import_jobs(format, path, NULL, cat, &js, NULL, NULL, err, sizeof err)
+                 : import_cluster(format, path, NULL, &json, NULL, NULL, err, sizeof err);
+    cr_assert_eq(rc, CPN_EINPUT, "%s accepted", file);
+    cr_assert_null(json);
+    cr_assert_eq(js.n, 0);
+    char full[512];
+    snprintf(full, sizeof full, IMP_DIR "%s", want);
+    cr_assert(strncmp(err, full, strlen(full)) == 0, "message \"%s\" does not begin \"%s\"", err,
+              full);
+    catalog_destroy(cat);
+}
+
+Test(import, bad_inputs)
+{
+    expect_bad("philly", "philly_bad_timestamp.csv",
+               "philly_bad_timestamp.csv:3: timestamp: '2017-13-09 06:13:03' is not a time");
+    expect_bad("philly", "philly_missing_column.csv",
+               "philly_missing_column.csv:1: num_gpus: missing required column");
+    expect_bad("philly", "philly_bad_number.csv",
+               "philly_bad_number.csv:3: duration: 'abc' is not a finite number");
+    expect_bad("philly", "empty.csv", "empty.csv: empty file (no header)");
+    expect_bad("philly", "nope.csv", "nope.csv: ");
+    expect_bad("openb", "openb_bad_fields.csv",
+               "openb_bad_fields.csv:2: row: has 10 fields, the header 11");
+    expect_bad("gavel", "gavel_unknown_type.trace",
+               "gavel_unknown_type.trace:1: job_type: unknown Gavel job type 'BERT'");
+    expect_bad("gavel", "gavel_bad_fields.trace",
+               "gavel_bad_fields.trace:1: line: has 4 tab-separated fields");
+    expect_bad("gavel", "empty.csv", "empty.csv: no jobs");
+    expect_bad("philly-machines", "philly_machines_dup.csv",
+               "philly_machines_dup.csv:4: machine: 'm0' is listed twice (also line 2)");
+    expect_bad("pai-machines", "pai_bad.csv", "pai_bad.csv:1: gpu_type: 'CPU' for a machine with 8");
+    expect_bad("openb-nodes", "philly_small.csv", "philly_small.csv:1: sn: missing required column");
+}
+
+/* Converts a machine list and loads the result as a cluster. */
+static struct cluster *convert(const char *format, const char *file, const struct import_opts *o,
+                               struct catalog *cat, char **report)
+{
+    char *json = NULL, err[CPN_ERR_LEN] = "";
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int rc = import_cluster(format, file, o, &json, f, NULL, err, sizeof err);
+    fclose(f);
+    cr_assert_eq(rc, CPN_OK, "%s", err);
+    struct cluster *cl = NULL;
+    cr_assert_eq(cluster_load_buf("converted.json", json, strlen(json), NULL, 0, cat, &cl, err,
+                                  sizeof err),
+                 CPN_OK, "%s\n%s", err, json);
+    free(json);
+    *report = buf;
+    return cl;
+}
+
+Test(import, philly_machines_with_origin_sites)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    struct import_stats st;
+    char *rep;
+    import_ok("philly", IMP_DIR "philly_small.csv", NULL, cat, &js, &st, &rep);
+    free(rep);
+    struct import_opts o = {.origins_from = &js};
+    struct cluster *cl = convert("philly-machines", IMP_DIR "philly_machines_small.csv", &o, cat,
+                                 &rep);
+    cr_assert_eq(cl->n_nodes, 5);
+    cr_assert_eq(cl->n_gpus, 3 * 2 + 2 * 8);
+    cr_assert_eq(cl->n_types, 2);
+    cr_assert_str_eq(cl->sites[0].name, "philly");
+    cr_assert_eq(cl->controller_site, 0);
+    /* One data site per virtual cluster, in order of first appearance. */
+    const char *vcs[] = {"6c71a0", "b436b2", "ee9e8c", "6214e9", "11cb48"};
+    cr_assert_eq(cl->n_sites, 6);
+    for (size_t i = 0; i < 5; i++) {
+        cr_assert_str_eq(cl->sites[i + 1].name, vcs[i]);
+        cr_assert_eq(cl->sites[i + 1].node_count, 0);
+    }
+    cr_assert_eq(cl->n_links, 5);
+    for (size_t t = 0; t < cl->n_types; t++) {
+        cr_assert_eq(cl->types[t].speed, 1.0);
+        cr_assert_eq(cl->types[t].cat_type, -1);
+    }
+    cr_assert_str_eq(cl->types[0].name, "GPU-12GB");
+    cr_assert_eq(cl->types[0].mem_gib, 12);
+    cr_assert_eq(cl->types[1].mem_gib, 24);
+    /* Every job's origin is a site of the cluster. */
+    for (size_t j = 0; j < js.n; j++)
+        cr_assert_geq(cluster_site_find(cl, jobset_str(&js, js.v[j].origin)), 0);
+    has(rep, "5 machines (22 GPUs) in 2 node entries, 2 GPU types, site 'philly'");
+    free(rep);
+    cluster_destroy(cl);
+    jobset_free(&js);
+    catalog_destroy(cat);
+}
+
+Test(import, openb_and_pai_nodes)
+{
+    struct catalog *cat = load_catalog();
+    char *rep;
+    struct cluster *cl = convert("openb-nodes", IMP_DIR "openb_nodes_small.csv", NULL, cat, &rep);
+    cr_assert_eq(cl->n_nodes, 6);
+    cr_assert_eq(cl->n_gpus, 2 + 2 + 8 + 8 + 8);
+    cr_assert_str_eq(cl->sites[0].name, "openb");
+    cr_assert_eq(cl->nodes[0].gpu_count, 0, "the CPU-only node is kept");
+    cr_assert_eq(cl->nodes[0].cpus, 32);
+    cr_assert_eq(cl->nodes[0].mem_gib, 256);
+    has(rep, "note: 2 rows: GPU model with undisclosed memory");
+    free(rep);
+    cluster_destroy(cl);
+    struct import_opts o = {.site = "et15"};
+    cl = convert("pai-machines", IMP_DIR "pai_small.csv", &o, cat, &rep);
+    cr_assert_str_eq(cl->sites[0].name, "et15");
+    cr_assert_eq(cl->n_nodes, 6);
+    cr_assert_eq(cl->n_gpus, 22);
+    has(rep, "6 machines (22 GPUs) in 5 node entries, 4 GPU types, site 'et15'");
+    free(rep);
+    cluster_destroy(cl);
+    cl = convert("pai-machines", IMP_DIR "pai_header.csv", NULL, cat, &rep);
+    cr_assert_eq(cl->n_nodes, 1, "the header row is not a machine");
+    free(rep);
+    cluster_destroy(cl);
+    catalog_destroy(cat);
+}
+
+/* ---- the command line ---- */
+
+static const char *bin(void)
+{
+    const char *b = getenv("CPNSIM");
+    return b ? b : "./cpnsim";
+}
+
+static void scratch_init(void)
+{
+    char d[64];
+    snprintf(d, sizeof d, "/tmp/cpn_import_%d", (int)getpid());
+    setenv("TMPD", d, 1);
+    cr_assert_eq(sh("rm -rf $TMPD && mkdir -p $TMPD"), 0);
+}
+
+static void scratch_fini(void) { sh("rm -rf $TMPD"); }
+
+TestSuite(import_cli, .init = scratch_init, .fini = scratch_fini);
+
+/* Import the Philly excerpt, convert its machines, and run FIFO to the end. */
+Test(import_cli, philly_to_fifo_run)
+{
+    cr_assert_eq(sh("%s import philly " IMP_DIR "philly_small.csv --max-gpus 8 -o $TMPD/p.csv "
+                    "2>$TMPD/p.err",
+                    bin()),
+                 0);
+    char *e = slurp("$TMPD/p.err");
+    cr_assert_not_null(e);
+    has(e, "cpnsim import philly: " IMP_DIR "philly_small.csv: 9 rows read, 7 jobs written, 2 skipped");
+    free(e);
+    cr_assert_eq(sh("%s import philly-machines " IMP_DIR "philly_machines_small.csv --origins-from "
+                    "$TMPD/p.csv -o $TMPD/c.json 2>/dev/null",
+                    bin()),
+                 0);
+    cr_assert_eq(sh("%s run --quiet --cluster $TMPD/c.json --jobs $TMPD/p.csv --out $TMPD/run",
+                    bin()),
+                 0);
+    char *s = slurp("$TMPD/run/summary.json");
+    cr_assert_not_null(s);
+    has(s, "\"completed\":\t7");
+    has(s, "\"deadlock\":\tfalse");
+    free(s);
+    /* Without folding, the 16-GPU job can never start: FIFO stops behind it. */
+    cr_assert_eq(sh("%s import philly " IMP_DIR "philly_small.csv -o $TMPD/w.csv 2>/dev/null", bin()),
+                 0);
+    cr_assert_eq(sh("%s run --quiet --cluster $TMPD/c.json --jobs $TMPD/w.csv --out $TMPD/runw",
+                    bin()),
+                 0);
+    s = slurp("$TMPD/runw/summary.json");
+    has(s, "\"deadlock\":\ttrue");
+    free(s);
+    /* The JSON form of the same import reads back to the same jobs. */
+    cr_assert_eq(sh("%s import philly " IMP_DIR "philly_small.csv --max-gpus 8 -o $TMPD/p.json "
+                    "2>/dev/null",
+                    bin()),
+                 0);
+    cr_assert_eq(sh("%s run --quiet --cluster $TMPD/c.json --jobs $TMPD/p.json --out $TMPD/runj",
+                    bin()),
+                 0);
+    cr_assert_eq(sh("cmp -s $TMPD/run/jobs.csv $TMPD/runj/jobs.csv"), 0);
+}
+
+Test(import_cli, errors_exit_2_and_write_nothing)
+{
+    cr_assert_eq(sh("%s import philly " IMP_DIR "philly_bad_timestamp.csv -o $TMPD/x.csv "
+                    "2>$TMPD/e",
+                    bin()),
+                 2);
+    char *e = slurp("$TMPD/e");
+    has(e, IMP_DIR "philly_bad_timestamp.csv:3: timestamp:");
+    free(e);
+    cr_assert_neq(sh("test -e $TMPD/x.csv"), 0, "no output for bad input");
+    cr_assert_eq(sh("ls -A $TMPD | grep -q tmp"), 1, "no temporary file left");
+    cr_assert_eq(sh("%s import nosuch " IMP_DIR "philly_small.csv 2>/dev/null", bin()), 2);
+    cr_assert_eq(sh("%s import philly 2>/dev/null", bin()), 2);
+    cr_assert_eq(sh("%s import philly " IMP_DIR "philly_small.csv --max-gpus 0 2>/dev/null", bin()),
+                 2);
+    cr_assert_eq(sh("%s import philly " IMP_DIR "philly_small.csv --site x 2>/dev/null", bin()), 2);
+    cr_assert_eq(sh("%s import philly-machines " IMP_DIR "philly_machines_small.csv --origin x "
+                    "2>/dev/null",
+                    bin()),
+                 2);
+    cr_assert_eq(sh("%s import --help | grep -q philly-machines", bin()), 0);
+}
+
+/* The converted clusters and example files shipped in traces/ load. */
+Test(import, shipped_clusters_load)
+{
+    struct catalog *cat = load_catalog();
+    const char *files[] = {"traces/philly/philly-cluster.json", "traces/openb/openb-cluster.json",
+                           "traces/pai/pai-cluster.json"};
+    const size_t gpus[] = {2490, 6212, 6742};
+    for (size_t i = 0; i < 3; i++) {
+        struct cluster *cl = NULL;
+        char err[CPN_ERR_LEN] = "";
+        cr_assert_eq(cluster_load(files[i], NULL, 0, cat, &cl, err, sizeof err), CPN_OK, "%s",
+                     err);
+        cr_assert_eq(cl->n_gpus, gpus[i], "%s", files[i]);
+        cluster_destroy(cl);
+    }
+    catalog_destroy(cat);
+}
