@@ -22,7 +22,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sim/embed.o
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 EMBEDDED := data/h100_profile.csv data/h100_colocate.csv data/gavel/simulation_throughputs.json \
-            traces/default-cluster.json
+            traces/default-cluster.json $(wildcard scripts/plot/*.gp)
 
 .PHONY: all run test asan deps clean check-deps bench
 all: cpnsim
@@ -57,7 +57,7 @@ $(BUILD)/test_all: $(TEST_OBJ) $(BUILD)/libcpnsim.a
 
 # Tests run from the repository root (they read tests/data and traces/ and call ./cpnsim).
 test: deps $(BUILD)/cpnsim $(BUILD)/test_all
-	CPNSIM=$(BUILD)/cpnsim $(BUILD)/test_all $(TEST_ARGS)
+	CPNSIM=$(abspath $(BUILD)/cpnsim) $(BUILD)/test_all $(TEST_ARGS)
 
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
@@ -72,6 +72,19 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libcpnsim.a
 bench: deps $(BENCH_SRC:%.c=$(BUILD)/%)
 	@echo "== network: a million WAN transfers (bench/bench_flows.c)"
 	$(BUILD)/bench/bench_flows 1000000
+
+# The thesis experiment from scratch: the grid of scripts/figures.json (policies x job
+# queues x CPU thresholds x seeds, compared with FIFO) run into results/thesis/, its
+# figures drawn into results/figures/ (PNG and PDF); then scripts/figures-queues.json
+# (the policies on ten generated 100-job queues, for the spread between queues) into
+# results/thesis-queues/ and results/figures/queues/. Resumable: runs already done are
+# kept, so after an interrupt `make figures` goes on where it stopped. docs/sweeps.md.
+.PHONY: figures
+figures: deps $(BUILD)/cpnsim
+	$(BUILD)/cpnsim sweep scripts/figures.json --out results/thesis
+	$(BUILD)/cpnsim plot results/thesis --out results/figures
+	$(BUILD)/cpnsim sweep scripts/figures-queues.json --out results/thesis-queues
+	$(BUILD)/cpnsim plot results/thesis-queues --out results/figures/queues
 
 clean:
 	rm -rf build build-asan cpnsim

@@ -2,8 +2,10 @@
 # Installs the Debian packages cpnsim needs, only when one is missing.
 # Called by `make deps` (and so by `make run` and `make test`), and by .ci/run.
 set -eu
+# parallel, slurm-wlm and munge are for the tests only: the sweep's emitted job list and
+# Slurm array run on the real GNU Parallel and a single-node Slurm (tests/test_sweep.c).
 PKGS="build-essential pkg-config libgsl-dev libcjson-dev libcsv-dev libyaml-dev nettle-dev \
-libcriterion-dev gnuplot-nox"
+libcriterion-dev gnuplot-nox parallel slurm-wlm munge"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

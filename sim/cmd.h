@@ -13,6 +13,8 @@ int cmd_run(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 
 /* Prints "cpnsim CMD: MSG (see `cpnsim CMD --help`)" and returns 2. */

@@ -17,6 +17,8 @@ static const struct command commands[] = {
     {"gen", "generate a job queue (CSV)", cmd_gen},
     {"policies", "list the scheduling policies", cmd_policies},
     {"import", "convert a real trace into a job queue or a cluster", cmd_import},
+    {"sweep", "run a parameter grid of runs (resumable) and aggregate it", cmd_sweep},
+    {"plot", "draw the figures of a run or a sweep directory (gnuplot)", cmd_plot},
     {"predict", "train the run-time and memory predictor; --eval cross-validates it", cmd_predict},
 };
 

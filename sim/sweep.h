@@ -1,0 +1,134 @@
+/* sweep: a parameter grid of runs. It reads the spec (DESIGN.md §2), expands the
+ * Cartesian product in a fixed order, names each point's run directory, checks the
+ * values before anything runs, runs the points that are not done (each in a forked
+ * child through run_simulation, N at once), and writes the scripts that hand the
+ * points to Slurm or GNU Parallel. Aggregation is stats.h's; the command line is
+ * cmd_sweep.c's. */
+#ifndef CPN_SWEEP_H
+#define CPN_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "run.h"
+#include "stats.h"
+
+/* What a key sets in a run: one of run's options, or a --set key. */
+enum sweep_kind {
+    SWEEP_JOBS,
+    SWEEP_CLUSTER,
+    SWEEP_POLICY,
+    SWEEP_PREDICTOR,
+    SWEEP_SEED,
+    SWEEP_SET, /* cpu_threshold too: `run --cpu-threshold X` is `--set cpu_threshold=X` */
+};
+
+/* One key of the spec with its values (one for a base key). */
+struct sweep_key {
+    char *name;
+    int kind;   /* enum sweep_kind */
+    int line;   /* of the key in the spec */
+    size_t n;   /* values */
+    char **raw; /* each value as the spec gives it (the text runs.csv shows):
+                   numbers in shortest exact form, "default" for a JSON null */
+    char **arg; /* what the run gets: a path resolved against the spec's directory
+                   (NULL for null: the default), "KEY=VALUE" for a --set key, else
+                   the raw text */
+    char **label; /* the value in directory names: filesystem-safe */
+    int *lines;   /* of each value */
+};
+
+struct sweep_spec {
+    char *path;                /* as given */
+    struct sweep_key *base;    /* in spec order */
+    size_t n_base;
+    struct sweep_key *grid;    /* in spec order: the first varies slowest */
+    size_t n_grid;
+    size_t *baseline;          /* [n_grid]: value index, or SIZE_MAX for keys the
+                                  baseline does not name; NULL when there is none */
+    size_t n_points;
+};
+
+/* Largest number of points a spec may expand to. */
+#define SWEEP_MAX_POINTS 10000000u
+/* Longest run directory name; longer names are cut and end in a hash of the whole. */
+#define SWEEP_MAX_NAME 200
+
+/* Parses a spec from a buffer. name is used in messages; relative paths resolve
+ * against dir (NULL or "" for the current directory). Checks the spec's shape, the
+ * key names' kinds, the values' types, that labels are unique per key and that the
+ * baseline names grid values; not that files exist or that values are in range
+ * (sweep_check does). Errors read "name:line: field: what is wrong". Returns 0 with
+ * *out owned by the caller, or CPN_EINPUT leaving *out untouched. */
+int sweep_spec_parse(const char *name, const char *buf, size_t len, const char *dir,
+                     struct sweep_spec **out, char *err, size_t errlen);
+/* The same from a file; relative paths resolve against the file's directory. */
+int sweep_spec_load(const char *path, struct sweep_spec **out, char *err, size_t errlen);
+void sweep_spec_destroy(struct sweep_spec *sp); /* NULL is a no-op */
+
+/* Checks the values that the points to run would use, as the run would: policies
+ * by name, jobs files readable, clusters loaded with every --set value, seeds,
+ * predictors. only: one point's index, or SIZE_MAX for all. Returns 0, or
+ * CPN_EINPUT with a message naming the spec's line and field. */
+int sweep_check(const struct sweep_spec *sp, size_t only, char *err, size_t errlen);
+
+/* Point index -> the value index of each grid key (choice[n_grid]): the last key
+ * varies fastest, as nested loops over the keys in spec order. */
+void sweep_point(const struct sweep_spec *sp, size_t index, size_t *choice);
+/* The point's run directory name: "KEY=LABEL" per grid key joined with ',' ("base"
+ * when there is no grid key). Returns a string the caller frees. */
+char *sweep_point_name(const struct sweep_spec *sp, size_t index);
+
+/* A run request for a point, with the storage its pointers borrow. */
+struct sweep_req {
+    struct run_request req;
+    const char **sets;
+};
+/* Fills r for point index with out as the run directory; sweep_req_free releases it. */
+void sweep_req_make(const struct sweep_spec *sp, size_t index, const char *out,
+                    struct sweep_req *r);
+void sweep_req_free(struct sweep_req *r);
+
+/* How to run the points. */
+struct sweep_opts {
+    const char *out;   /* the sweep directory; runs go to out/runs/NAME */
+    unsigned jobs;     /* runs at once (>= 1) */
+    size_t only;       /* one point, or SIZE_MAX for all */
+    FILE *progress;    /* stderr, usually */
+    bool tty;          /* progress as a redrawn bar rather than lines */
+};
+
+/* What happened. */
+struct sweep_tally {
+    size_t total;        /* points considered */
+    size_t done_before;  /* found done (summary.json present) and skipped */
+    size_t ran;          /* finished now */
+    size_t failed;       /* ended without a summary.json */
+    int worst;           /* 0; 2 when a run failed on bad input; 1 for other failures */
+    int signal;          /* SIGINT or SIGTERM when stopped by one, else 0 */
+};
+
+/* Runs the points not yet done. Blocks SIGINT, SIGTERM and SIGCHLD while it works
+ * and waits for them with sigtimedwait, so it needs no handler state: on SIGINT or
+ * SIGTERM it stops starting runs, sends SIGTERM to the running children, waits for
+ * them, clears their temporary files and returns with t->signal set. A child that
+ * fails leaves its message in RUNDIR/error.txt. Returns 0 (failures and a stop are
+ * in *t), or CPN_EIO when a directory cannot be made. */
+int sweep_execute(const struct sweep_spec *sp, const struct sweep_opts *o, struct sweep_tally *t,
+                  char *err, size_t errlen);
+
+/* Aggregates out/runs/ into out/runs.csv, summary.csv, timing.csv and baseline.csv
+ * (stats_aggregate). *n_missing counts points without a summary. */
+int sweep_aggregate(const struct sweep_spec *sp, const char *out, size_t *n_missing, char *err,
+                    size_t errlen);
+
+enum sweep_emit { SWEEP_EMIT_SLURM, SWEEP_EMIT_PARALLEL };
+/* Writes out/sweep.sbatch (a Slurm array with one task per point not yet done, each
+ * `BIN sweep SPEC --out OUT --only INDEX`) or out/parallel.txt (one such command a
+ * line, for GNU Parallel), with absolute paths, and sets *n_tasks. *path receives the
+ * file's path (caller frees). Returns 0 or CPN_EIO. */
+int sweep_emit(const struct sweep_spec *sp, int kind, const char *bin, const char *out,
+               size_t *n_tasks, char **path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,236 @@
+/* stats: descriptive statistics on hand-computed numbers, and the aggregation of run
+ * directories into runs.csv, summary.csv and baseline.csv.
+ *
+ * Hand computation for x = {2, 4, 4, 5, 10} (n = 5): mean 25/5 = 5; deviations -3,
+ * -1, -1, 0, 5, squares summing to 36, so sd = sqrt(36/4) = 3; Student's t for 4
+ * degrees of freedom at 0.975 is 2.776445 (tables), so the 95% interval is
+ * 5 +- 2.776445 * 3 / sqrt(5) = 5 +- 3.724992, i.e. [1.275008, 8.724992]. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../sim/stats.h"
+#include "../sim/util.h"
+#include "helpers.h"
+
+#define EPS 1e-6
+
+Test(stats, mean_sd_and_t_interval_for_n5)
+{
+    const double x[] = {2, 4, 4, 5, 10};
+    struct stats_desc d;
+    stats_describe(x, 5, 0.95, &d);
+    cr_assert_eq(d.n, 5);
+    cr_assert_float_eq(d.mean, 5.0, 1e-12);
+    cr_assert_float_eq(d.sd, 3.0, 1e-12);
+    cr_assert_float_eq(d.lo, 1.275008, EPS, "lo %.9f", d.lo);
+    cr_assert_float_eq(d.hi, 8.724992, EPS, "hi %.9f", d.hi);
+    /* The half-width divided back gives the table's t quantile. */
+    cr_assert_float_eq((d.hi - d.mean) / (3.0 / sqrt(5.0)), 2.776445, EPS);
+}
+
+Test(stats, second_hand_example)
+{
+    /* {100, ..., 500}: mean 300, squares 4e4+1e4+0+1e4+4e4 = 1e5, sd = sqrt(25000) =
+     * 158.113883; half-width 2.776445 * 158.113883 / sqrt(5) = 196.324316. */
+    const double x[] = {100, 200, 300, 400, 500};
+    struct stats_desc d;
+    stats_describe(x, 5, 0.95, &d);
+    cr_assert_float_eq(d.mean, 300, 1e-9);
+    cr_assert_float_eq(d.sd, 158.113883, EPS);
+    cr_assert_float_eq(d.lo, 300 - 196.324316, EPS);
+    cr_assert_float_eq(d.hi, 300 + 196.324316, EPS);
+}
+
+Test(stats, small_samples_say_what_they_cannot_know)
+{
+    const double one = 7;
+    struct stats_desc d;
+    stats_describe(&one, 1, 0.95, &d);
+    cr_assert_eq(d.n, 1);
+    cr_assert_float_eq(d.mean, 7, 0);
+    cr_assert(isnan(d.sd) && isnan(d.lo) && isnan(d.hi));
+    stats_describe(NULL, 0, 0.95, &d);
+    cr_assert(isnan(d.mean));
+    /* Identical values: zero spread, a zero-width interval. */
+    const double same[] = {3, 3, 3};
+    stats_describe(same, 3, 0.95, &d);
+    cr_assert_float_eq(d.sd, 0, 0);
+    cr_assert_float_eq(d.lo, 3, 0);
+    cr_assert_float_eq(d.hi, 3, 0);
+}
+
+Test(stats, shortest_exact_number_format)
+{
+    char b[32];
+    cr_assert_str_eq(stats_fmt(0.7, b), "0.7");
+    cr_assert_str_eq(stats_fmt(18024.5, b), "18024.5");
+    cr_assert_str_eq(stats_fmt(0.1 + 0.2, b), "0.30000000000000004");
+    cr_assert_str_eq(stats_fmt(NAN, b), "");
+    cr_assert_float_eq(strtod(stats_fmt(1.0 / 3, b), NULL), 1.0 / 3, 0);
+}
+
+/* ---- Aggregation of run directories written by hand ----------------------------- */
+
+static char tmpd[64];
+
+static void mk_scratch(void)
+{
+    snprintf(tmpd, sizeof tmpd, "/tmp/cpn-stats-XXXXXX");
+    cr_assert_not_null(mkdtemp(tmpd));
+}
+
+static void rm_scratch(void) { sh("rm -rf '%s'", tmpd); }
+
+static void write_summary(const char *name, const char *policy, int seed, const char *makespan,
+                          double jct)
+{
+    char dir[256], path[300];
+    snprintf(dir, sizeof dir, "%s/runs/%s", tmpd, name);
+    cr_assert_eq(sh("mkdir -p '%s'", dir), 0);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f,
+            "{\"policy\": \"%s\", \"seed\": %d, \"jobs\": 10, \"deadlock\": false,\n"
+            " \"makespan_s\": %s, \"jct_mean_s\": %g, \"stuck_jobs\": [\"a\", \"b\"],\n"
+            " \"wall_s\": 0.5, \"events_per_s\": 100}\n",
+            policy, seed, makespan, jct);
+    fclose(f);
+}
+
+TestSuite(stats_agg, .init = mk_scratch, .fini = rm_scratch);
+
+/* Two policies x five seeds. fifo's makespans 100..500 (the second example above);
+ * opt's 50, 100, 150, 300, 250, so its per-seed ratios are 0.5, 0.5, 0.5, 0.75, 0.5:
+ * mean 0.55, sd sqrt((4 * 0.05^2 + 0.2^2) / 4) = 0.111803, half-width
+ * 2.776445 * 0.111803 / sqrt(5) = 0.138822. opt's fifth seed has no makespan (null,
+ * a deadlock), so its makespan mean is over four runs and the fifth pair is dropped:
+ * ratios 0.5, 0.5, 0.5, 0.75 (mean 0.5625). A sixth run is missing altogether. */
+Test(stats_agg, groups_over_seeds_and_pairs_with_the_baseline)
+{
+    static const char *const keys[] = {"policy", "seed"};
+    static const char *const pol[] = {"fifo", "opt"};
+    static const char *const seeds[] = {"1", "2", "3", "4", "5"};
+    const char *fifo_ms[] = {"100", "200", "300", "400", "500"};
+    const char *opt_ms[] = {"50", "100", "150", "300", "null"};
+    const char *params[10][2];
+    char names[10][64];
+    struct stats_run runs[11];
+    for (int p = 0; p < 2; p++)
+        for (int s = 0; s < 5; s++) {
+            int i = p * 5 + s;
+            snprintf(names[i], sizeof names[i], "policy=%s,seed=%d", pol[p], s + 1);
+            params[i][0] = pol[p];
+            params[i][1] = seeds[s];
+            runs[i] = (struct stats_run){names[i], params[i]};
+            write_summary(names[i], pol[p], s + 1, p ? opt_ms[s] : fifo_ms[s], 10.0 * (p + 1));
+        }
+    static const char *const ghost[] = {"ghost", "1"};
+    runs[10] = (struct stats_run){"policy=ghost,seed=1", ghost};
+    static const char *const baseline[] = {"fifo", NULL};
+    char rdir[128], err[CPN_ERR_LEN];
+    snprintf(rdir, sizeof rdir, "%s/runs", tmpd);
+    struct stats_sweep sw = {.keys = keys, .n_keys = 2, .seed_key = 1, .baseline = baseline,
+                             .runs = runs, .n_runs = 11, .runs_dir = rdir};
+    size_t missing = 0;
+    cr_assert_eq(stats_aggregate(&sw, tmpd, &missing, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(missing, 1);
+
+    char path[256];
+    struct stats_csv t = {0};
+    snprintf(path, sizeof path, "%s/summary.csv", tmpd);
+    cr_assert_eq(stats_csv_read(path, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(t.col[0], "policy");
+    cr_assert_str_eq(t.col[1], "metric");
+    int cn = stats_csv_col(&t, "n"), cm = stats_csv_col(&t, "mean"), csd = stats_csv_col(&t, "sd");
+    int clo = stats_csv_col(&t, "ci95_lo"), chi = stats_csv_col(&t, "ci95_hi");
+    bool seen_fifo = false, seen_opt = false, seen_deadlock = false;
+    for (size_t r = 0; r < t.n_rows; r++) {
+        const char *p = stats_csv_get(&t, r, 0), *m = stats_csv_get(&t, r, 1);
+        cr_assert(strcmp(m, "seed") != 0 && strcmp(m, "wall_s") != 0, "metric %s", m);
+        if (strcmp(m, "deadlock") == 0)
+            seen_deadlock = true; /* booleans count as 0/1 */
+        if (strcmp(m, "makespan_s") != 0)
+            continue;
+        double mean = strtod(stats_csv_get(&t, r, cm), NULL);
+        if (strcmp(p, "fifo") == 0) {
+            seen_fifo = true;
+            cr_assert_str_eq(stats_csv_get(&t, r, cn), "5");
+            cr_assert_float_eq(mean, 300, 1e-9);
+            cr_assert_float_eq(strtod(stats_csv_get(&t, r, csd), NULL), 158.113883, EPS);
+            cr_assert_float_eq(strtod(stats_csv_get(&t, r, clo), NULL), 103.675684, EPS);
+            cr_assert_float_eq(strtod(stats_csv_get(&t, r, chi), NULL), 496.324316, EPS);
+        } else {
+            seen_opt = true;
+            cr_assert_str_eq(p, "opt");
+            cr_assert_str_eq(stats_csv_get(&t, r, cn), "4");
+            cr_assert_float_eq(mean, 150, 1e-9);
+        }
+    }
+    cr_assert(seen_fifo && seen_opt && seen_deadlock);
+    stats_csv_free(&t);
+
+    snprintf(path, sizeof path, "%s/baseline.csv", tmpd);
+    cr_assert_eq(stats_csv_read(path, &t, err, sizeof err), 0, "%s", err);
+    cm = stats_csv_col(&t, "mean");
+    cn = stats_csv_col(&t, "n");
+    int cmet = stats_csv_col(&t, "metric"), cb = stats_csv_col(&t, "baseline");
+    size_t rows = 0;
+    for (size_t r = 0; r < t.n_rows; r++) {
+        const char *p = stats_csv_get(&t, r, 0), *m = stats_csv_get(&t, r, cmet);
+        cr_assert_str_eq(stats_csv_get(&t, r, cb), "policy=fifo");
+        double mean = strtod(stats_csv_get(&t, r, cm), NULL);
+        rows++;
+        if (strcmp(p, "fifo") == 0) {
+            cr_assert_float_eq(mean, 1, 1e-12); /* a run against itself */
+        } else if (strcmp(m, "makespan_s") == 0) {
+            cr_assert_str_eq(stats_csv_get(&t, r, cn), "4");
+            cr_assert_float_eq(mean, 0.5625, 1e-12);
+        } else {
+            cr_assert_str_eq(m, "jct_mean_s");
+            cr_assert_str_eq(stats_csv_get(&t, r, cn), "5");
+            cr_assert_float_eq(mean, 2, 1e-12); /* 20 / 10 every seed */
+            cr_assert_float_eq(strtod(stats_csv_get(&t, r, stats_csv_col(&t, "sd")), NULL), 0, 0);
+        }
+    }
+    cr_assert_eq(rows, 4);
+    stats_csv_free(&t);
+
+    /* runs.csv: one row per run that has a summary; keys first; the summary's own
+     * policy and seed under prefixed names; arrays joined; no wall-clock fields. */
+    snprintf(path, sizeof path, "%s/runs.csv", tmpd);
+    cr_assert_eq(stats_csv_read(path, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(t.n_rows, 10);
+    cr_assert_str_eq(t.col[0], "index");
+    cr_assert_str_eq(t.col[1], "name");
+    cr_assert_str_eq(t.col[2], "policy");
+    cr_assert_str_eq(t.col[3], "seed");
+    cr_assert_geq(stats_csv_col(&t, "summary_policy"), 0);
+    cr_assert_eq(stats_csv_col(&t, "wall_s"), -1);
+    cr_assert_str_eq(stats_csv_get(&t, 1, 1), "policy=fifo,seed=2");
+    cr_assert_str_eq(stats_csv_get(&t, 0, stats_csv_col(&t, "stuck_jobs")), "a;b");
+    cr_assert_str_eq(stats_csv_get(&t, 9, stats_csv_col(&t, "makespan_s")), "");
+    stats_csv_free(&t);
+    char *timing = slurp(strcat(strcpy(path, tmpd), "/timing.csv"));
+    cr_assert_not_null(timing);
+    cr_assert_not_null(strstr(timing, "index,name,wall_s,events_per_s\n0,"));
+    free(timing);
+}
+
+Test(stats_agg, csv_reader_reports_file_and_line)
+{
+    char path[256], err[CPN_ERR_LEN];
+    snprintf(path, sizeof path, "%s/bad.csv", tmpd);
+    FILE *f = fopen(path, "w");
+    fputs("a,b\n1,2\n3,\"unterminated\n", f);
+    fclose(f);
+    struct stats_csv t = {0};
+    cr_assert_eq(stats_csv_read(path, &t, err, sizeof err), CPN_EINPUT);
+    cr_assert_not_null(strstr(err, "bad.csv:"), "%s", err);
+    cr_assert_null(t.col);
+}
