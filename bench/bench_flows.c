@@ -67,7 +67,7 @@ int main(int argc, char **argv)
     }
     struct eq q;
     eq_init(&q);
-    eq_init_keys(&q, 2 * n);
+    eq_init_keys(&q, 2 * n + cl->n_links);
     struct net *net;
     if (net_create(&net, cl, cat, &js, origin, &q, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
@@ -89,6 +89,8 @@ int main(int argc, char **argv)
             net_flow_start(net, ev.job, ev.gen, ev.t);
         } else if (ev.kind == EV_FLOW_DONE) {
             done += net_flow_done(net, ev.job, ev.gen, ev.t);
+        } else if (ev.kind == EV_LINK_DONE) {
+            done += net_link_done(net, ev.job, ev.gen, ev.t) != UINT32_MAX;
         }
     }
     double wall = cpn_wall_s() - w0;

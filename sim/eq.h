@@ -20,6 +20,7 @@ enum ev_kind {
     EV_WAKEUP,        /* a scheduling point the policy asked for */
     EV_FLOW_START,    /* a transfer's latency is paid: its flow joins the links */
     EV_FLOW_DONE,     /* a transfer's flow has moved its last byte */
+    EV_LINK_DONE,     /* a link's next flow (processor-sharing mode) has ended */
     EV_NKINDS
 };
 extern const char *const ev_kind_name[EV_NKINDS];

@@ -7,7 +7,10 @@
  * every other link they cross. This is the fluid model of SimGrid's LV08 without its
  * TCP corrections: there is no slow start, no congestion window, no loss, and a flow's
  * rate changes only when some flow starts or ends. Only the flows connected to the
- * changed one through shared links (transitively) are recomputed.
+ * changed one through shared links (transitively) are recomputed. When every route
+ * in use is a single link (a full mesh), max-min sharing is processor sharing per
+ * link, and each link keeps one event (its next flow end) on a virtual clock instead
+ * of one rescheduled event per flow.
  *
  * Units: sizes in GiB, bandwidth in GiB/s (links are given in Gbit/s = 1e9 bit/s),
  * times in seconds.
@@ -37,6 +40,8 @@
 /* Key of a job's flow completion in the event queue (eq_schedule); the simulation
  * keys its jobs' END events 2j, so the queue must have keys for 2 x jobs. */
 #define NET_KEY_DONE(j) (2 * (uint32_t)(j) + 1)
+/* Key of a link's next flow end in processor-sharing mode: after the jobs' keys. */
+#define NET_KEY_LINK(n, l) (2 * (uint32_t)(n)->js->n + (uint32_t)(l))
 
 static double gbps_to_gib_s(double gbps)
 {
@@ -63,6 +68,8 @@ struct flow {
     uint32_t stamp;
     uint32_t items[2];    /* image and dataset to cache at the end, NET_NONE if none */
     double item_gib[2];
+    double vfinish;       /* processor sharing: the link's vtime at which it ends */
+    uint32_t hpos;        /* processor sharing: its index in the link's heap */
     bool active;          /* latency paid: it shares links */
     bool frozen;
     uint32_t next_free;
@@ -75,6 +82,14 @@ struct link_state {
     uint32_t stamp;
     uint32_t *flows;     /* active flow slots crossing it */
     size_t nflows, capflows;
+    /* Processor sharing (every route one link): each of the link's flows moves at
+     * cap / nflows, so all advance alike. vtime is the GiB each has moved since the
+     * link was created; a flow ends when vtime reaches its vfinish. The link has one
+     * event: the end of the flow whose vfinish is least (heap). */
+    double vtime, vlast_s;
+    uint32_t *heap;
+    size_t nheap, capheap;
+    uint32_t gen;
 };
 
 struct cache_entry {
@@ -110,6 +125,7 @@ struct net {
     uint32_t *comp_flows, *comp_links; /* scratch of a recomputation */
     size_t comp_cap_f, comp_cap_l;
 
+    bool ps;              /* every route used is one link: processor sharing per link */
     uint32_t n_models;
     struct site_cache *caches;
     struct cache_entry *entries;
@@ -447,6 +463,101 @@ static void recompute(struct net *n, const struct route *seed, double now)
     }
 }
 
+/* ---- processor sharing: one event per link ---- */
+
+static bool ps_before(const struct net *n, uint32_t a, uint32_t b)
+{
+    const struct flow *x = &n->flows[a], *y = &n->flows[b];
+    return x->vfinish < y->vfinish || (x->vfinish == y->vfinish && x->job < y->job);
+}
+
+static void ps_set(struct net *n, struct link_state *ls, size_t i, uint32_t f)
+{
+    ls->heap[i] = f;
+    n->flows[f].hpos = (uint32_t)i;
+}
+
+static void ps_push(struct net *n, struct link_state *ls, uint32_t f)
+{
+    cpn_grow((void **)&ls->heap, &ls->capheap, ls->nheap + 1, sizeof *ls->heap);
+    size_t i = ls->nheap++;
+    while (i > 0 && ps_before(n, f, ls->heap[(i - 1) / 2])) {
+        ps_set(n, ls, i, ls->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    ps_set(n, ls, i, f);
+}
+
+static uint32_t ps_pop(struct net *n, struct link_state *ls)
+{
+    uint32_t top = ls->heap[0], last = ls->heap[--ls->nheap];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= ls->nheap)
+            break;
+        if (c + 1 < ls->nheap && ps_before(n, ls->heap[c + 1], ls->heap[c]))
+            c++;
+        if (!ps_before(n, ls->heap[c], last))
+            break;
+        ps_set(n, ls, i, ls->heap[c]);
+        i = c;
+    }
+    if (ls->nheap)
+        ps_set(n, ls, i, last);
+    return top;
+}
+
+/* Brings the link's virtual time up to now. */
+static void ps_advance(struct link_state *ls, double now)
+{
+    if (ls->nflows)
+        ls->vtime += (now - ls->vlast_s) * ls->cap / (double)ls->nflows;
+    ls->vlast_s = now;
+}
+
+/* (Re)schedules the link's one event: the end of its least-vfinish flow. */
+static void ps_schedule(struct net *n, uint32_t l, double now)
+{
+    struct link_state *ls = &n->links[l];
+    if (ls->nheap == 0) {
+        eq_cancel(n->eq, NET_KEY_LINK(n, l));
+        return;
+    }
+    double left = n->flows[ls->heap[0]].vfinish - ls->vtime;
+    double dt = left > 0 ? left * (double)ls->nflows / ls->cap : 0;
+    eq_schedule(n->eq, NET_KEY_LINK(n, l), now + dt, EV_LINK_DONE, l, ++ls->gen);
+}
+
+/* Removes a finished flow: caches its items, counts it, frees its slot. */
+static void flow_finish(struct net *n, uint32_t f, double now)
+{
+    struct flow *fl = &n->flows[f];
+    for (int i = 0; i < 2; i++)
+        if (fl->items[i] != NET_NONE)
+            cache_insert(n, fl->site, fl->items[i], fl->item_gib[i]);
+    n->st.transfer_s_sum += now - fl->begin_s;
+    fl->active = false;
+    fl->next_free = n->free_flow;
+    n->free_flow = f;
+    n->job_flow[fl->job] = NET_NONE;
+    n->job_gen[fl->job]++;
+}
+
+uint32_t net_link_done(struct net *n, uint32_t l, uint32_t gen, double now)
+{
+    struct link_state *ls = &n->links[l];
+    if (!n->ps || gen != ls->gen || ls->nheap == 0)
+        return NET_NONE;
+    ps_advance(ls, now);
+    uint32_t f = ps_pop(n, ls);
+    uint32_t j = n->flows[f].job;
+    link_remove(n, l, f, 0);
+    flow_finish(n, f, now);
+    ps_schedule(n, l, now);
+    return j;
+}
+
 bool net_transfer_begin(struct net *n, uint32_t j, uint32_t site, double now)
 {
     const struct job *jb = &n->js->v[j];
@@ -501,6 +612,16 @@ void net_flow_start(struct net *n, uint32_t j, uint32_t gen, double now)
     fl->active = true;
     fl->last_s = now;
     fl->rate = 0;
+    if (n->ps && fl->route->nlinks == 1) {
+        uint32_t l = fl->route->links[0];
+        struct link_state *ls = &n->links[l];
+        ps_advance(ls, now);
+        fl->vfinish = ls->vtime + fl->remaining_gib;
+        link_add(n, l, f, 0);
+        ps_push(n, ls, f);
+        ps_schedule(n, l, now);
+        return;
+    }
     for (uint32_t k = 0; k < fl->route->nlinks; k++)
         link_add(n, fl->route->links[k], f, k);
     recompute(n, fl->route, now);
@@ -515,15 +636,7 @@ bool net_flow_done(struct net *n, uint32_t j, uint32_t gen, double now)
     for (uint32_t k = 0; k < fl->route->nlinks; k++)
         link_remove(n, fl->route->links[k], f, k);
     const struct route *r = fl->route;
-    for (int i = 0; i < 2; i++)
-        if (fl->items[i] != NET_NONE)
-            cache_insert(n, fl->site, fl->items[i], fl->item_gib[i]);
-    n->st.transfer_s_sum += now - fl->begin_s;
-    fl->active = false;
-    fl->next_free = n->free_flow;
-    n->free_flow = f;
-    n->job_flow[j] = NET_NONE;
-    n->job_gen[j]++;
+    flow_finish(n, f, now);
     recompute(n, r, now);
     return true;
 }
@@ -599,6 +712,11 @@ int net_create(struct net **out, const struct cluster *cl, const struct catalog 
     n->routes = routes;
     n->row_of = row_of;
     n->links = cpn_calloc(cl->n_links, sizeof *n->links);
+    n->ps = true;
+    for (size_t row = 0; row < rows; row++)
+        for (size_t d = 0; d < ns; d++)
+            if (routes[row * ns + d].nlinks > 1)
+                n->ps = false;
     for (size_t l = 0; l < cl->n_links; l++)
         n->links[l].cap = gbps_to_gib_s(cl->links[l].gbps * cl->cfg.link_gbps_scale);
     n->free_flow = NET_NONE;
@@ -627,8 +745,10 @@ void net_destroy(struct net *n)
 {
     if (!n)
         return;
-    for (size_t l = 0; l < n->cl->n_links; l++)
+    for (size_t l = 0; l < n->cl->n_links; l++) {
         free(n->links[l].flows);
+        free(n->links[l].heap);
+    }
     free(n->links);
     free(n->routes);
     free(n->row_of);

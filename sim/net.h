@@ -30,8 +30,8 @@ struct net_stats {
     uint64_t transfer_count;/* placements, including those that moved nothing */
 };
 
-/* Builds the network of a run. The event queue must have keys for 2 x jobs
- * (eq_init_keys): the flow of job j is keyed 2j + 1. Routes from every job's origin to every site with GPUs
+/* Builds the network of a run. The event queue must have keys for 2 x jobs + links
+ * (eq_init_keys): the flow of job j is keyed 2j + 1, link l 2 x jobs + l. Routes from every job's origin to every site with GPUs
  * must exist: a missing one is CPN_EINPUT naming the cluster, the sites and the job's
  * line. Returns 0 with *out, or a negative code with a message. */
 int net_create(struct net **out, const struct cluster *cl, const struct catalog *cat,
@@ -49,6 +49,10 @@ void net_flow_start(struct net *n, uint32_t j, uint32_t gen, double now);
  * flow is removed, the others on its links speed up, the items enter the site's cache
  * and the job may start; false for a stale event. */
 bool net_flow_done(struct net *n, uint32_t j, uint32_t gen, double now);
+
+/* Handles EV_LINK_DONE (processor-sharing mode: the end of link l's next flow).
+ * Returns the job whose transfer ended, or UINT32_MAX for a stale event. */
+uint32_t net_link_done(struct net *n, uint32_t l, uint32_t gen, double now);
 
 /* Seconds a transfer of job j to `site` would take if started now, as the controller
  * can know it: route latency plus the bytes not cached there over the bottleneck

@@ -442,6 +442,14 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         CPN_ASSERT(r->state == JS_TRANSFER);
         start_running(s, j);
         return 1;
+    case EV_LINK_DONE: {
+        uint32_t done = net_link_done(s->net, ev->job, ev->gen, s->now);
+        if (done == UINT32_MAX)
+            return 0;
+        CPN_ASSERT(s->rt[done].state == JS_TRANSFER);
+        start_running(s, done);
+        return 1;
+    }
     case EV_WAKEUP:
         if (ev->t != s->wakeup_at)
             return 0; /* superseded by an earlier one */
@@ -625,7 +633,7 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(s->rng, (unsigned long)seed);
     eq_init(&s->eq);
-    eq_init_keys(&s->eq, 2 * n);
+    eq_init_keys(&s->eq, 2 * n + cl->n_links);
     s->origin_site = origin;
     int nrc = net_create(&s->net, cl, cat, jobs, origin, &s->eq, err, errlen);
     if (nrc != 0) {
@@ -708,6 +716,7 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
         .jobs = jobs,
         .pred = pred,
         .net = s->net,
+        .memo = view_memo_create(),
         .queue_head = VIEW_NONE,
         .queue_next = s->queue_next,
         .queue_len = 0,
@@ -794,6 +803,7 @@ void sim_destroy(struct sim *s)
         s->pol->destroy(s->pol_state);
     gsl_rng_free(s->rng);
     net_destroy(s->net);
+    view_memo_destroy(s->view.memo);
     eq_free(&s->eq);
     free(s->rt);
     free(s->origin_site);

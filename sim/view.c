@@ -3,28 +3,117 @@
  * transfer estimate; the policy never learns which predictor answers. */
 #include "view.h"
 
+#include <stdlib.h>
+
 #include "net.h"
 #include "predict.h"
 #include "util.h"
 
+/* Open addressing on (model, batch, type, gpus); grows at half full. */
+struct memo_entry {
+    int32_t model; /* -1 = empty */
+    uint32_t batch, type, gpus;
+    struct profile p;
+    bool known;
+};
+
+struct view_memo {
+    struct memo_entry *t;
+    size_t cap, n;
+};
+
+#define VIEW_MEMO_INITIAL 1024
+
+static void memo_clear(struct memo_entry *t, size_t cap)
+{
+    for (size_t i = 0; i < cap; i++)
+        t[i].model = -1;
+}
+
+struct view_memo *view_memo_create(void)
+{
+    struct view_memo *m = cpn_calloc(1, sizeof *m);
+    m->cap = VIEW_MEMO_INITIAL;
+    m->t = cpn_calloc(m->cap, sizeof *m->t);
+    memo_clear(m->t, m->cap);
+    return m;
+}
+
+void view_memo_destroy(struct view_memo *m)
+{
+    if (!m)
+        return;
+    free(m->t);
+    free(m);
+}
+
+/* The slot holding (model, batch, type, gpus), or the empty slot where it belongs. */
+static struct memo_entry *memo_slot(struct view_memo *m, int32_t model, uint32_t batch,
+                                    uint32_t type, uint32_t gpus)
+{
+    uint64_t h = ((uint64_t)(uint32_t)model * 0x9E3779B97F4A7C15ull) ^
+                 ((uint64_t)batch * 0xC2B2AE3D27D4EB4Full) ^ ((uint64_t)type << 32) ^ gpus;
+    size_t i = (size_t)(h ^ (h >> 29)) & (m->cap - 1);
+    for (;; i = (i + 1) & (m->cap - 1)) {
+        struct memo_entry *e = &m->t[i];
+        if (e->model < 0 || (e->model == model && e->batch == batch && e->type == type &&
+                             e->gpus == gpus))
+            return e;
+    }
+}
+
+static void memo_grow(struct view_memo *m)
+{
+    struct memo_entry *old = m->t;
+    size_t oldcap = m->cap;
+    m->cap *= 2;
+    m->t = cpn_calloc(m->cap, sizeof *m->t);
+    memo_clear(m->t, m->cap);
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].model >= 0)
+            *memo_slot(m, old[i].model, old[i].batch, old[i].type, old[i].gpus) = old[i];
+    free(old);
+}
+
+/* The predicted profile of (model, batch, gpus) on a cluster GPU type, memoised. */
+static void predicted_profile(const struct view *v, const struct job *jb, uint32_t type,
+                              struct profile *p, bool *known)
+{
+    struct memo_entry *e = NULL;
+    if (v->memo) {
+        e = memo_slot(v->memo, jb->model, jb->batch, type, jb->gpus);
+        if (e->model >= 0) {
+            *p = e->p;
+            *known = e->known;
+            return;
+        }
+    }
+    const struct gpu_type *gt = &v->cl->types[type];
+    int rc = v->pred ? predictor_profile(v->pred, jb->model, jb->batch, gt->cat_type, gt->speed,
+                                         jb->gpus, p)
+                     : catalog_lookup(v->cat, jb->model, jb->batch, gt->cat_type, gt->speed,
+                                      jb->gpus, p);
+    CPN_ASSERT(rc == 0);
+    *known = v->pred ? predictor_knows(v->pred, jb->model) : true;
+    if (e) {
+        *e = (struct memo_entry){.model = jb->model, .batch = jb->batch, .type = type,
+                                 .gpus = jb->gpus, .p = *p, .known = *known};
+        if (++v->memo->n * 2 > v->memo->cap)
+            memo_grow(v->memo);
+    }
+}
+
 void view_estimate(const struct view *v, uint32_t j, uint32_t node, struct view_estimate *out)
 {
     const struct job *jb = view_job(v, j);
-    const struct gpu_type *gt = &v->cl->types[v->cl->nodes[node].type];
+    uint32_t type = v->cl->nodes[node].type;
     struct profile p = {0};
     out->known = true;
-    if (jb->model >= 0) {
-        int rc = v->pred ? predictor_profile(v->pred, jb->model, jb->batch, gt->cat_type, gt->speed,
-                                             jb->gpus, &p)
-                         : catalog_lookup(v->cat, jb->model, jb->batch, gt->cat_type, gt->speed,
-                                          jb->gpus, &p);
-        CPN_ASSERT(rc == 0);
-        if (v->pred)
-            out->known = predictor_knows(v->pred, jb->model);
-    } else {
+    if (jb->model >= 0)
+        predicted_profile(v, jb, type, &p, &out->known);
+    else
         out->known = jb->gpu_mem_gib >= 0;
-    }
-    out->run_s = job_run_s(jb, v->cat, p.step_s, gt->speed);
+    out->run_s = job_run_s(jb, v->cat, p.step_s, v->cl->types[type].speed);
     out->mem_gib = jb->gpu_mem_gib >= 0 ? jb->gpu_mem_gib : p.mem_gib;
 }
 

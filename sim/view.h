@@ -18,6 +18,7 @@
 
 struct predictor;
 struct net;
+struct view_memo;
 
 struct view {
     double now;
@@ -30,6 +31,7 @@ struct view {
     const struct jobset *jobs; /* what was submitted (jobs->v[j]) */
     const struct predictor *pred; /* predictions; NULL means the catalogue's truth (oracle) */
     const struct net *net;        /* links and transfers; NULL means transfers take no time */
+    struct view_memo *memo;       /* predictions already made (engine-owned; may be NULL) */
 
     /* The queue of jobs waiting for a placement, in order of (re-)entry: arrivals and
      * jobs back from an OOM back-off are appended. Iterate with
@@ -70,6 +72,11 @@ struct view_estimate {
     bool known;
 };
 void view_estimate(const struct view *v, uint32_t j, uint32_t node, struct view_estimate *out);
+
+/* A memo of predictions by (model, batch, GPU type, GPU count): a prediction is a pure
+ * function of those, and the forest is far slower than a look-up. Owned by the engine. */
+struct view_memo *view_memo_create(void);
+void view_memo_destroy(struct view_memo *m); /* NULL is a no-op */
 
 /* Estimated seconds to move job j's image, model and data to a site now, as the
  * controller can know it (link parameters, caches, the transfers it started). */
