@@ -7,7 +7,8 @@
  * the CPU threshold, and it does not see placements made since the last scrape:
  * that is how two jobs land on one GPU and run out of memory.
  *
- * A failed search is remembered until the view changes (view.version), so arrivals
+ * The node is found with the engine's node index (view_first_node), not a scan; a
+ * failed search is remembered until the view changes (view.version), so arrivals
  * behind a blocked head cost nothing. */
 #include <stdlib.h>
 
@@ -42,10 +43,9 @@ static int fifo_place(void *state, const struct view *v, struct placement *out)
         return 0;
     const struct job *jb = view_job(v, j);
     if (jb->gpus <= v->cl->max_node_gpus) {
-        for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
+        for (uint32_t n = view_first_node(v, 0, j, jb->gpus); n != VIEW_NONE;
+             n = view_first_node(v, n + 1, j, jb->gpus)) {
             const struct node *nd = &v->cl->nodes[n];
-            if (nd->gpu_count < jb->gpus || !view_node_fits_requests(v, n, j))
-                continue;
             uint32_t k = 0;
             for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count && k < jb->gpus; g++)
                 if (view_gpu_looks_idle(v, g))

@@ -30,13 +30,10 @@ int report_timeline_row(FILE *f, const struct sim *s)
             s->active - s->running, s->busy_gpus);
     for (size_t i = 0; i < s->cl->n_sites; i++) {
         const struct site *st = &s->cl->sites[i];
-        uint32_t busy = 0;
-        double mem = 0;
-        for (uint32_t g = st->gpu_first; g < st->gpu_first + st->gpu_count; g++) {
-            busy += s->gpu_running[g] > 0;
-            mem += s->gpu_mem_gib[g];
-        }
-        double util = st->gpu_count ? (double)busy / st->gpu_count : 0.0;
+        double util = st->gpu_count ? (double)s->site_busy[i] / st->gpu_count : 0.0;
+        double mem = s->site_mem_gib[i];
+        if (mem < 5e-4) /* sums kept incrementally: no "-0.000" from rounding */
+            mem = 0;
         fprintf(f, ",%.4f,%.3f", util, mem);
     }
     fputc('\n', f);

@@ -129,23 +129,81 @@ static void refresh_neighbours(struct sim *s, uint32_t j)
     }
 }
 
+static uint32_t site_of_gpu(const struct sim *s, uint32_t g)
+{
+    return s->cl->nodes[s->cl->gpu_node[g]].site;
+}
+
+static void mark_node(struct sim *s, uint32_t n)
+{
+    if (!s->node_dirty[n]) {
+        s->node_dirty[n] = 1;
+        s->dirty_nodes[s->n_dirty_nodes++] = n;
+    }
+}
+
+/* Notes that GPU g's utilisation or memory changed since the last scrape. */
+static void mark_gpu(struct sim *s, uint32_t g)
+{
+    if (!s->gpu_dirty[g]) {
+        s->gpu_dirty[g] = 1;
+        s->dirty_gpus[s->n_dirty_gpus++] = g;
+    }
+    mark_node(s, s->cl->gpu_node[g]);
+}
+
 static void recompute_gpu_mem(struct sim *s, uint32_t g)
 {
     double m = 0;
     for (uint32_t e = s->gpu_resident[g]; e != VIEW_NONE; e = s->slots[e].next)
         if (s->rt[s->slots[e].job].peaked)
             m += s->rt[s->slots[e].job].peak_gib;
+    s->site_mem_gib[site_of_gpu(s, g)] += m - s->gpu_mem_gib[g];
     s->gpu_mem_gib[g] = m;
+    mark_gpu(s, g);
 }
 
 static void update_node_util(struct sim *s, uint32_t n, double delta_cpus)
 {
     const struct node *nd = &s->cl->nodes[n];
+    mark_node(s, n);
     s->node_cpus_run[n] += delta_cpus;
     if (s->node_cpus_run[n] < SIM_FIT_EPS)
         s->node_cpus_run[n] = 0;
     double u = s->node_cpus_run[n] / nd->cpus;
     s->node_cpu_util[n] = u > 1.0 ? 1.0 : u;
+}
+
+/* The node index's values for node n, from the view (bookkeeping and scrape). */
+static void idx_values(const struct sim *s, uint32_t n, double *cpu, double *mem, uint32_t *idle)
+{
+    const struct node *nd = &s->cl->nodes[n];
+    *cpu = nd->cpus - s->bk_node_cpus[n];
+    *mem = nd->mem_gib - s->bk_node_mem[n];
+    *idle = 0;
+    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
+        *idle += view_gpu_looks_idle(&s->view, g);
+}
+
+/* Brings node n's entry of the index up to date (after its bookkeeping or, with live
+ * metrics, its GPUs changed). */
+static void idx_refresh(struct sim *s, uint32_t n)
+{
+    double cpu, mem;
+    uint32_t idle;
+    idx_values(s, n, &cpu, &mem, &idle);
+    nodeidx_set(&s->nidx, n, cpu, mem, idle);
+}
+
+static void idx_rebuild(struct sim *s)
+{
+    for (uint32_t n = 0; n < s->cl->n_nodes; n++) {
+        double cpu, mem;
+        uint32_t idle;
+        idx_values(s, n, &cpu, &mem, &idle);
+        nodeidx_set_leaf(&s->nidx, n, cpu, mem, idle);
+    }
+    nodeidx_rebuild(&s->nidx);
 }
 
 /* Accumulates GPU busy time up to now (before any change of busy_gpus). */
@@ -207,6 +265,7 @@ static void learn(struct sim *s, uint32_t j)
     s->job_active[j] = 0;
     s->view.active_jobs--;
     s->view.version++;
+    idx_refresh(s, r->node);
     if (r->state == JS_KILLED) {
         r->state = JS_BACKOFF;
         s->backoff++;
@@ -248,10 +307,13 @@ static void release(struct sim *s, uint32_t j)
         if (sl->next != VIEW_NONE)
             s->slots[sl->next].prev = sl->prev;
         sl->next = sl->prev = VIEW_NONE;
-        if (was_running && --s->gpu_running[g] == 0)
+        if (was_running && --s->gpu_running[g] == 0) {
             s->busy_gpus--;
+            s->site_busy[site_of_gpu(s, g)]--;
+        }
         if (s->gpu_resident[g] == VIEW_NONE)
             s->gpu_util[g] = 0.0;
+        mark_gpu(s, g);
     }
     r->peaked = 0;
     for (uint32_t k = 0; k < job_nslots(jb); k++)
@@ -271,6 +333,7 @@ static void release(struct sim *s, uint32_t j)
     s->last_change_s = s->now;
     s->view.version++;
     refresh_neighbours(s, j);
+    idx_refresh(s, r->node);
 }
 
 static void job_ends(struct sim *s, uint32_t j, enum job_state st)
@@ -315,9 +378,13 @@ static void start_running(struct sim *s, uint32_t j)
     s->job_started_s[j] = s->now;
     r->last_update_s = s->now;
     r->rate = 0;
-    for (uint32_t k = 0; k < job_nslots(jb); k++)
-        if (s->gpu_running[s->slots[s->slot_first[j] + k].gpu]++ == 0)
+    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+        uint32_t g = s->slots[s->slot_first[j] + k].gpu;
+        if (s->gpu_running[g]++ == 0) {
             s->busy_gpus++;
+            s->site_busy[site_of_gpu(s, g)]++;
+        }
+    }
     update_node_util(s, r->node, jb->cpus);
     s->last_change_s = s->now;
     s->view.version++;
@@ -334,24 +401,39 @@ static void on_peak(struct sim *s, uint32_t j)
     for (uint32_t k = 0; k < job_nslots(jb); k++) {
         uint32_t g = s->slots[s->slot_first[j] + k].gpu;
         s->gpu_mem_gib[g] += r->peak_gib;
+        s->site_mem_gib[site_of_gpu(s, g)] += r->peak_gib;
+        mark_gpu(s, g);
         double cap = s->cl->types[s->cl->nodes[s->cl->gpu_node[g]].type].mem_gib;
         if (s->gpu_mem_gib[g] > cap + SIM_FIT_EPS)
             over = true;
     }
     s->last_change_s = s->now;
     s->view.version++;
+    idx_refresh(s, r->node);
     if (over)
         oom_kill(s, j);
 }
 
+/* Copies into the scrape what changed in the truth since the last one. */
 static void take_scrape(struct sim *s)
 {
-    size_t ng = s->cl->n_gpus, nn = s->cl->n_nodes;
-    memcpy(s->scr_gpu_util, s->gpu_util, ng * sizeof(double));
-    memcpy(s->scr_gpu_mem, s->gpu_mem_gib, ng * sizeof(double));
-    memcpy(s->scr_node_cpu_util, s->node_cpu_util, nn * sizeof(double));
+    for (size_t i = 0; i < s->n_dirty_gpus; i++) {
+        uint32_t g = s->dirty_gpus[i];
+        s->scr_gpu_util[g] = s->gpu_util[g];
+        s->scr_gpu_mem[g] = s->gpu_mem_gib[g];
+        s->gpu_dirty[g] = 0;
+    }
+    s->n_dirty_gpus = 0;
+    for (size_t i = 0; i < s->n_dirty_nodes; i++) {
+        uint32_t n = s->dirty_nodes[i];
+        s->scr_node_cpu_util[n] = s->node_cpu_util[n];
+        s->node_dirty[n] = 0;
+    }
     s->view.scrape_time_s = s->now;
     s->view.version++;
+    for (size_t i = 0; i < s->n_dirty_nodes; i++)
+        idx_refresh(s, s->dirty_nodes[i]);
+    s->n_dirty_nodes = 0;
 }
 
 static int on_sample(struct sim *s, char *err, size_t errlen)
@@ -534,6 +616,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
             s->slots[sl->next].prev = e;
         s->gpu_resident[g] = e;
         s->gpu_util[g] = 1.0;
+        mark_gpu(s, g);
         s->bk_gpu_assigned[g]++;
         s->bk_gpu_mem[g] += r->bk_mem_gib;
         s->job_gpus[e] = g;
@@ -546,6 +629,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
     r->known_active = 1;
     s->active++;
     s->st.placements++;
+    idx_refresh(s, p->node);
     s->last_change_s = s->now;
     s->view.version++;
     if (!net_transfer_begin(s->net, j, s->cl->nodes[p->node].site, s->now))
@@ -736,7 +820,16 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
         .job_started_s = s->job_started_s,
         .job_gpu_first = s->slot_first,
         .job_gpus = s->job_gpus,
+        .nodeidx = &s->nidx,
     };
+    s->dirty_gpus = cpn_malloc((ng ? ng : 1) * sizeof(uint32_t));
+    s->dirty_nodes = cpn_malloc((nn ? nn : 1) * sizeof(uint32_t));
+    s->gpu_dirty = cpn_calloc(ng, 1);
+    s->node_dirty = cpn_calloc(nn, 1);
+    s->site_busy = cpn_calloc(cl->n_sites, sizeof(uint32_t));
+    s->site_mem_gib = cpn_calloc(cl->n_sites, sizeof(double));
+    nodeidx_init(&s->nidx, nn);
+    idx_rebuild(s);
     s->st.first_submit_s = n ? jobs->v[s->arrival_order[0]].submit_s : 0;
     s->now = s->busy_since_s = 0;
     s->st.last_end_s = s->st.first_submit_s;
@@ -804,6 +897,13 @@ void sim_destroy(struct sim *s)
     gsl_rng_free(s->rng);
     net_destroy(s->net);
     view_memo_destroy(s->view.memo);
+    nodeidx_free(&s->nidx);
+    free(s->dirty_gpus);
+    free(s->dirty_nodes);
+    free(s->gpu_dirty);
+    free(s->node_dirty);
+    free(s->site_busy);
+    free(s->site_mem_gib);
     eq_free(&s->eq);
     free(s->rt);
     free(s->origin_site);

@@ -16,6 +16,7 @@
 #include "catalog.h"
 #include "cluster.h"
 #include "eq.h"
+#include "nodeidx.h"
 #include "trace.h"
 #include "view.h"
 
@@ -123,6 +124,15 @@ struct sim {
     double *job_placed_s, *job_started_s;
     uint32_t *job_gpus;       /* [slots] the GPU of each slot */
     double wakeup_at;         /* pending policy wake-up, INFINITY for none */
+    struct nodeidx nidx;      /* free requests and idle-looking GPUs per node, as viewed */
+    /* What changed in the truth since the last scrape, so that a scrape copies only
+     * that (cost proportional to the changes, not to the cluster). */
+    uint32_t *dirty_gpus, *dirty_nodes;
+    size_t n_dirty_gpus, n_dirty_nodes;
+    uint8_t *gpu_dirty, *node_dirty;
+    /* Per site, for the timeline: GPUs computing, and GPU memory of peaked jobs. */
+    uint32_t *site_busy;
+    double *site_mem_gib;
     uint32_t *queue_next;     /* [jobs] */
     uint32_t queue_tail;
     uint32_t *unlearnt_list;  /* ended jobs awaiting a poll */

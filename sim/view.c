@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "net.h"
+#include "nodeidx.h"
 #include "predict.h"
 #include "util.h"
 
@@ -122,4 +123,29 @@ double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site)
     if (!v->net)
         return 0.0;
     return net_estimate_job_s(v->net, v->jobs, j, site);
+}
+
+static uint32_t idle_gpus_of(const struct view *v, uint32_t node)
+{
+    const struct node *nd = &v->cl->nodes[node];
+    uint32_t idle = 0;
+    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
+        idle += view_gpu_looks_idle(v, g);
+    return idle;
+}
+
+uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32_t idle_gpus)
+{
+    const struct job *jb = view_job(v, j);
+    for (uint32_t n = from; n < v->cl->n_nodes; n++) {
+        if (v->nodeidx) {
+            n = nodeidx_first(v->nodeidx, n, jb->cpus, jb->mem_gib, idle_gpus);
+            if (n == UINT32_MAX)
+                return VIEW_NONE;
+        }
+        /* The index is conservative: check exactly. */
+        if (view_node_fits_requests(v, n, j) && idle_gpus_of(v, n) >= idle_gpus)
+            return n;
+    }
+    return VIEW_NONE;
 }

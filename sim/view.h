@@ -19,6 +19,7 @@
 struct predictor;
 struct net;
 struct view_memo;
+struct nodeidx;
 
 struct view {
     double now;
@@ -32,6 +33,7 @@ struct view {
     const struct predictor *pred; /* predictions; NULL means the catalogue's truth (oracle) */
     const struct net *net;        /* links and transfers; NULL means transfers take no time */
     struct view_memo *memo;       /* predictions already made (engine-owned; may be NULL) */
+    const struct nodeidx *nodeidx; /* for view_first_node (engine-owned; may be NULL) */
 
     /* The queue of jobs waiting for a placement, in order of (re-)entry: arrivals and
      * jobs back from an OOM back-off are appended. Iterate with
@@ -72,6 +74,12 @@ struct view_estimate {
     bool known;
 };
 void view_estimate(const struct view *v, uint32_t j, uint32_t node, struct view_estimate *out);
+
+/* The first node >= from, in cluster order, where job j's CPU and memory requests fit
+ * by the controller's bookkeeping and at least idle_gpus GPUs looked idle in the last
+ * scrape; VIEW_NONE when there is none. With the engine's index this costs O(log n)
+ * per node skipped, not a scan of every node. */
+uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32_t idle_gpus);
 
 /* A memo of predictions by (model, batch, GPU type, GPU count): a prediction is a pure
  * function of those, and the forest is far slower than a look-up. Owned by the engine. */
