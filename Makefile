@@ -72,6 +72,11 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libcpnsim.a
 bench: deps $(BENCH_SRC:%.c=$(BUILD)/%)
 	@echo "== network: a million WAN transfers (bench/bench_flows.c)"
 	$(BUILD)/bench/bench_flows 1000000
+	@echo "== the engine, q100 per policy, 100k/1M generated jobs, Philly, scaling (bench/run.sh)"
+	sh bench/run.sh $(BUILD)
+
+# The runner (bench/run.sh) drives the simulator itself; docs/performance.md.
+bench: $(BUILD)/cpnsim
 
 # The thesis experiment from scratch: the grid of scripts/figures.json (policies x job
 # queues x CPU thresholds x seeds, compared with FIFO) run into results/thesis/, its

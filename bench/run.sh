@@ -1,0 +1,239 @@
+#!/bin/sh
+# The benchmark runner behind `make bench` (docs/performance.md). Usage:
+#   bench/run.sh BUILD_DIR
+# BUILD_DIR holds cpnsim and bench/bench_engine, bench/bench_cluster built with
+# optimisation. Runs every case, prints a table, and writes results/bench.csv and
+# results/bench/scaling-*.csv (atomically: a temporary file renamed into place), then
+# the log-log scaling curves (PNG and PDF, greyscale) with gnuplot into results/bench/.
+#
+# Each case is run BENCH_REPS times (default 5) and the median wall time is reported;
+# a case whose first run takes more than BENCH_ONE_RUN_S (default 20 s) is run once.
+# A run that passes BENCH_LIMIT_S (default 45 s) is stopped (SIGTERM, which cpnsim
+# handles) and reported as "over_limit" rather than hanging the bench. Wall seconds are
+# the simulation loop's own (summary.json's wall_s; bench_engine's timed loop), not the
+# loading of inputs or the writing of outputs, which process_s includes. Peak RSS is
+# the child's, from /usr/bin/time -f %M. Tests never call this: wall time is not
+# something to assert on.
+set -eu
+
+BUILD=${1:?usage: bench/run.sh BUILD_DIR}
+CPN=$BUILD/cpnsim
+ENGINE=$BUILD/bench/bench_engine
+CLUSTER=$BUILD/bench/bench_cluster
+REPS=${BENCH_REPS:-5}
+ONE_RUN_S=${BENCH_ONE_RUN_S:-20}
+LIMIT_S=${BENCH_LIMIT_S:-45}
+OUT=${BENCH_OUT:-results}
+# Poisson arrivals per second per GPU: 10 jobs/s on 10,000 GPUs. FIFO's head-of-line
+# blocking then keeps a queue from early on, so the cluster never runs dry.
+RATE_PER_GPU=0.001
+SEED=1
+DATA=$BUILD/bench-data
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/cpnsim-bench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+mkdir -p "$DATA" "$OUT/bench"
+[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
+
+# One CSV row per case; the header names the units.
+HEADER="case,policy,jobs,gpus,events,wall_s,reps,events_per_s,jobs_per_s,peak_rss_mib,process_s,status"
+ROWS=$TMP/rows.csv
+: >"$ROWS"
+
+now() { date +%s.%N; }
+
+# median of the numbers on standard input
+median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+# json_num FILE KEY: a number from cpnsim's summary.json
+json_num() { sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\([-0-9.eE+]*\),\{0,1\}\$/\1/p" "$1" | head -n 1; }
+
+# kv KEY < LINE: a value from bench_engine's key=value line
+kv() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# once KIND CMD...: runs one repetition, leaving wall, events, jobs, rss (KiB) and
+# process seconds in $TMP/once; returns 1 when it passed the time limit.
+once() {
+    kind=$1
+    shift
+    rm -rf "$TMP/run" "$TMP/once" "$TMP/out"
+    t0=$(now)
+    set +e
+    timeout -s TERM -k 5 "$LIMIT_S" /usr/bin/time -f %M -o "$TMP/rss" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    set -e
+    t1=$(now)
+    proc=$(echo "$t1 $t0" | awk '{printf "%.3f", $1 - $2}')
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        return 1
+    fi
+    if [ $rc -ne 0 ]; then
+        echo "bench: failed ($rc): $*" >&2
+        cat "$TMP/err" >&2
+        exit 1
+    fi
+    rss=$(tail -n 1 "$TMP/rss")
+    if [ "$kind" = run ]; then
+        wall=$(json_num "$TMP/run/summary.json" wall_s)
+        events=$(json_num "$TMP/run/summary.json" events)
+        jobs=$(json_num "$TMP/run/summary.json" jobs)
+    else
+        line=$(grep '^case=' "$TMP/out")
+        wall=$(echo "$line" | kv wall_s)
+        events=$(echo "$line" | kv events)
+        jobs=$(echo "$line" | kv jobs)
+        runs=$(echo "$line" | kv runs)
+        # q100 reports the mean of many runs in one process
+        [ "$runs" -gt 1 ] && reps_inner=$runs
+    fi
+    echo "$wall $events $jobs $rss $proc" >"$TMP/once"
+}
+
+# measure CASE POLICY GPUS KIND CMD...: repetitions, medians, one row.
+measure() {
+    name=$1 policy=$2 gpus=$3
+    shift 3
+    : >"$TMP/reps"
+    status=ok
+    reps_inner=
+    i=0
+    while [ $i -lt "$REPS" ]; do
+        if ! once "$@"; then
+            status=over_limit
+            break
+        fi
+        cat "$TMP/once" >>"$TMP/reps"
+        i=$((i + 1))
+        w=$(cut -d' ' -f5 "$TMP/once")
+        if [ $i -eq 1 ] && awk -v w="$w" -v l="$ONE_RUN_S" 'BEGIN {exit !(w > l)}'; then
+            break
+        fi
+    done
+    if [ "$status" = over_limit ] && [ $i -eq 0 ]; then
+        row="$name,$policy,${JOBS_HINT:-},$gpus,,>$LIMIT_S,0,,,,>$LIMIT_S,over_limit"
+    else
+        wall=$(cut -d' ' -f1 "$TMP/reps" | median)
+        events=$(head -n 1 "$TMP/reps" | cut -d' ' -f2)
+        jobs=$(head -n 1 "$TMP/reps" | cut -d' ' -f3)
+        rss=$(cut -d' ' -f4 "$TMP/reps" | sort -g | tail -n 1)
+        proc=$(cut -d' ' -f5 "$TMP/reps" | median)
+        reps=$i
+        [ -n "$reps_inner" ] && reps="$i x $reps_inner"
+        row=$(awk -v c="$name" -v p="$policy" -v j="$jobs" -v g="$gpus" -v e="$events" -v w="$wall" \
+                  -v r="$reps" -v m="$rss" -v pr="$proc" -v s="$status" 'BEGIN {
+            printf "%s,%s,%s,%s,%s,%.6f,%s,%.0f,%.0f,%.1f,%.3f,%s", c, p, j, g, e, w, r,
+                   e / w, (j > 0 ? j / w : 0), m / 1024, pr, s }')
+    fi
+    echo "$row" >>"$ROWS"
+    echo "$row" | awk -F, '{printf "%-22s %-8s %8s %6s %9s %10s %6s %12s %10s %8s %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12}'
+}
+
+# cluster_file GPUS: the 8-site benchmark cluster (bench/bench_cluster).
+cluster_file() {
+    f=$DATA/cluster-$1.json
+    [ -s "$f" ] || "$CLUSTER" "$1" 8 >"$f"
+    echo "$f"
+}
+
+# jobs_file N GPUS: N Poisson jobs at RATE_PER_GPU x GPUS per second.
+jobs_file() {
+    f=$DATA/jobs-$1-g$2.csv
+    if [ ! -s "$f" ]; then
+        rate=$(awk -v g="$2" -v r="$RATE_PER_GPU" 'BEGIN {print g * r}')
+        "$CPN" gen --count "$1" --seed $SEED --arrival "poisson:$rate" --cluster "$(cluster_file "$2")" -o "$f"
+    fi
+    echo "$f"
+}
+
+# sim CASE POLICY N GPUS: a generated queue on the benchmark cluster.
+sim() {
+    JOBS_HINT=$3
+    measure "$1" "$2" "$4" run "$CPN" run --cluster "$(cluster_file "$4")" --jobs "$(jobs_file "$3" "$4")" \
+        --policy "$2" --seed $SEED --quiet --out "$TMP/run"
+    JOBS_HINT=
+}
+
+printf "%-22s %-8s %8s %6s %9s %10s %6s %12s %10s %8s %s\n" case policy jobs gpus events wall_s reps \
+    events/s jobs/s rss_MiB status
+echo "== the engine alone against a bare binary heap"
+ENGINE_JOBS=1000000
+measure engine noop 1024 engine "$ENGINE" engine $ENGINE_JOBS
+engine_events=$(tail -n 1 "$ROWS" | cut -d, -f5)
+measure heap-push-pop - - engine "$ENGINE" heap "$engine_events"
+measure eq-push-pop - - engine "$ENGINE" eq "$engine_events"
+measure heap-hold-256 - - engine "$ENGINE" hold "$engine_events" 256
+
+echo "== q100 on the default cluster, each policy (wall_s is one run, the mean of many)"
+for p in $("$CPN" policies | awk 'NF {print $1}'); do
+    measure q100 "$p" 64 engine "$ENGINE" q100 "$p" 1
+done
+
+echo "== generated jobs on 10,000 GPUs in 8 sites"
+for n in 100000 1000000; do
+    for p in fifo default optimal; do
+        sim "gen-$n" "$p" "$n" 10000
+    done
+done
+
+echo "== the Philly import on its own machine list"
+PHILLY=$DATA/philly.csv
+[ -s "$PHILLY" ] || "$CPN" import philly traces/philly/philly_jobs_pollux.csv --max-gpus 8 -o "$PHILLY" >/dev/null
+PHILLY_CLUSTER=traces/philly/philly-cluster.json
+philly_gpus=$(awk -F'[:,]' '/"count"/ {c = $2 + 0} /"gpus"/ {s += c * ($2 + 0); c = 1} END {print s}' $PHILLY_CLUSTER)
+for p in fifo default optimal; do
+    JOBS_HINT=$(($(wc -l <"$PHILLY") - 1))
+    measure philly "$p" "$philly_gpus" run "$CPN" run --cluster $PHILLY_CLUSTER --jobs "$PHILLY" \
+        --policy "$p" --seed $SEED --quiet --out "$TMP/run"
+    JOBS_HINT=
+done
+
+echo "== scaling: fifo, jobs at 10,000 GPUs; GPUs at 30,000 jobs"
+for n in 10000 30000 300000; do
+    sim "scale-jobs" fifo "$n" 10000
+done
+for g in 1000 3000 10000 30000; do
+    sim "scale-gpus" fifo 30000 "$g"
+done
+
+# The table, atomically.
+{ echo "$HEADER"; cat "$ROWS"; } >"$OUT/bench.csv.tmp.$$"
+mv "$OUT/bench.csv.tmp.$$" "$OUT/bench.csv"
+
+# Scaling series: x, wall_s (rows over the limit left out). The 100k and 1M fifo rows
+# of the main table are points of the job curve too.
+series() {
+    awk -F, -v sel="$1" 'sel == "jobs" && $2 == "fifo" && $4 == 10000 && $12 == "ok" &&
+                         ($1 == "scale-jobs" || $1 ~ /^gen-/) {print $3, $6}
+                         sel == "gpus" && $1 == "scale-gpus" && $12 == "ok" {print $4, $6}' "$ROWS" |
+        sort -g >"$OUT/bench/scaling-$1.dat.tmp.$$"
+    mv "$OUT/bench/scaling-$1.dat.tmp.$$" "$OUT/bench/scaling-$1.dat"
+}
+# slope FILE: least squares of log10(wall) on log10(x): the exponent b of wall ~ x^b.
+slope() {
+    awk '{x = log($1) / log(10); y = log($2) / log(10); n++; sx += x; sy += y; sxx += x * x; sxy += x * y}
+         END {if (n < 2) {print "nan nan"; exit} b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+              printf "%.3f %.4f\n", b, (sy - b * sx) / n}' "$1"
+}
+series jobs
+series gpus
+echo "== scaling exponents (wall ~ x^b, least squares on log-log)"
+for s in jobs gpus; do
+    set -- $(slope "$OUT/bench/scaling-$s.dat")
+    b=$1 a=$2
+    echo "$s: b = $b ($(wc -l <"$OUT/bench/scaling-$s.dat") points, results/bench/scaling-$s.dat)"
+    if [ "$b" = nan ]; then
+        continue
+    fi
+    if [ "$s" = jobs ]; then
+        xl='jobs (fixed 10,000 GPUs, 8 sites)'
+    else
+        xl='GPUs (30,000 jobs, arrival rate scaled with the GPUs)'
+    fi
+    for fmt in png pdf; do
+        gnuplot -e "fmt='$fmt'; out='$OUT/bench/scaling-$s.$fmt.tmp'; wcm=12; hcm=8; \
+                    dat='$OUT/bench/scaling-$s.dat'; b=$b; a=$a; xl='$xl'" \
+            scripts/plot/common.gp bench/scaling.gp
+        mv "$OUT/bench/scaling-$s.$fmt.tmp" "$OUT/bench/scaling-$s.$fmt"
+    done
+done
+echo "results: $OUT/bench.csv, $OUT/bench/ (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
