@@ -38,7 +38,17 @@
  *
  * Unseen models. A job whose model the predictor does not know runs alone: it starts
  * only on a node where nothing runs and, while it runs, nothing else starts there. The
- * predictor does not learn during a run, so this holds for every run of such a job. */
+ * predictor does not learn during a run, so this holds for every run of such a job.
+ *
+ * Cost. A scheduling point plans at most optimal_window jobs: the reservations first,
+ * then jobs that have waited reserve_after_s (oldest first), then the first of the
+ * configured order; a queue no longer than the window is planned whole, as above.
+ * Nodes are grouped by site and GPU type, where a job's transfer and run estimates are
+ * the same; groups are tried in order of transfer + run and a group that cannot beat
+ * the best finish found is skipped, and inside a group the first node where the job
+ * starts now ends the search. The plan's state of a node (when its GPUs free, what
+ * this plan took) is built from the node's own running jobs the first time the plan
+ * looks at it, so a plan costs what it touches, not the size of the cluster. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +69,14 @@ struct opt_key {
     uint32_t job;
 };
 
+/* A job competing for the window: jobs that have waited reserve_after_s come first,
+ * oldest first, then the others in the configured order. */
+struct opt_cand {
+    bool aged;
+    double rank; /* submit time when aged, else the order's key */
+    struct opt_key k;
+};
+
 /* A candidate place for one job. */
 struct opt_slot {
     uint32_t node;
@@ -68,7 +86,31 @@ struct opt_slot {
     uint32_t gpu[CLUSTER_MAX_NODE_GPUS];
 };
 
+/* Nodes of one site and one GPU type, in index order: a job's transfer and run
+ * estimates are the same on all of them. The maxima reject a job no node can take. */
+struct opt_group {
+    uint32_t site, type;
+    uint32_t first, count; /* into grp_nodes */
+    uint32_t max_gpus;
+    double max_cpus, max_mem_gib;
+};
+
 struct opt_state {
+    struct opt_group *grp; /* [n_grp] */
+    size_t n_grp;
+    uint32_t *grp_nodes;   /* node indices, group after group */
+    uint32_t *grp_order;   /* [n_grp] scratch: groups by transfer + run */
+    double *grp_dur;       /* [n_grp] scratch: transfer + run of the job on the group */
+    double *site_xfer;     /* [sites] scratch: transfer estimate of the job to each site */
+    uint32_t *node_head;   /* [nodes] first job placed there by this policy, VIEW_NONE */
+    uint32_t *job_next;    /* [jobs] next job of the same node's list */
+    uint32_t *job_at;      /* [jobs] node whose list holds the job, VIEW_NONE */
+    uint64_t *node_epoch;  /* [nodes] plan that last built the node's state */
+    uint64_t epoch;        /* the current plan */
+    uint64_t idle_version; /* view version of the last plan that started nothing */
+    double idle_now;       /* its time */
+    size_t idle_qlen;      /* its queue length */
+    bool idle_valid;
     uint32_t *type_node; /* [types] a node with GPUs of each type, VIEW_NONE when none */
     double *est_run;     /* [jobs * types] predicted run time alone; NAN until asked */
     double *est_mem;     /* [jobs * types] predicted peak memory per GPU */
@@ -77,8 +119,6 @@ struct opt_state {
     double *pred_run;    /* [jobs] at its last placement */
     double *pred_xfer;   /* [jobs] at its last placement */
     uint32_t *res_node;  /* [jobs] node it holds a reservation on, VIEW_NONE */
-    uint32_t *active;    /* jobs placed and maybe still running */
-    size_t n_active, cap_active;
     uint32_t *alone;     /* [nodes] an unseen-model job running alone there, VIEW_NONE */
 
     /* Scratch of one plan. */
@@ -90,6 +130,9 @@ struct opt_state {
     double *mem_now;     /* [nodes] their memory requests */
     uint8_t *done;       /* [jobs] handled in this plan */
     struct opt_key *order; /* [jobs] */
+    struct opt_key *win;   /* [window] scratch: the jobs this plan takes */
+    struct opt_cand *cand; /* [window] scratch: the best candidates for it so far */
+    size_t window;         /* optimal_window, at most the number of jobs */
     struct placement *plan; /* [jobs] what this plan starts now */
     size_t plan_len, plan_next;
     bool planned;        /* a plan exists for this scheduling point */
@@ -110,6 +153,39 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     for (uint32_t n = (uint32_t)cl->n_nodes; n-- > 0;)
         if (cl->nodes[n].gpu_count > 0)
             st->type_node[cl->nodes[n].type] = n;
+    st->grp = opt_alloc(cl->n_sites * nt, sizeof *st->grp);
+    st->grp_nodes = opt_alloc(cl->n_nodes, sizeof *st->grp_nodes);
+    uint32_t k = 0;
+    for (uint32_t si = 0; si < cl->n_sites; si++) {
+        const struct site *site = &cl->sites[si];
+        for (uint32_t t = 0; t < nt; t++) {
+            struct opt_group g = {.site = si, .type = t, .first = k};
+            for (uint32_t n = site->node_first; n < site->node_first + site->node_count; n++) {
+                const struct node *nd = &cl->nodes[n];
+                if (nd->gpu_count == 0 || nd->type != t)
+                    continue;
+                st->grp_nodes[k++] = n;
+                g.max_gpus = nd->gpu_count > g.max_gpus ? nd->gpu_count : g.max_gpus;
+                g.max_cpus = fmax(g.max_cpus, nd->cpus);
+                g.max_mem_gib = fmax(g.max_mem_gib, nd->mem_gib);
+            }
+            g.count = k - g.first;
+            if (g.count > 0)
+                st->grp[st->n_grp++] = g;
+        }
+    }
+    st->grp_order = opt_alloc(st->n_grp, sizeof *st->grp_order);
+    st->grp_dur = opt_alloc(st->n_grp, sizeof *st->grp_dur);
+    st->site_xfer = opt_alloc(cl->n_sites, sizeof *st->site_xfer);
+    st->node_head = opt_alloc(cl->n_nodes, sizeof *st->node_head);
+    st->node_epoch = opt_alloc(cl->n_nodes, sizeof *st->node_epoch);
+    for (size_t n = 0; n < cl->n_nodes; n++)
+        st->node_head[n] = VIEW_NONE;
+    st->job_next = opt_alloc(nj, sizeof *st->job_next);
+    st->job_at = opt_alloc(nj, sizeof *st->job_at);
+    for (size_t j = 0; j < nj; j++)
+        st->job_at[j] = VIEW_NONE;
+    st->epoch = 1;
     st->est_run = opt_alloc(nj * nt, sizeof *st->est_run);
     st->est_mem = opt_alloc(nj * nt, sizeof *st->est_mem);
     for (size_t i = 0; i < nj * nt; i++)
@@ -136,6 +212,9 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->done = opt_alloc(nj, sizeof *st->done);
     st->order = opt_alloc(nj, sizeof *st->order);
     st->plan = opt_alloc(nj, sizeof *st->plan);
+    st->window = cl->cfg.optimal_window < nj ? cl->cfg.optimal_window : nj;
+    st->win = opt_alloc(st->window, sizeof *st->win);
+    st->cand = opt_alloc(st->window, sizeof *st->cand);
     *state = st;
     return 0;
 }
@@ -145,6 +224,17 @@ static void opt_destroy(void *state)
     struct opt_state *st = state;
     if (!st)
         return;
+    free(st->grp);
+    free(st->grp_nodes);
+    free(st->grp_order);
+    free(st->grp_dur);
+    free(st->site_xfer);
+    free(st->node_head);
+    free(st->node_epoch);
+    free(st->job_next);
+    free(st->job_at);
+    free(st->win);
+    free(st->cand);
     free(st->type_node);
     free(st->est_run);
     free(st->est_mem);
@@ -153,7 +243,6 @@ static void opt_destroy(void *state)
     free(st->pred_run);
     free(st->pred_xfer);
     free(st->res_node);
-    free(st->active);
     free(st->alone);
     free(st->avail);
     free(st->gap_end);
@@ -215,10 +304,22 @@ static bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j)
 static double opt_len(struct opt_state *st, const struct view *v, uint32_t j)
 {
     if (isnan(st->len[j])) {
+        const struct job *jb = view_job(v, j);
         double best = INFINITY, run, mem;
-        for (uint32_t n = 0; n < v->cl->n_nodes; n++)
-            if (opt_can_host(st, v, j, n, &run, &mem) && run < best)
-                best = run;
+        for (size_t i = 0; i < st->n_grp; i++) {
+            const struct opt_group *g = &st->grp[i];
+            if (g->max_gpus < jb->gpus || g->max_cpus + OPT_FIT_EPS < jb->cpus ||
+                g->max_mem_gib + OPT_FIT_EPS < jb->mem_gib)
+                continue;
+            opt_est(st, v, j, g->type, &run, &mem);
+            if (run >= best || mem > v->cl->types[g->type].mem_gib)
+                continue;
+            for (uint32_t q = 0; q < g->count; q++)
+                if (opt_can_host(st, v, j, st->grp_nodes[g->first + q], &run, &mem)) {
+                    best = run;
+                    break;
+                }
+        }
         st->len[j] = best;
     }
     return st->len[j];
@@ -235,31 +336,52 @@ static double opt_learn_s(const struct view *v, double t)
 
 /* ---- the plan ---- */
 
-/* Availability of every GPU from the jobs running now (by the bookkeeping). */
-static void opt_begin_plan(struct opt_state *st, const struct view *v)
+/* Removes job j from the list of the node it was placed on, if any. */
+static void opt_unlink(struct opt_state *st, uint32_t j)
 {
+    uint32_t n = st->job_at[j];
+    if (n == VIEW_NONE)
+        return;
+    uint32_t *p = &st->node_head[n];
+    while (*p != j)
+        p = &st->job_next[*p];
+    *p = st->job_next[j];
+    st->job_at[j] = VIEW_NONE;
+}
+
+/* Builds node n's state for the current plan, once per plan: when each of its GPUs is
+ * predicted free of the jobs running there (by the bookkeeping), and nothing taken by
+ * this plan yet. Jobs that have left the bookkeeping leave the node's list. */
+static void opt_touch(struct opt_state *st, const struct view *v, uint32_t n)
+{
+    if (st->node_epoch[n] == st->epoch)
+        return;
+    st->node_epoch[n] = st->epoch;
     const struct cluster *cl = v->cl;
+    const struct node *nd = &cl->nodes[n];
     double now = v->now, later = now + cl->cfg.poll_interval_s;
-    for (size_t g = 0; g < cl->n_gpus; g++) {
+    uint32_t g0 = nd->gpu_first, g1 = nd->gpu_first + nd->gpu_count;
+    for (uint32_t g = g0; g < g1; g++) {
         st->avail[g] = now;
         st->gap_end[g] = INFINITY;
         st->free_now[g] = v->gpu_assigned[g] == 0;
     }
-    size_t k = 0;
-    for (size_t i = 0; i < st->n_active; i++) {
-        uint32_t a = st->active[i];
-        if (!v->job_active[a])
+    uint32_t *p = &st->node_head[n];
+    while (*p != VIEW_NONE) {
+        uint32_t a = *p;
+        if (!v->job_active[a] || v->job_node[a] != n) {
+            *p = st->job_next[a];
+            st->job_at[a] = VIEW_NONE;
             continue;
-        st->active[k++] = a;
+        }
+        p = &st->job_next[a];
         double start = v->job_started_s[a] >= 0 ? v->job_started_s[a]
                                                 : v->job_placed_s[a] + st->pred_xfer[a];
         double free_s = opt_learn_s(v, start + st->pred_run[a]);
         if (free_s <= now)
             free_s = later; /* past its predicted end: expected within a poll */
-        uint32_t n = v->job_node[a];
-        const struct node *nd = &cl->nodes[n];
         if (st->alone[n] == a) {
-            for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++) {
+            for (uint32_t g = g0; g < g1; g++) {
                 st->avail[g] = fmax(st->avail[g], free_s);
                 st->free_now[g] = 0;
             }
@@ -269,24 +391,21 @@ static void opt_begin_plan(struct opt_state *st, const struct view *v)
             st->avail[g] = fmax(st->avail[g], free_s);
         }
     }
-    st->n_active = k;
-    for (size_t g = 0; g < cl->n_gpus; g++)
+    for (uint32_t g = g0; g < g1; g++)
         if (!st->free_now[g] && st->avail[g] <= now)
             st->avail[g] = later; /* busy by the bookkeeping, though no estimate says so */
-    for (uint32_t n = 0; n < cl->n_nodes; n++) {
-        if (st->alone[n] != VIEW_NONE && !v->job_active[st->alone[n]])
-            st->alone[n] = VIEW_NONE;
-        st->cpus_now[n] = st->mem_now[n] = 0;
-        /* A node at or above the CPU threshold may be eligible at the next scrape; with
-         * live metrics, when a job on it ends, guessed as one poll interval. */
-        double next_scrape = v->scrape_time_s + cl->cfg.scrape_interval_s;
-        if (view_node_below_cpu_threshold(v, n))
-            st->ready[n] = now;
-        else if (cl->cfg.scrape_interval_s > 0 && next_scrape > now)
-            st->ready[n] = next_scrape;
-        else
-            st->ready[n] = later;
-    }
+    if (st->alone[n] != VIEW_NONE && !v->job_active[st->alone[n]])
+        st->alone[n] = VIEW_NONE;
+    st->cpus_now[n] = st->mem_now[n] = 0;
+    /* A node at or above the CPU threshold may be eligible at the next scrape; with
+     * live metrics, when a job on it ends, guessed as one poll interval. */
+    double next_scrape = v->scrape_time_s + cl->cfg.scrape_interval_s;
+    if (view_node_below_cpu_threshold(v, n))
+        st->ready[n] = now;
+    else if (cl->cfg.scrape_interval_s > 0 && next_scrape > now)
+        st->ready[n] = next_scrape;
+    else
+        st->ready[n] = later;
 }
 
 /* The k GPUs of node n that free first (ties: lowest index) into gpu[], and the time
@@ -294,19 +413,27 @@ static void opt_begin_plan(struct opt_state *st, const struct view *v)
 static double opt_first_free(const struct opt_state *st, const struct node *nd, uint32_t k,
                              bool all, uint32_t *gpu)
 {
+    const double *av = &st->avail[nd->gpu_first];
+    if (!all && k == 1) { /* the common case: one pass */
+        uint32_t best = 0;
+        for (uint32_t q = 1; q < nd->gpu_count; q++)
+            if (av[q] < av[best])
+                best = q;
+        gpu[0] = nd->gpu_first + best;
+        return av[best];
+    }
     uint32_t take = all ? nd->gpu_count : k;
     uint8_t used[CLUSTER_MAX_NODE_GPUS] = {0};
     double t = 0;
     for (uint32_t i = 0; i < take; i++) {
         uint32_t best = VIEW_NONE;
         for (uint32_t q = 0; q < nd->gpu_count; q++)
-            if (!used[q] && (best == VIEW_NONE || st->avail[nd->gpu_first + q] <
-                                                      st->avail[nd->gpu_first + best]))
+            if (!used[q] && (best == VIEW_NONE || av[q] < av[best]))
                 best = q;
         used[best] = 1;
         if (i < k)
             gpu[i] = nd->gpu_first + best;
-        t = fmax(t, st->avail[nd->gpu_first + best]);
+        t = av[best] > t ? av[best] : t;
     }
     return t;
 }
@@ -340,36 +467,90 @@ static bool opt_fits_now(const struct opt_state *st, const struct view *v, uint3
     return k == jb->gpus;
 }
 
+/* Sorts the groups that could take job j by its transfer + run there, into
+ * grp_order; returns how many there are. Transfer estimates are asked once per site. */
+static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint32_t j)
+{
+    const struct cluster *cl = v->cl;
+    const struct job *jb = view_job(v, j);
+    for (size_t si = 0; si < cl->n_sites; si++)
+        st->site_xfer[si] = NAN;
+    size_t m = 0;
+    for (uint32_t i = 0; i < st->n_grp; i++) {
+        const struct opt_group *g = &st->grp[i];
+        double run, mem;
+        if (g->max_gpus < jb->gpus || g->max_cpus + OPT_FIT_EPS < jb->cpus ||
+            g->max_mem_gib + OPT_FIT_EPS < jb->mem_gib)
+            continue;
+        opt_est(st, v, j, g->type, &run, &mem);
+        if (mem > cl->types[g->type].mem_gib)
+            continue;
+        if (isnan(st->site_xfer[g->site]))
+            st->site_xfer[g->site] = view_transfer_estimate_s(v, j, g->site);
+        double dur = st->site_xfer[g->site] + run;
+        st->grp_dur[i] = dur;
+        size_t k = m++;
+        for (; k > 0 && st->grp_dur[st->grp_order[k - 1]] > dur; k--)
+            st->grp_order[k] = st->grp_order[k - 1];
+        st->grp_order[k] = i;
+    }
+    return m;
+}
+
+/* True when candidate c beats b: earlier finish, then starting now, then the lower
+ * node index (the order a scan of all nodes by index would give). */
+static bool opt_slot_better(const struct opt_slot *c, const struct opt_slot *b)
+{
+    if (c->finish != b->finish)
+        return c->finish < b->finish;
+    if (c->now != b->now)
+        return c->now;
+    return c->node < b->node;
+}
+
 /* The best place for job j: earliest predicted finish over all nodes, starting now
  * or later (ties: starting now, then the lowest node index). With now_only, only
- * places where it can start at once. Returns false when no node could ever take it. */
+ * places where it can start at once. Returns false when no node could ever take it.
+ * Groups are tried by transfer + run; one whose earliest possible finish (starting now)
+ * is later than the best found cannot win, nor can the rest of a group after a node
+ * where the job starts now. */
 static bool opt_best_slot(struct opt_state *st, const struct view *v, uint32_t j, bool now_only,
                           struct opt_slot *best)
 {
     const struct cluster *cl = v->cl;
     const struct job *jb = view_job(v, j);
     bool alone = opt_unseen(st, v, j), found = false;
-    for (uint32_t n = 0; n < cl->n_nodes; n++) {
-        double run, mem;
-        if (!opt_can_host(st, v, j, n, &run, &mem))
-            continue;
-        const struct node *nd = &cl->nodes[n];
-        double dur = view_transfer_estimate_s(v, j, nd->site) + run;
-        struct opt_slot c = {.node = n, .ngpus = jb->gpus};
-        if (opt_fits_now(st, v, j, n, dur, mem, alone, c.gpu)) {
-            c.now = true;
-            c.start = v->now;
-        } else if (now_only) {
-            continue;
-        } else {
-            c.start = fmax(st->ready[n], opt_first_free(st, nd, jb->gpus, alone, c.gpu));
-            if (c.start <= v->now) /* free GPUs, but its requests do not fit yet */
-                c.start = v->now + cl->cfg.poll_interval_s;
-        }
-        c.finish = c.start + dur;
-        if (!found || c.finish < best->finish || (c.finish == best->finish && c.now && !best->now)) {
-            *best = c;
-            found = true;
+    size_t m = opt_order_groups(st, v, j);
+    for (size_t i = 0; i < m; i++) {
+        const struct opt_group *g = &st->grp[st->grp_order[i]];
+        double dur = st->grp_dur[st->grp_order[i]];
+        if (found && v->now + dur > best->finish)
+            break;
+        for (uint32_t q = 0; q < g->count; q++) {
+            uint32_t n = st->grp_nodes[g->first + q];
+            double run, mem;
+            if (!opt_can_host(st, v, j, n, &run, &mem))
+                continue;
+            opt_touch(st, v, n);
+            const struct node *nd = &cl->nodes[n];
+            struct opt_slot c = {.node = n, .ngpus = jb->gpus};
+            if (opt_fits_now(st, v, j, n, dur, mem, alone, c.gpu)) {
+                c.now = true;
+                c.start = v->now;
+            } else if (now_only) {
+                continue;
+            } else {
+                c.start = fmax(st->ready[n], opt_first_free(st, nd, jb->gpus, alone, c.gpu));
+                if (c.start <= v->now) /* free GPUs, but its requests do not fit yet */
+                    c.start = v->now + cl->cfg.poll_interval_s;
+            }
+            c.finish = c.start + dur;
+            if (!found || opt_slot_better(&c, best)) {
+                *best = c;
+                found = true;
+            }
+            if (c.now)
+                break; /* the group's other nodes finish no sooner and come later */
         }
     }
     return found;
@@ -419,8 +600,9 @@ static int opt_cmp_key(const void *a, const void *b)
     return x->pos < y->pos ? -1 : (x->pos > y->pos);
 }
 
-/* Reservations: jobs of many GPUs that have waited too long, oldest first. */
-static void opt_plan_reservations(struct opt_state *st, const struct view *v)
+/* Reservations: jobs of many GPUs that have waited too long, oldest first, at most
+ * the window. Returns how many were planned. */
+static size_t opt_plan_reservations(struct opt_state *st, const struct view *v)
 {
     const struct cluster_config *c = &v->cl->cfg;
     size_t m = 0;
@@ -433,27 +615,40 @@ static void opt_plan_reservations(struct opt_state *st, const struct view *v)
             st->res_node[j] = VIEW_NONE;
     }
     qsort(st->order, m, sizeof *st->order, opt_cmp_key);
+    if (m > st->window)
+        m = st->window; /* the others wait for their turn, oldest first */
     for (size_t i = 0; i < m; i++) {
         uint32_t j = st->order[i].job;
         const struct job *jb = view_job(v, j);
         bool alone = opt_unseen(st, v, j);
         /* The node where enough GPUs free soonest for it, counting how long it runs
-         * there; it keeps its node on a tie. */
+         * there; it keeps its node on a tie, else the lowest index wins. */
         struct opt_slot res = {.node = VIEW_NONE, .ngpus = jb->gpus};
-        for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
-            double run, mem;
-            if (!opt_can_host(st, v, j, n, &run, &mem))
-                continue;
-            const struct node *nd = &v->cl->nodes[n];
-            uint32_t gpu[CLUSTER_MAX_NODE_GPUS] = {0};
-            double t = fmax(st->ready[n], opt_first_free(st, nd, jb->gpus, alone, gpu));
-            double fin = t + (view_transfer_estimate_s(v, j, nd->site) + run);
-            if (res.node == VIEW_NONE || fin < res.finish ||
-                (fin == res.finish && n == st->res_node[j])) {
-                res.node = n;
-                res.start = t;
-                res.finish = fin;
-                memcpy(res.gpu, gpu, sizeof gpu);
+        size_t ng = opt_order_groups(st, v, j);
+        for (size_t gi = 0; gi < ng; gi++) {
+            const struct opt_group *g = &st->grp[st->grp_order[gi]];
+            double dur = st->grp_dur[st->grp_order[gi]];
+            if (res.node != VIEW_NONE && v->now + dur > res.finish)
+                break;
+            for (uint32_t q = 0; q < g->count; q++) {
+                uint32_t n = st->grp_nodes[g->first + q];
+                double run, mem;
+                if (!opt_can_host(st, v, j, n, &run, &mem))
+                    continue;
+                opt_touch(st, v, n);
+                const struct node *nd = &v->cl->nodes[n];
+                uint32_t gpu[CLUSTER_MAX_NODE_GPUS] = {0};
+                double t = fmax(st->ready[n], opt_first_free(st, nd, jb->gpus, alone, gpu));
+                double fin = t + dur;
+                bool better = res.node == VIEW_NONE || fin < res.finish;
+                if (!better && fin == res.finish && res.node != st->res_node[j])
+                    better = n == st->res_node[j] || n < res.node;
+                if (better) {
+                    res.node = n;
+                    res.start = t;
+                    res.finish = fin;
+                    memcpy(res.gpu, gpu, sizeof gpu);
+                }
             }
         }
         struct opt_slot now;
@@ -466,24 +661,59 @@ static void opt_plan_reservations(struct opt_state *st, const struct view *v)
             opt_book(st, v, j, &res);
         }
     }
+    return m;
+}
+
+/* True when a goes into the window before b. */
+static bool opt_cand_before(const struct opt_cand *a, const struct opt_cand *b)
+{
+    if (a->aged != b->aged)
+        return a->aged;
+    if (a->rank != b->rank)
+        return a->rank < b->rank;
+    return a->k.pos < b->k.pos;
+}
+
+/* Restores the max-heap (by opt_cand_before: the root goes last) below i. */
+static void opt_cand_sift(struct opt_cand *h, size_t len, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, w = i;
+        if (l < len && opt_cand_before(&h[w], &h[l]))
+            w = l;
+        if (r < len && opt_cand_before(&h[w], &h[r]))
+            w = r;
+        if (w == i)
+            return;
+        struct opt_cand t = h[i];
+        h[i] = h[w];
+        h[w] = t;
+        i = w;
+    }
 }
 
 /* Builds the plan of this scheduling point: reservations first, then the other jobs
- * in the configured order. */
+ * of the window in the configured order. */
 static void opt_plan(struct opt_state *st, const struct view *v)
 {
+    const struct cluster_config *cfg = &v->cl->cfg;
     st->plan_len = st->plan_next = 0;
     st->planned = true;
+    if (st->idle_valid && st->idle_version == v->version && st->idle_now == v->now &&
+        st->idle_qlen == v->queue_len)
+        return; /* the same view and queue as a plan that started nothing */
+    st->epoch++;
     for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
         st->done[j] = 0;
-    opt_begin_plan(st, v);
-    opt_plan_reservations(st, v);
+    size_t room = st->window - opt_plan_reservations(st, v);
     size_t m = 0;
     uint32_t pos = 0;
-    int order = v->cl->cfg.optimal_order;
-    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j], pos++) {
+    int order = cfg->optimal_order;
+    struct opt_cand *heap = st->cand;
+    for (uint32_t j = v->queue_head; j != VIEW_NONE && room > 0; j = v->queue_next[j], pos++) {
         if (st->done[j])
             continue;
+        const struct job *jb = view_job(v, j);
         double len = opt_len(st, v, j), key = 0;
         if (isinf(len))
             key = INFINITY; /* fits nowhere: last, it will not be placed */
@@ -492,15 +722,32 @@ static void opt_plan(struct opt_state *st, const struct view *v)
         else if (order == OPTIMAL_ORDER_SPT)
             key = len;
         else if (order == OPTIMAL_ORDER_WORK)
-            key = -len * view_job(v, j)->gpus;
-        st->order[m++] = (struct opt_key){.key = key, .pos = pos, .job = j};
+            key = -len * jb->gpus;
+        struct opt_cand c = {.aged = v->now - jb->submit_s >= cfg->reserve_after_s,
+                             .k = {.key = key, .pos = pos, .job = j}};
+        c.rank = c.aged ? jb->submit_s : key;
+        if (m < room) {
+            heap[m++] = c;
+            if (m == room)
+                for (size_t i = m / 2; i-- > 0;)
+                    opt_cand_sift(heap, m, i);
+        } else if (opt_cand_before(&c, &heap[0])) {
+            heap[0] = c;
+            opt_cand_sift(heap, m, 0);
+        }
     }
-    qsort(st->order, m, sizeof *st->order, opt_cmp_key);
+    for (size_t i = 0; i < m; i++)
+        st->win[i] = heap[i].k;
+    qsort(st->win, m, sizeof *st->win, opt_cmp_key);
     for (size_t i = 0; i < m; i++) {
         struct opt_slot s;
-        if (opt_best_slot(st, v, st->order[i].job, false, &s))
-            opt_book(st, v, st->order[i].job, &s);
+        if (opt_best_slot(st, v, st->win[i].job, false, &s))
+            opt_book(st, v, st->win[i].job, &s);
     }
+    st->idle_valid = st->plan_len == 0;
+    st->idle_version = v->version;
+    st->idle_now = v->now;
+    st->idle_qlen = v->queue_len;
 }
 
 static int opt_place(void *state, const struct view *v, struct placement *out)
@@ -519,8 +766,10 @@ static int opt_place(void *state, const struct view *v, struct placement *out)
     if (opt_unseen(st, v, j))
         st->alone[out->node] = j;
     st->res_node[j] = VIEW_NONE;
-    cpn_grow((void **)&st->active, &st->cap_active, st->n_active + 1, sizeof *st->active);
-    st->active[st->n_active++] = j;
+    opt_unlink(st, j);
+    st->job_next[j] = st->node_head[out->node];
+    st->node_head[out->node] = j;
+    st->job_at[j] = out->node;
     return 1;
 }
 

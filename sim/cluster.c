@@ -115,6 +115,10 @@ static const struct cfg_key cfg_keys[] = {
      .def = OPTIMAL_ORDER_WORK, .names = optimal_order_names,
      .meaning = "optimal policy: queue order: work (largest predicted GPU-time first), lpt "
                 "(longest predicted first), fifo, spt"},
+    {.name = "optimal_window", .kind = CFG_UINT, .offset = OFF(optimal_window), .def = 128,
+     .b = {.min = 1, .max = 1e9, .whole = true},
+     .meaning = "optimal policy: most queued jobs planned at one scheduling point (reservations, "
+                "then jobs waiting reserve_after_s, oldest first, then the queue order)"},
 };
 /* clang-format on */
 #define N_CFG (sizeof cfg_keys / sizeof cfg_keys[0])

@@ -345,6 +345,47 @@ Test(easy, backfills_only_what_does_not_delay_the_head)
     run_free(&r);
 }
 
+/* optimal_window bounds how many queued jobs one scheduling point plans; jobs that have
+ * waited reserve_after_s enter the window first, oldest first, so the window starves
+ * no job. One 2-GPU node, ideal controller. a (2 GPUs, 1000 s) runs 0..1000. s (1 GPU,
+ * 10 s) arrives at 5 and b0..b4 (2 GPUs, 100 s each, more GPU-time than s) at 10.
+ * With a window of 1 and no ageing, every point plans only the next b: b0..b4 run
+ * 1000..1500 and s starts at 1500 (so does the whole-queue plan, which books the b's
+ * first). With ageing after 300 s, at 1000 every job has aged and s, the oldest, takes
+ * the window: it runs 1000..1010 and b0 starts at 1010. */
+static const char window_jobs[] =
+    HDR "a,0,-,1,1,0,2,1,1,0,a,1000,1\n"
+        "s,5,-,1,1,0,1,1,1,0,a,10,1\n"
+        "b0,10,-,1,1,0,2,1,1,0,a,100,1\n"
+        "b1,10,-,1,1,0,2,1,1,0,a,100,1\n"
+        "b2,10,-,1,1,0,2,1,1,0,a,100,1\n"
+        "b3,10,-,1,1,0,2,1,1,0,a,100,1\n"
+        "b4,10,-,1,1,0,2,1,1,0,a,100,1\n";
+
+Test(optimal, window_does_not_starve_a_job_beyond_it)
+{
+    struct run r;
+    const char *no_ageing[] = {"optimal_window=1", "reserve_after_s=1e9"};
+    run_start(&r, one_node_cluster(2, 80, 0, "event"), no_ageing, 2, window_jobs, "optimal");
+    cr_assert_float_eq(rt(&r, "b0")->start_s, 1000, EPS, "b0 starts at %g", rt(&r, "b0")->start_s);
+    cr_assert_float_eq(rt(&r, "s")->start_s, 1500, EPS, "s starts at %g", rt(&r, "s")->start_s);
+    cr_assert_eq(r.s->st.completed, r.js.n);
+    run_free(&r);
+
+    const char *ageing[] = {"optimal_window=1", "reserve_after_s=300"};
+    run_start(&r, one_node_cluster(2, 80, 0, "event"), ageing, 2, window_jobs, "optimal");
+    cr_assert_float_eq(rt(&r, "s")->start_s, 1000, EPS, "s starts at %g", rt(&r, "s")->start_s);
+    cr_assert_float_eq(rt(&r, "b0")->start_s, 1010, EPS, "b0 starts at %g", rt(&r, "b0")->start_s);
+    cr_assert_float_eq(rt(&r, "b4")->start_s, 1410, EPS, "b4 starts at %g", rt(&r, "b4")->start_s);
+    cr_assert_eq(r.s->st.completed, r.js.n);
+    run_free(&r);
+
+    /* The default window holds the whole queue: the plan is the unbounded one. */
+    run_start(&r, one_node_cluster(2, 80, 0, "event"), NULL, 0, window_jobs, "optimal");
+    cr_assert_float_eq(rt(&r, "s")->start_s, 1500, EPS, "s starts at %g", rt(&r, "s")->start_s);
+    run_free(&r);
+}
+
 /* ---- the policies' tunables ---- */
 
 Test(policies, config_defaults)
@@ -356,6 +397,7 @@ Test(policies, config_defaults)
     cr_assert_eq(cfg.reserve_min_gpus, 4);
     cr_assert_eq(cfg.reserve_after_s, 1800);
     cr_assert_eq(cfg.optimal_order, OPTIMAL_ORDER_WORK);
+    cr_assert_eq(cfg.optimal_window, 128);
     for (size_t i = 0; i < policy_registry_len; i++)
         cr_assert_eq(policy_find(policy_registry[i]->name), policy_registry[i]);
     cr_assert_not_null(policy_find("default"));
