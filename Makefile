@@ -57,7 +57,7 @@ $(BUILD)/test_all: $(TEST_OBJ) $(BUILD)/libcpnsim.a
 
 # Tests run from the repository root (they read tests/data and traces/ and call ./cpnsim).
 test: deps $(BUILD)/cpnsim $(BUILD)/test_all
-	CPNSIM=$(abspath $(BUILD)/cpnsim) $(BUILD)/test_all $(TEST_ARGS)
+	CPNSIM=$(BUILD)/cpnsim $(BUILD)/test_all $(TEST_ARGS)
 
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
@@ -91,7 +91,33 @@ figures: deps $(BUILD)/cpnsim
 	$(BUILD)/cpnsim sweep scripts/figures-queues.json --out results/thesis-queues
 	$(BUILD)/cpnsim plot results/thesis-queues --out results/figures/queues
 
+# Fuzzing (docs/reliability.md): one libFuzzer harness per reader (tests/fuzz/fuzz_*.c),
+# built with clang, ASan and UBSan against the library compiled with clang in its own
+# directory (FUZZ_BUILD), each run for FUZZ_SECONDS, FUZZ_JOBS at a time, from the seeds
+# in tests/fuzz/corpus/. Prints the executions of each harness; a crash, leak, hang or
+# broken property fails it and leaves the input in FUZZ_BUILD/crashes/. It installs
+# clang and libFuzzer when missing (scripts/setup-deps.sh fuzz); `make test` does not.
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 2
+FUZZ_CC      ?= clang
+FUZZ_BUILD   ?= $(BUILD)/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_HARNESS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+
+.PHONY: fuzz fuzz-harnesses
+fuzz:
+	@sh scripts/setup-deps.sh fuzz
+	$(MAKE) CC=$(FUZZ_CC) BUILD=$(FUZZ_BUILD) CI=false \
+	        OPT="-O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link" fuzz-harnesses
+	sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_HARNESS)
+
+# Called by `make fuzz` with BUILD set to the fuzzing build directory.
+fuzz-harnesses: $(FUZZ_HARNESS:%=$(BUILD)/%)
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/libcpnsim.a
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libcpnsim.a $(LDLIBS)
+
 clean:
 	rm -rf build build-asan cpnsim
 
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/sim/main.d
+-include $(FUZZ_HARNESS:%=$(BUILD)/%.d)

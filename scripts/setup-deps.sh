@@ -6,6 +6,16 @@ set -eu
 # Slurm array run on the real GNU Parallel and a single-node Slurm (tests/test_sweep.c).
 PKGS="build-essential pkg-config libgsl-dev libcjson-dev libcsv-dev libyaml-dev nettle-dev \
 libcriterion-dev gnuplot-nox parallel slurm-wlm munge"
+# Extra groups, installed only when named, so that `make test` never pulls them in:
+# fuzz (`make fuzz`: clang, its libFuzzer and sanitizer runtimes, llvm-symbolizer for
+# readable stacks) and valgrind (.ci/run's leak check of the default scenario).
+for group in "$@"; do
+    case "$group" in
+    fuzz) PKGS="$PKGS clang libclang-rt-dev llvm" ;;
+    valgrind) PKGS="$PKGS valgrind" ;;
+    *) echo "setup-deps: unknown group '$group' (known: fuzz, valgrind)" >&2; exit 2 ;;
+    esac
+done
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

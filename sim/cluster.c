@@ -30,9 +30,11 @@
 #define CLUSTER_MAX_SITES 100000u
 #define CLUSTER_MAX_TYPES 100000u
 #define CLUSTER_MAX_LINKS 1000000u
+/* Smallest poll_interval_s (1 ms): see read_config. */
+#define CLUSTER_MIN_POLL_S 1e-3
 
 #define PATH_LEN 256 /* a field path such as sites[1].nodes[0].gpus */
-#define LIST_LEN 320 /* a list of names quoted in a message */
+#define LIST_LEN 448 /* a list of names quoted in a message (fits in CPN_ERR_LEN) */
 #define WANT_LEN 96  /* a description such as "a whole number from 0 to 16" */
 
 static const char default_source[] = "<default cluster>";
@@ -115,6 +117,10 @@ static const struct cfg_key cfg_keys[] = {
      .def = OPTIMAL_ORDER_WORK, .names = optimal_order_names,
      .meaning = "optimal policy: queue order: work (largest predicted GPU-time first), lpt "
                 "(longest predicted first), fifo, spt"},
+    {.name = "max_timeline_rows", .kind = CFG_UINT, .offset = OFF(max_timeline_rows),
+     .def = 1e7, .b = {.min = 1, .max = 1e9, .whole = true},
+     .meaning = "most timeline rows a run may take; a run that needs more is refused "
+                "(docs/reliability.md)"},
     {.name = "optimal_window", .kind = CFG_UINT, .offset = OFF(optimal_window), .def = 128,
      .b = {.min = 1, .max = 1e9, .whole = true},
      .meaning = "optimal policy: most queued jobs planned at one scheduling point (reservations, "
@@ -513,6 +519,10 @@ static int read_config(const struct ld *ld, const cJSON *root, const cJSON *cons
             return rc;
         cfg_store(cfg, k, v);
     }
+    /* Polls fall on multiples of the interval: a tinier one loses them to rounding. */
+    if (cfg->poll_interval_s < CLUSTER_MIN_POLL_S)
+        return bad(ld, items[cfg_find("poll_interval_s")], "poll_interval_s",
+                   "must be at least %g s (got %g)", CLUSTER_MIN_POLL_S, cfg->poll_interval_s);
     if (cfg->backoff_cap_s < cfg->backoff_base_s) {
         const cJSON *cap = items[cfg_find("backoff_cap_s")];
         if (cap)

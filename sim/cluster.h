@@ -37,6 +37,7 @@ struct cluster_config {
     unsigned reserve_min_gpus;  /* 4; optimal: jobs with this many GPUs may get a reservation */
     double reserve_after_s;     /* 1800; optimal: ... once they have waited this long */
     int optimal_order;          /* enum optimal_order; "work" */
+    unsigned max_timeline_rows; /* 10^7; most timeline rows a run may take (sim.h) */
     unsigned optimal_window;    /* 128; optimal: most jobs planned per scheduling point */
 };
 

@@ -1,5 +1,6 @@
 /* cmd_run: `cpnsim run`, one simulation from inputs to a run directory. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,32 @@ static int parse_run(int argc, char **argv, struct run_args *a)
     return 0;
 }
 
+/* The signal (SIGINT or SIGTERM) that asked the run to stop, or 0. A signal handler
+ * may only store into a volatile sig_atomic_t, so this one flag lives at file scope;
+ * the simulation reads it through run_request.stop once per event. */
+static volatile sig_atomic_t run_stop_signal;
+
+static void on_stop_signal(int sig) { run_stop_signal = sig; }
+
+/* Makes SIGINT and SIGTERM stop the run cleanly: the loop stops at its next event,
+ * temporaries are removed and no summary.json is written. The handler lasts for one
+ * signal (SA_RESETHAND), so a second one kills at once, say during a long read; it
+ * does not restart system calls, so a read blocked on a pipe returns. A signal the
+ * caller ignores (nohup, a background job) stays ignored. */
+static void catch_stop_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, act = {0};
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        act.sa_handler = on_stop_signal;
+        act.sa_flags = (int)(unsigned)SA_RESETHAND; /* 0x80000000 in glibc */
+        sigemptyset(&act.sa_mask);
+        sigaction(sigs[i], &act, NULL);
+    }
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct run_args a = {.policy = RUN_DEFAULT_POLICY, .predictor = RUN_DEFAULT_PREDICTOR,
@@ -109,10 +136,22 @@ int cmd_run(int argc, char **argv)
     }
     struct run_request req = {.cluster = a.cluster, .jobs = a.jobs, .policy = a.policy,
                               .predictor = a.predictor, .seed = a.seed, .sets = a.sets,
-                              .n_sets = a.n_sets, .out = a.out};
+                              .n_sets = a.n_sets, .out = a.out, .stop = &run_stop_signal};
     struct run_result res;
     char err[CPN_ERR_LEN];
+    catch_stop_signals();
     int rc = run_simulation(&req, &res, err, sizeof err);
+    int sig = run_stop_signal;
+    if (rc && sig) {
+        /* Whatever failed (a read interrupted by the signal, or the stop itself), the
+         * run was asked to stop: die of the signal, so that a calling shell or make
+         * stops too (exit status 128 + signal). */
+        fprintf(stderr, "cpnsim: %s: run stopped, no results written to %s/\n",
+                sig == SIGINT ? "interrupted" : "terminated", a.out);
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return 128 + sig;
+    }
     if (rc)
         return cmd_fail(rc, err);
     if (!a.quiet) {

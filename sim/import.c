@@ -717,6 +717,20 @@ static void imp_init(struct imp *m, const char *name, const struct import_opts *
     m->errlen = errlen;
 }
 
+/* The converters work on C strings, which would end silently at a NUL byte: a file
+ * holding one is rejected, naming its line. Returns 0 or CPN_EINPUT. */
+static int imp_no_nul(const char *path, const char *buf, size_t len, char *err, size_t errlen)
+{
+    const char *nul = memchr(buf, '\0', len);
+    if (!nul)
+        return CPN_OK;
+    uint64_t line = 1;
+    for (const char *p = buf; p < nul; p++)
+        line += *p == '\n';
+    return cpn_fail(err, errlen, CPN_EINPUT, "%s:%" PRIu64 ": a NUL byte (not a text file)", path,
+                    line);
+}
+
 int import_jobs(const char *format, const char *path, const struct import_opts *o,
                 const struct catalog *cat, struct jobset *out, FILE *report,
                 struct import_stats *st, char *err, size_t errlen)
@@ -729,6 +743,10 @@ int import_jobs(const char *format, const char *path, const struct import_opts *
     int rc = cpn_read_file(path, &buf, &len, err, errlen);
     if (rc)
         return rc;
+    if ((rc = imp_no_nul(path, buf, len, err, errlen))) {
+        free(buf);
+        return rc;
+    }
     char hex[65];
     cpn_sha256_hex(buf, len, hex);
     struct imp m;
@@ -826,6 +844,20 @@ static int cl_add(struct cl *c, const char *id, double cpus, double mem_gib, uns
     return CPN_OK;
 }
 
+/* A GPU model's name becomes a gpu_types key of the converted cluster: one that starts
+ * with x_ would be read back as a comment, and a longer one would be cut short (and two
+ * such could merge). Returns 0, or CPN_EINPUT naming the column. */
+static int cl_type_ok(const struct cl *c, const char *type, const char *col, uint64_t line)
+{
+    if (strncmp(type, "x_", 2) == 0)
+        return imp_fail(&c->m, line, col, "'%.*s': a GPU type may not start with x_ (cluster "
+                        "JSON keeps x_* keys for comments)", IMP_SHOW_MAX, type);
+    if (strlen(type) >= IMP_NAME_BUF)
+        return imp_fail(&c->m, line, col, "'%.*s...': a GPU type name is longer than %d bytes",
+                        IMP_SHOW_MAX, type, IMP_NAME_BUF - 1);
+    return CPN_OK;
+}
+
 /* The memory of a GPU model of the lists; undisclosed ones get the assumed size. */
 static double cl_gpu_mem(struct cl *c, const char *model, uint64_t line)
 {
@@ -910,6 +942,8 @@ static int on_row(void *ctx, char **f, size_t nf, uint64_t line)
         return imp_fail(m, line, cpu > 0 ? "memory_mib" : "cpu_milli", "must be > 0");
     if (gpus && !*model)
         return imp_fail(m, line, "model", "empty for a node with %" PRIu64 " GPUs", gpus);
+    if (gpus && (rc = cl_type_ok(c, model, "model", line)))
+        return rc;
     double tm = gpus ? cl_gpu_mem(c, model, line) : 0;
     return cl_add(c, sn, cpu / IMP_MILLI, mem / IMP_MIB_PER_GIB, (unsigned)gpus, model, tm, line);
 }
@@ -947,6 +981,8 @@ static int pai_row(void *ctx, char **f, size_t nf, uint64_t line)
     if (gpus && (!*type || strcmp(type, "CPU") == 0))
         return imp_fail(m, line, "gpu_type", "'%s' for a machine with %" PRIu64 " GPUs", type,
                         gpus);
+    if (gpus && (rc = cl_type_ok(c, type, "gpu_type", line)))
+        return rc;
     double tm = gpus ? cl_gpu_mem(c, type, line) : 0;
     return cl_add(c, id, cpu, mem, (unsigned)gpus, type, tm, line);
 }
@@ -1041,6 +1077,10 @@ int import_cluster(const char *format, const char *path, const struct import_opt
     int rc = cpn_read_file(path, &buf, &len, err, errlen);
     if (rc)
         return rc;
+    if ((rc = imp_no_nul(path, buf, len, err, errlen))) {
+        free(buf);
+        return rc;
+    }
     struct cl c;
     memset(&c, 0, sizeof c);
     imp_init(&c.m, path, o, NULL, err, errlen);

@@ -227,7 +227,16 @@ static int jr_text(const struct jrow *r, int f, const char **out)
     return CPN_OK;
 }
 
-/* A real field: finite, >= 0 (> 0 when positive). An absent optional one leaves *out. */
+/* The largest value of a real field (trace.h, as in the CSV). */
+static double jr_max(int f)
+{
+    if (f == JOBIN_SUBMIT || f == JOBIN_DURATION)
+        return TRACE_MAX_TIME_S;
+    return f == JOBIN_CPUS ? TRACE_MAX_CPUS : TRACE_MAX_GIB;
+}
+
+/* A real field: finite, >= 0 (> 0 when positive), at most jr_max(f). An absent
+ * optional one leaves *out. */
 static int jr_real(const struct jrow *r, int f, bool positive, double *out)
 {
     const struct jobin_val *v = &r->row->f[f];
@@ -243,6 +252,9 @@ static int jr_real(const struct jrow *r, int f, bool positive, double *out)
         return jr_fail(r, f, "'%.*s' is not a finite number", JOBIN_SHOW_MAX, jr_show(v, buf));
     if (positive ? !(x > 0) : !(x >= 0))
         return jr_fail(r, f, "must be %s 0 (got '%.*s')", positive ? ">" : ">=", JOBIN_SHOW_MAX,
+                       jr_show(v, buf));
+    if (x > jr_max(f))
+        return jr_fail(r, f, "must be at most %g (got '%.*s')", jr_max(f), JOBIN_SHOW_MAX,
                        jr_show(v, buf));
     *out = x == 0 ? 0.0 : x; /* no negative zero */
     return CPN_OK;

@@ -219,6 +219,11 @@ int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, stru
         i++;
     if (i == len)
         return cpn_fail(err, errlen, CPN_EINPUT, "%s:1: empty file", name);
+    /* JSON text never holds a NUL byte, and cJSON would end a string at one silently. */
+    const char *nul = memchr(buf, '\0', len);
+    if (nul)
+        return cpn_fail(err, errlen, CPN_EINPUT, "%s:%d: a NUL byte (JSON text has none)", name,
+                        jpos_line_at(buf, len, nul));
 
     const char *end = NULL;
     cJSON *r = cJSON_ParseWithLengthOpts(buf, len, &end, 0);

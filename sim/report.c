@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <csv.h>
+#include <errno.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <stdlib.h>
@@ -183,8 +184,9 @@ int report_write_run(const char *dir, const struct sim *s, const struct report_m
     if (rc)
         return rc;
     if (report_jobs_csv(af.f, s) != 0) {
+        int e = errno;
         afile_abort(&af);
-        return cpn_fail(err, errlen, CPN_EIO, "%s/jobs.csv: write failed", dir);
+        return cpn_fail(err, errlen, CPN_EIO, "%s/jobs.csv: write failed: %s", dir, strerror(e));
     }
     if ((rc = afile_commit(&af, err, errlen)) != 0)
         return rc;

@@ -68,9 +68,18 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     }
     if (!rc)
         rc = sim_create(&s, cl, cat, &js, pol, pred, req->seed, tl.f, err, errlen);
+    if (!rc)
+        s->stop = req->stop;
     double t0 = cpn_wall_s();
     if (!rc)
         rc = sim_run(s, err, errlen);
+    if (!rc && req->stop && *req->stop) /* a signal after the last event */
+        rc = cpn_fail(err, errlen, CPN_ESTOP, "stopped by signal %d", (int)*req->stop);
+    if (rc == CPN_EIO && s) { /* the timeline: name its directory, as afile does */
+        char msg[CPN_ERR_LEN];
+        snprintf(msg, sizeof msg, "%s", err);
+        cpn_fail(err, errlen, CPN_EIO, "%s/%s", req->out, msg);
+    }
     double wall = cpn_wall_s() - t0;
     if (!rc)
         rc = afile_commit(&tl, err, errlen);

@@ -5,6 +5,7 @@
 #ifndef CPN_RUN_H
 #define CPN_RUN_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,10 @@ struct run_request {
     const char *const *sets; /* KEY=VALUE overrides */
     size_t n_sets;
     const char *out;         /* run directory, created when missing */
+    /* NULL, or a flag that a SIGINT/SIGTERM handler sets to the signal's number: the
+     * simulation then stops at its next event and the run fails with CPN_ESTOP, writing
+     * no summary.json and removing its temporaries (cmd_run.c). */
+    const volatile sig_atomic_t *stop;
 };
 
 /* What the caller may print about a finished run. */
@@ -36,8 +41,8 @@ struct run_result {
 };
 
 /* Runs one simulation. Returns 0, CPN_EINPUT (bad input: message names file, line,
- * field) or CPN_EIO (an output could not be written); on failure no summary.json is
- * left in req->out. */
+ * field), CPN_EIO (an output could not be written) or CPN_ESTOP (req->stop was set);
+ * on failure no summary.json is left in req->out. */
 int run_simulation(const struct run_request *req, struct run_result *res, char *err,
                    size_t errlen);
 

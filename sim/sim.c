@@ -22,6 +22,7 @@
  * placements until it makes none. This is the only loop; policies never see it. */
 #include "sim.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,7 +285,8 @@ static void notify_end(struct sim *s, uint32_t j)
     s->unlearnt_list[s->unlearnt++] = j;
     if (!s->poll_scheduled) {
         double dt = s->cl->cfg.poll_interval_s;
-        eq_push(&s->eq, (floor(s->now / dt) + 1.0) * dt, EV_POLL, 0, 0);
+        /* Once now / dt passes 2^53 the next multiple may round below now. */
+        eq_push(&s->eq, fmax((floor(s->now / dt) + 1.0) * dt, s->now), EV_POLL, 0, 0);
         s->poll_scheduled = true;
     }
 }
@@ -414,6 +416,13 @@ static void on_peak(struct sim *s, uint32_t j)
         oom_kill(s, j);
 }
 
+/* Time between timeline rows: the scrape interval, or timeline_interval_s when the
+ * controller sees live metrics. */
+static double sample_interval_s(const struct cluster *cl)
+{
+    return cl->cfg.scrape_interval_s > 0 ? cl->cfg.scrape_interval_s : cl->cfg.timeline_interval_s;
+}
+
 /* Copies into the scrape what changed in the truth since the last one. */
 static void take_scrape(struct sim *s)
 {
@@ -438,6 +447,16 @@ static void take_scrape(struct sim *s)
 
 static int on_sample(struct sim *s, char *err, size_t errlen)
 {
+    if (s->samples >= s->cl->cfg.max_timeline_rows)
+        return cpn_fail(err, errlen, CPN_EINPUT,
+                        "%s: at simulated time %.6g s, %zu of %zu jobs have not ended after %u "
+                        "timeline rows (one per %g s), the most a run may take "
+                        "(max_timeline_rows): a job runs or waits longer than the simulator can "
+                        "follow; check duration_s, epochs, samples and data_gib in %s and the "
+                        "link speeds in %s, or set horizon_s",
+                        s->jobs->source, s->now, s->jobs->n - s->terminal, s->jobs->n,
+                        s->cl->cfg.max_timeline_rows, sample_interval_s(s->cl), s->jobs->source,
+                        s->cl->source);
     double dt;
     if (s->cl->cfg.scrape_interval_s > 0) {
         take_scrape(s);
@@ -447,7 +466,7 @@ static int on_sample(struct sim *s, char *err, size_t errlen)
         dt = s->cl->cfg.timeline_interval_s;
     }
     if (s->timeline && report_timeline_row(s->timeline, s) != 0)
-        return cpn_fail(err, errlen, CPN_EIO, "timeline.csv: write failed");
+        return cpn_fail(err, errlen, CPN_EIO, "timeline.csv: write failed: %s", strerror(errno));
     s->samples++;
     eq_push(&s->eq, (double)s->samples * dt, EV_SAMPLE, 0, 0);
     return 0;
@@ -695,6 +714,20 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     size_t n = jobs->n;
     if (n >= VIEW_NONE)
         return cpn_fail(err, errlen, CPN_EINPUT, "%s: too many jobs (%zu)", jobs->source, n);
+    /* Rows are taken from time 0: a submission that max_timeline_rows rows cannot reach
+     * (before the horizon) would only fill the disk with idle rows first. */
+    double dt = sample_interval_s(cl), until = cl->cfg.horizon_s > 0 ? cl->cfg.horizon_s : INFINITY;
+    for (size_t j = 0; j < n; j++) {
+        const struct job *jb = &jobs->v[j];
+        if (jb->submit_s <= until && jb->submit_s / dt >= cl->cfg.max_timeline_rows)
+            return cpn_fail(err, errlen, CPN_EINPUT,
+                            "%s:%u: submit_s: %.6g s is %.3g timeline rows (one per %g s) after "
+                            "time 0, more than a run may take (max_timeline_rows, %u): make "
+                            "submit times start near 0, or set horizon_s or a longer "
+                            "scrape_interval_s",
+                            jobs->source, jb->line, jb->submit_s, jb->submit_s / dt, dt,
+                            cl->cfg.max_timeline_rows);
+    }
     uint32_t *origin = cpn_calloc(n, sizeof *origin);
     for (size_t j = 0; j < n; j++) {
         const char *name = jobset_str(jobs, jobs->v[j].origin);
@@ -853,9 +886,12 @@ int sim_run(struct sim *s, char *err, size_t errlen)
     if (s->cl->cfg.horizon_s > 0)
         eq_push(&s->eq, s->cl->cfg.horizon_s, EV_HORIZON, 0, 0);
     if (s->timeline && report_timeline_header(s->timeline, s) != 0)
-        return cpn_fail(err, errlen, CPN_EIO, "timeline.csv: write failed");
+        return cpn_fail(err, errlen, CPN_EIO, "timeline.csv: write failed: %s", strerror(errno));
 
     for (;;) {
+        if (s->stop && *s->stop)
+            return cpn_fail(err, errlen, CPN_ESTOP, "stopped by signal %d at simulated time %.3f s",
+                            (int)*s->stop, s->now);
         const struct event *top = eq_peek(&s->eq);
         if (s->dirty && (!top || top->t > s->now) && !s->st.horizon_reached)
             schedule(s);

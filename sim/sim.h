@@ -8,6 +8,7 @@
 #define CPN_SIM_H
 
 #include <gsl/gsl_rng.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -143,10 +144,16 @@ struct sim {
 
     FILE *timeline; /* borrowed; NULL for none */
     struct sim_stats st;
+    /* Borrowed; NULL for none. Set by the caller after sim_create: once it points to
+     * a non-zero value (a signal number, set by a SIGINT or SIGTERM handler), sim_run
+     * stops before the next event and returns CPN_ESTOP. */
+    const volatile sig_atomic_t *stop;
 };
 
 /* Prepares a run: resolves origins, checks job/cluster consistency (unknown origin
- * site is CPN_EINPUT naming the jobs file and line), calls the policy's init. pred
+ * site is CPN_EINPUT naming the jobs file and line; so is a submission further from
+ * time 0 than the config's max_timeline_rows timeline rows, docs/reliability.md),
+ * calls the policy's init. pred
  * is what policies are told (NULL: the catalogue's truth).
  * timeline, when not NULL, receives a CSV row per scrape. Returns 0 with *out, or a
  * negative code with a message. */
@@ -155,7 +162,9 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
                const struct predictor *pred, uint64_t seed, FILE *timeline, char *err,
                size_t errlen);
 /* Runs to the end (all jobs ended, deadlock or horizon). Returns 0, or a negative code
- * with a message when the policy's init failed or the timeline could not be written. */
+ * with a message when the policy's init failed, the timeline could not be written, the
+ * run reached max_timeline_rows rows with jobs unfinished (CPN_EINPUT: a job too long
+ * to follow) or s->stop was set (CPN_ESTOP). */
 int sim_run(struct sim *s, char *err, size_t errlen);
 void sim_destroy(struct sim *s); /* NULL is a no-op */
 

@@ -363,9 +363,10 @@ static int rd_text(struct rd *r, size_t k, const char *col)
     return CPN_OK;
 }
 
-/* A real cell: finite, >= 0 (> 0 when positive). An empty optional cell leaves *out. */
+/* A real cell: finite, >= 0 (> 0 when positive), at most max. An empty optional cell
+ * leaves *out. */
 static int rd_real(struct rd *r, size_t k, const char *col, bool required, bool positive,
-                   double *out)
+                   double max, double *out)
 {
     const char *s = rd_field(r, k);
     double v;
@@ -375,6 +376,9 @@ static int rd_real(struct rd *r, size_t k, const char *col, bool required, bool 
         return rd_fail(r, r->fline[k], col, "'%.*s' is not a finite number", TRACE_SHOW_MAX, s);
     if (positive ? !(v > 0) : !(v >= 0))
         return rd_fail(r, r->fline[k], col, "must be %s 0 (got '%.*s')", positive ? ">" : ">=",
+                       TRACE_SHOW_MAX, s);
+    if (v > max)
+        return rd_fail(r, r->fline[k], col, "must be at most %g (got '%.*s')", max,
                        TRACE_SHOW_MAX, s);
     *out = v == 0 ? 0.0 : v; /* no negative zero */
     return CPN_OK;
@@ -479,13 +483,13 @@ static int rd_row(struct rd *r)
             rd_text(r, k, col);
             break;
         case COL_MODEL: rd_model(r, k, has_duration, &j.model); break;
-        case COL_SUBMIT: rd_real(r, k, col, true, false, &j.submit_s); break;
-        case COL_DATA: rd_real(r, k, col, true, false, &j.data_gib); break;
-        case COL_CPUS: rd_real(r, k, col, true, false, &j.cpus); break;
-        case COL_MEM: rd_real(r, k, col, true, false, &j.mem_gib); break;
-        case COL_IMAGE: rd_real(r, k, col, true, false, &j.image_gib); break;
-        case COL_DURATION: rd_real(r, k, col, false, true, &j.duration_s); break;
-        case COL_GPU_MEM: rd_real(r, k, col, false, false, &j.gpu_mem_gib); break;
+        case COL_SUBMIT: rd_real(r, k, col, true, false, TRACE_MAX_TIME_S, &j.submit_s); break;
+        case COL_DATA: rd_real(r, k, col, true, false, TRACE_MAX_GIB, &j.data_gib); break;
+        case COL_CPUS: rd_real(r, k, col, true, false, TRACE_MAX_CPUS, &j.cpus); break;
+        case COL_MEM: rd_real(r, k, col, true, false, TRACE_MAX_GIB, &j.mem_gib); break;
+        case COL_IMAGE: rd_real(r, k, col, true, false, TRACE_MAX_GIB, &j.image_gib); break;
+        case COL_DURATION: rd_real(r, k, col, false, true, TRACE_MAX_TIME_S, &j.duration_s); break;
+        case COL_GPU_MEM: rd_real(r, k, col, false, false, TRACE_MAX_GIB, &j.gpu_mem_gib); break;
         case COL_BATCH: rd_whole32(r, k, col, &j.batch); break;
         case COL_EPOCHS: rd_whole32(r, k, col, &j.epochs); break;
         case COL_GPUS: rd_whole32(r, k, col, &j.gpus); break;

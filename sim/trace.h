@@ -13,6 +13,15 @@
 
 struct catalog;
 
+/* Bounds on a job's values that every job reader enforces (CSV, JSON, YAML and the
+ * importers): far above any real job, low enough that no time or transfer overflows
+ * or loses its meaning (docs/reliability.md). Times (submit_s, duration_s) at most
+ * 10^12 s (31,700 years); sizes (data_gib, image_gib, mem_gib, gpu_mem_gib) at most
+ * 10^9 GiB (an exabyte); cpus at most 10^9. */
+#define TRACE_MAX_TIME_S 1e12
+#define TRACE_MAX_GIB 1e9
+#define TRACE_MAX_CPUS 1e9
+
 /* One submitted job, as the input gives it. */
 struct job {
     double submit_s;

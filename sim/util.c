@@ -19,6 +19,7 @@ const char *cpn_err_name(int code)
     case CPN_EINPUT: return "bad input";
     case CPN_EIO: return "output error";
     case CPN_ENOMEM: return "out of memory";
+    case CPN_ESTOP: return "stopped";
     default: return "unknown error";
     }
 }

@@ -256,10 +256,10 @@ Test(trace_json, round_trip_awkward_values)
     const char *csv =
         "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,"
         "gpu_mem_gib,samples\n"
-        "\"q\"\"uote\\back\",0.1,resnet50,2147483647,1,1e-300,1,0.30000000000000004,1e300,"
+        "\"q\"\"uote\\back\",0.1,resnet50,2147483647,1,1e-300,1,0.30000000000000004,1e9,"
         "2.2250738585072014e-308,\"site\twith tab\",,,9007199254740992\n"
         "\"été\x01\",123456789.123456789,-,1,2147483647,0,2147483647,4,5,6,\"new\nline\","
-        "1.7976931348623157e308,0,1\n";
+        "999999999999.99988,0,1\n";
     struct catalog *cat = load_catalog();
     struct jobset a, b;
     jobset_init(&a);
