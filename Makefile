@@ -57,7 +57,7 @@ $(BUILD)/test_all: $(TEST_OBJ) $(BUILD)/libcpnsim.a
 
 # Tests run from the repository root (they read tests/data and traces/ and call ./cpnsim).
 test: deps $(BUILD)/cpnsim $(BUILD)/test_all
-	CPNSIM=$(BUILD)/cpnsim $(BUILD)/test_all $(TEST_ARGS)
+	CPNSIM=$(abspath $(BUILD)/cpnsim) $(BUILD)/test_all $(TEST_ARGS)
 
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
