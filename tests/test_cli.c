@@ -18,7 +18,7 @@ static const char *bin(void)
 static void scratch_init(void)
 {
     char d[64];
-    snprintf(d, sizeof d, "$TMPD/cpn_cli_%d", (int)getpid());
+    snprintf(d, sizeof d, "/tmp/cpn_cli_%d", (int)getpid());
     setenv("TMPD", d, 1);
     cr_assert_eq(sh("rm -rf $TMPD && mkdir -p $TMPD"), 0);
 }
