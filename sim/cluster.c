@@ -986,6 +986,14 @@ int cluster_site_find(const struct cluster *c, const char *name)
     return -1;
 }
 
+const char **cluster_site_names(const struct cluster *c)
+{
+    const char **v = cpn_calloc(c->n_sites, sizeof *v);
+    for (size_t i = 0; i < c->n_sites; i++)
+        v[i] = c->sites[i].name;
+    return v;
+}
+
 const char *cluster_default_json(size_t *len)
 {
     if (len)

@@ -111,6 +111,10 @@ void cluster_destroy(struct cluster *c); /* NULL is a no-op */
 /* Index of a site by name, or -1. */
 int cluster_site_find(const struct cluster *c, const char *name);
 
+/* The sites' names in cluster order, as an array (of c->n_sites borrowed strings) that
+ * the caller frees; they stay valid while c lives. */
+const char **cluster_site_names(const struct cluster *c);
+
 /* The embedded default cluster (traces/default-cluster.json), NUL-terminated. */
 const char *cluster_default_json(size_t *len);
 

@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-struct cluster;
-
 int cmd_run(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
@@ -21,8 +19,6 @@ int cmd_predict(int argc, char **argv);
 int cmd_usage_error(const char *cmd, const char *msg);
 /* Prints "cpnsim: ERR" and returns the exit status of error code rc. */
 int cmd_fail(int rc, const char *err);
-/* Site names of a cluster (borrowed strings in an array the caller frees). */
-const char **cmd_site_names(const struct cluster *cl);
 /* Writes a file atomically (temporary name, then rename) through a callback. */
 int cmd_write_atomic(const char *path, int (*write)(FILE *f, const void *ctx), const void *ctx,
                      char *err, size_t errlen);

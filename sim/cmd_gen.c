@@ -127,7 +127,7 @@ int cmd_gen(int argc, char **argv)
     if (!rc && !(mix && gen_mix_has_origins(mix))) {
         rc = cluster_load(cluster_path, NULL, 0, cat, &cl, err, sizeof err);
         if (!rc) {
-            origins = cmd_site_names(cl);
+            origins = cluster_site_names(cl);
             spec.origins = origins;
             spec.n_origins = cl->n_sites;
         }

@@ -19,14 +19,6 @@ int cmd_fail(int rc, const char *err)
     return cpn_exit_status(rc);
 }
 
-const char **cmd_site_names(const struct cluster *cl)
-{
-    const char **v = cpn_calloc(cl->n_sites, sizeof *v);
-    for (size_t i = 0; i < cl->n_sites; i++)
-        v[i] = cl->sites[i].name;
-    return v;
-}
-
 int cmd_write_atomic(const char *path, int (*write)(FILE *f, const void *ctx), const void *ctx,
                      char *err, size_t errlen)
 {

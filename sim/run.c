@@ -20,9 +20,7 @@ static int generate_default_queue(const struct run_request *req, const struct ca
                                   const struct cluster *cl, struct jobset *js, char *err,
                                   size_t errlen)
 {
-    const char **origins = cpn_calloc(cl->n_sites, sizeof *origins);
-    for (size_t i = 0; i < cl->n_sites; i++)
-        origins[i] = cl->sites[i].name;
+    const char **origins = cluster_site_names(cl);
     struct gen_spec spec = {.count = RUN_DEFAULT_JOBS, .seed = req->seed, .arrival = GEN_BATCH,
                             .origins = origins, .n_origins = cl->n_sites};
     int rc = gen_jobs(&spec, cat, js, err, errlen);
