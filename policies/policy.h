@@ -22,6 +22,14 @@ struct placement {
     uint32_t gpu[CLUSTER_MAX_NODE_GPUS]; /* global GPU indices */
 };
 
+/* What job_event reports. */
+enum policy_job_event {
+    POLICY_JOB_QUEUED,  /* it entered the queue: an arrival, or back from an OOM back-off */
+    POLICY_JOB_STARTED, /* its data arrived and it started (view->job_started_s is set) */
+    POLICY_JOB_LEARNT,  /* the controller learnt that its attempt ended (done or killed):
+                         * it has left the bookkeeping */
+};
+
 struct policy_ops {
     const char *name;    /* selected with --policy NAME */
     const char *summary; /* one line for `cpnsim policies` */
@@ -48,6 +56,12 @@ struct policy_ops {
      * holds back until then), or INFINITY for none. A pending wake-up keeps the run
      * from being declared deadlocked, so return one only for a job really held back. */
     double (*wakeup)(void *state, const struct view *v);
+
+    /* Optional. Told as it happens, between scheduling points (never during place),
+     * of each job event above, with the view already showing it. A policy that keeps
+     * its own index of the queue or of the nodes updates it here instead of scanning
+     * the queue or the cluster at every scheduling point. */
+    void (*job_event)(void *state, const struct view *v, uint32_t j, enum policy_job_event e);
 
     /* Optional. Frees what init allocated. Called once, also after a failed run. */
     void (*destroy)(void *state);

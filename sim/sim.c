@@ -52,6 +52,15 @@ static uint32_t job_nslots(const struct job *jb)
 
 /* ---- queue (doubly linked through qnext/qprev; view.queue_next mirrors qnext) ---- */
 
+/* Tells the policy of a job event, when it asked to be told (policy_ops.job_event). */
+static void tell_policy(struct sim *s, uint32_t j, enum policy_job_event e)
+{
+    if (s->pol->job_event) {
+        s->view.now = s->now;
+        s->pol->job_event(s->pol_state, &s->view, j, e);
+    }
+}
+
 static void queue_append(struct sim *s, uint32_t j)
 {
     struct jobrt *r = &s->rt[j];
@@ -194,6 +203,9 @@ static void idx_refresh(struct sim *s, uint32_t n)
     uint32_t idle;
     idx_values(s, n, &cpu, &mem, &idle);
     nodeidx_set(&s->nidx, n, cpu, mem, idle);
+    uint32_t site = s->cl->nodes[n].site;
+    s->site_idle[site] = s->site_idle[site] - s->node_idle[n] + idle;
+    s->node_idle[n] = idle;
 }
 
 static void idx_rebuild(struct sim *s)
@@ -203,8 +215,12 @@ static void idx_rebuild(struct sim *s)
         uint32_t idle;
         idx_values(s, n, &cpu, &mem, &idle);
         nodeidx_set_leaf(&s->nidx, n, cpu, mem, idle);
+        s->node_idle[n] = idle;
     }
     nodeidx_rebuild(&s->nidx);
+    memset(s->site_idle, 0, s->cl->n_sites * sizeof *s->site_idle);
+    for (uint32_t n = 0; n < s->cl->n_nodes; n++)
+        s->site_idle[s->cl->nodes[n].site] += s->node_idle[n];
 }
 
 /* Accumulates GPU busy time up to now (before any change of busy_gpus). */
@@ -267,6 +283,7 @@ static void learn(struct sim *s, uint32_t j)
     s->view.active_jobs--;
     s->view.version++;
     idx_refresh(s, r->node);
+    tell_policy(s, j, POLICY_JOB_LEARNT);
     if (r->state == JS_KILLED) {
         r->state = JS_BACKOFF;
         s->backoff++;
@@ -391,6 +408,7 @@ static void start_running(struct sim *s, uint32_t j)
     s->last_change_s = s->now;
     s->view.version++;
     refresh_neighbours(s, j); /* includes j itself: pushes its END */
+    tell_policy(s, j, POLICY_JOB_STARTED);
     eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, r->attempts);
 }
 
@@ -499,6 +517,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
     case EV_ARRIVAL:
         s->next_arrival++;
         queue_append(s, j);
+        tell_policy(s, j, POLICY_JOB_QUEUED);
         s->dirty = true;
         push_next_arrival(s);
         return 1;
@@ -522,6 +541,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
             return 0;
         s->backoff--;
         queue_append(s, j);
+        tell_policy(s, j, POLICY_JOB_QUEUED);
         s->dirty = true;
         return 1;
     case EV_SAMPLE: {
@@ -860,6 +880,9 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->gpu_dirty = cpn_calloc(ng, 1);
     s->node_dirty = cpn_calloc(nn, 1);
     s->site_busy = cpn_calloc(cl->n_sites, sizeof(uint32_t));
+    s->site_idle = cpn_calloc(cl->n_sites, sizeof(uint32_t));
+    s->node_idle = cpn_calloc(nn ? nn : 1, sizeof(uint32_t));
+    s->view.site_idle_gpus = s->site_idle;
     s->site_mem_gib = cpn_calloc(cl->n_sites, sizeof(double));
     nodeidx_init(&s->nidx, nn);
     idx_rebuild(s);
@@ -939,6 +962,8 @@ void sim_destroy(struct sim *s)
     free(s->gpu_dirty);
     free(s->node_dirty);
     free(s->site_busy);
+    free(s->site_idle);
+    free(s->node_idle);
     free(s->site_mem_gib);
     eq_free(&s->eq);
     free(s->rt);

@@ -133,6 +133,8 @@ struct sim {
     uint8_t *gpu_dirty, *node_dirty;
     /* Per site, for the timeline: GPUs computing, and GPU memory of peaked jobs. */
     uint32_t *site_busy;
+    uint32_t *site_idle; /* [sites] GPUs that look idle in the view (view.site_idle_gpus) */
+    uint32_t *node_idle; /* [nodes] the same per node, as the index last saw it */
     double *site_mem_gib;
     uint32_t *queue_next;     /* [jobs] */
     uint32_t queue_tail;

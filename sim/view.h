@@ -48,6 +48,7 @@ struct view {
     const double *node_cpu_util;    /* [nodes] 0..1 */
     const double *gpu_util;         /* [gpus] 0..1: 1 when a job is computing on it */
     const double *gpu_mem_used_gib; /* [gpus] */
+    const uint32_t *site_idle_gpus; /* [sites] GPUs that looked idle (view_gpu_looks_idle) */
 
     /* Bookkeeping: jobs the controller placed and does not yet know have ended. */
     const double *node_cpus_req;    /* [nodes] CPU cores they requested */
