@@ -1,6 +1,7 @@
 # cpnsim: one Makefile. `make` builds ./cpnsim; `make run` installs what is missing,
 # builds and runs the embedded default scenario; `make test` runs the test suite;
-# `make asan` runs it under AddressSanitizer and UBSan; `make clean`.
+# `make asan` runs it under AddressSanitizer and UBSan, with the policies' indexes
+# checked against plain scans (CPN_CHECK_INDEXES); `make clean`.
 
 CC       ?= cc
 BUILD    ?= build
@@ -60,7 +61,7 @@ test: deps $(BUILD)/cpnsim $(BUILD)/test_all
 	CPNSIM=$(abspath $(BUILD)/cpnsim) $(BUILD)/test_all $(TEST_ARGS)
 
 asan:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -DCPN_CHECK_INDEXES" \
 	        LDFLAGS="-fsanitize=address,undefined" test
 
 # Benchmarks print figures; they never fail on time. Built with optimisation.

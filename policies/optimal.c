@@ -1,7 +1,7 @@
-/* optimal: the optimal-allocation policy. At each scheduling point it builds a plan
- * for the whole queue from the predictor's estimates and starts the jobs the plan
- * starts now; the rest stay queued and are planned again at the next scheduling point
- * (a job is never dropped).
+/* optimal: the optimal-allocation policy. At each scheduling point where the cluster
+ * changed it builds a plan for the queue from the predictor's estimates and starts the
+ * jobs the plan starts now; the rest stay queued and are planned again at the next
+ * such point (a job is never dropped).
  *
  * Estimates. For job j on node n: run = predicted run time alone on n's GPU type,
  * transfer = the network's estimate of moving j's image and data to n's site, and
@@ -36,19 +36,35 @@
  * jobs may start on reserved GPUs only if predicted to end before the reservation
  * starts (EASY backfilling), so they never delay it.
  *
+ * Standing plan. The plan is made afresh when the cluster changed as the controller
+ * sees it: it learnt that a job ended (or was killed), or a new scrape came in. At a
+ * scheduling point with only new jobs in the queue (arrivals, returns from an OOM
+ * back-off), the plan stands and each new job is fitted into it in queue order: it
+ * starts at once when its best place is free now and it ends there before any planned
+ * job needs the GPUs, and otherwise waits for the next plan. So between changes a new
+ * job never delays the plan; jobs that age into reservations or into the window in
+ * between are planned at the next change (with the default poll, within 60 s).
+ *
  * Unseen models. A job whose model the predictor does not know runs alone: it starts
  * only on a node where nothing runs and, while it runs, nothing else starts there. The
  * predictor does not learn during a run, so this holds for every run of such a job.
  *
- * Cost. A scheduling point plans at most optimal_window jobs: the reservations first,
- * then jobs that have waited reserve_after_s (oldest first), then the first of the
- * configured order; a queue no longer than the window is planned whole, as above.
- * Nodes are grouped by site and GPU type, where a job's transfer and run estimates are
- * the same; groups are tried in order of transfer + run and a group that cannot beat
- * the best finish found is skipped, and inside a group the first node where the job
- * starts now ends the search. The plan's state of a node (when its GPUs free, what
- * this plan took) is built from the node's own running jobs the first time the plan
- * looks at it, so a plan costs what it touches, not the size of the cluster. */
+ * Cost. A plan covers at most optimal_window jobs: the reservations first, then jobs
+ * that have waited reserve_after_s (oldest first), then the first of the configured
+ * order; a queue no longer than the window is planned whole, as above. The queue is
+ * kept in heaps (waited long enough, by submission; not yet, by the order; to age, by
+ * submission), updated as jobs enter and leave, so choosing the window costs
+ * O(window log queue), not a pass over the queue. Nodes are grouped by site and GPU
+ * type, where a job's transfer and run estimates are the same; groups are tried in
+ * order of transfer + run and a group that cannot beat the best finish found is
+ * skipped. Inside a group a segment tree over its nodes keeps, for each k, the least
+ * time at which k GPUs of a node may free (a lower bound of what the plan computes:
+ * free GPUs count as now, busy ones as their running job's predicted end, booked ones
+ * as their planned end), and a branch-and-bound search in node order visits only the
+ * nodes whose bound could beat the best slot found so far. The plan's state of a node
+ * (when its GPUs free, what this plan took) is built from the node's own running jobs
+ * the first time the plan looks at it, so a plan costs what it touches, not the size
+ * of the cluster. The engine's job events keep the lists and bounds current. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,17 +81,25 @@
 
 struct opt_key {
     double key;   /* sort key, ascending */
-    uint32_t pos; /* position in the queue, for ties */
+    uint64_t pos; /* entry into the queue, for ties: the queue's order */
     uint32_t job;
 };
 
-/* A job competing for the window: jobs that have waited reserve_after_s come first,
- * oldest first, then the others in the configured order. */
-struct opt_cand {
-    bool aged;
-    double rank; /* submit time when aged, else the order's key */
-    struct opt_key k;
+/* An entry of one of the queue's heaps: smallest (k1, k2) first. It is current while
+ * the job is still queued in the same stage and the same pod (gen). */
+struct opt_hent {
+    double k1;
+    uint64_t k2;
+    uint32_t job, gen;
 };
+
+struct opt_heap {
+    struct opt_hent *v;
+    size_t n, cap;
+};
+
+/* Where a job stands in the queue's heaps. */
+enum { OPT_OUT = 0, OPT_YOUNG, OPT_AGED };
 
 /* A candidate place for one job. */
 struct opt_slot {
@@ -87,12 +111,16 @@ struct opt_slot {
 };
 
 /* Nodes of one site and one GPU type, in index order: a job's transfer and run
- * estimates are the same on all of them. The maxima reject a job no node can take. */
+ * estimates are the same on all of them. The maxima reject a job no node can take.
+ * The group's segment tree holds, per tree node and per k in 1..max_gpus, the least
+ * k-th smallest GPU free-time bound over the nodes below (INFINITY: none has k GPUs). */
 struct opt_group {
     uint32_t site, type;
     uint32_t first, count; /* into grp_nodes */
     uint32_t max_gpus;
     double max_cpus, max_mem_gib;
+    uint32_t leaves; /* a power of two >= count */
+    size_t tree;     /* offset of the tree in opt_state.tree: [2 * leaves * max_gpus] */
 };
 
 struct opt_state {
@@ -101,16 +129,21 @@ struct opt_state {
     uint32_t *grp_nodes;   /* node indices, group after group */
     uint32_t *grp_order;   /* [n_grp] scratch: groups by transfer + run */
     double *grp_dur;       /* [n_grp] scratch: transfer + run of the job on the group */
+    double *grp_lb;        /* [n_grp] scratch: no slot there finishes sooner */
     double *site_xfer;     /* [sites] scratch: transfer estimate of the job to each site */
+    uint32_t *node_grp;    /* [nodes] its group, VIEW_NONE for a node without GPUs */
+    uint32_t *node_pos;    /* [nodes] its position in the group */
+    double *tree;          /* every group's segment tree */
+    uint32_t *stale;       /* nodes whose bound holds this plan's bookings */
+    size_t n_stale;
+    uint8_t *is_stale;     /* [nodes] */
     uint32_t *node_head;   /* [nodes] first job placed there by this policy, VIEW_NONE */
     uint32_t *job_next;    /* [jobs] next job of the same node's list */
     uint32_t *job_at;      /* [jobs] node whose list holds the job, VIEW_NONE */
     uint64_t *node_epoch;  /* [nodes] plan that last built the node's state */
     uint64_t epoch;        /* the current plan */
-    uint64_t idle_version; /* view version of the last plan that started nothing */
-    double idle_now;       /* its time */
-    size_t idle_qlen;      /* its queue length */
-    bool idle_valid;
+    bool need_plan;        /* the cluster changed: the next scheduling point plans afresh */
+    double plan_scrape_s;  /* the scrape the current plan saw */
     uint32_t *type_node; /* [types] a node with GPUs of each type, VIEW_NONE when none */
     double *est_run;     /* [jobs * types] predicted run time alone; NAN until asked */
     double *est_mem;     /* [jobs * types] predicted peak memory per GPU */
@@ -121,6 +154,22 @@ struct opt_state {
     uint32_t *res_node;  /* [jobs] node it holds a reservation on, VIEW_NONE */
     uint32_t *alone;     /* [nodes] an unseen-model job running alone there, VIEW_NONE */
 
+    /* The queue, as the engine's job events show it. */
+    uint64_t seq;        /* entries into the queue so far */
+    uint64_t *entry;     /* [jobs] its entry number: the queue's order */
+    uint32_t *gen;       /* [jobs] its pods so far */
+    uint8_t *stage;      /* [jobs] OPT_OUT, OPT_YOUNG or OPT_AGED */
+    double *okey;        /* [jobs] its key in the configured order */
+    struct opt_heap young; /* not yet waited reserve_after_s: by (okey, entry) */
+    struct opt_heap aging; /* the same jobs by (submit time, entry) */
+    struct opt_heap aged;  /* waited reserve_after_s: by (submit time, entry) */
+    struct opt_heap big;   /* those of them with reserve_min_gpus GPUs or more */
+    size_t n_big;          /* how many jobs that is */
+    struct opt_hent *popped; /* [3 * window + 3] scratch: entries taken off to be put back */
+    uint32_t *fresh;     /* [jobs] jobs queued since the last scheduling point */
+    uint32_t *fresh_gen; /* [jobs] their pods */
+    size_t n_fresh;
+
     /* Scratch of one plan. */
     double *avail;       /* [gpus] when the GPU is predicted free of running and planned jobs */
     double *gap_end;     /* [gpus] start of the first job planned on a GPU free now, or INFINITY */
@@ -128,134 +177,13 @@ struct opt_state {
     double *ready;       /* [nodes] earliest start allowed by the CPU threshold */
     double *cpus_now;    /* [nodes] CPU requests of this plan's placements */
     double *mem_now;     /* [nodes] their memory requests */
-    uint8_t *done;       /* [jobs] handled in this plan */
-    struct opt_key *order; /* [jobs] */
-    struct opt_key *win;   /* [window] scratch: the jobs this plan takes */
-    struct opt_cand *cand; /* [window] scratch: the best candidates for it so far */
-    size_t window;         /* optimal_window, at most the number of jobs */
+    uint64_t *done;      /* [jobs] epoch of the plan that handled it */
+    struct opt_key *win; /* [window] scratch: the jobs this plan takes */
+    size_t window;       /* optimal_window, at most the number of jobs */
     struct placement *plan; /* [jobs] what this plan starts now */
     size_t plan_len, plan_next;
     bool planned;        /* a plan exists for this scheduling point */
 };
-
-static void *opt_alloc(size_t n, size_t size) { return cpn_calloc(n ? n : 1, size); }
-
-static int opt_init(void **state, const struct view *v, char *err, size_t errlen)
-{
-    (void)err;
-    (void)errlen;
-    const struct cluster *cl = v->cl;
-    size_t nj = v->jobs->n, nt = cl->n_types;
-    struct opt_state *st = cpn_calloc(1, sizeof *st);
-    st->type_node = opt_alloc(nt, sizeof *st->type_node);
-    for (size_t t = 0; t < nt; t++)
-        st->type_node[t] = VIEW_NONE;
-    for (uint32_t n = (uint32_t)cl->n_nodes; n-- > 0;)
-        if (cl->nodes[n].gpu_count > 0)
-            st->type_node[cl->nodes[n].type] = n;
-    st->grp = opt_alloc(cl->n_sites * nt, sizeof *st->grp);
-    st->grp_nodes = opt_alloc(cl->n_nodes, sizeof *st->grp_nodes);
-    uint32_t k = 0;
-    for (uint32_t si = 0; si < cl->n_sites; si++) {
-        const struct site *site = &cl->sites[si];
-        for (uint32_t t = 0; t < nt; t++) {
-            struct opt_group g = {.site = si, .type = t, .first = k};
-            for (uint32_t n = site->node_first; n < site->node_first + site->node_count; n++) {
-                const struct node *nd = &cl->nodes[n];
-                if (nd->gpu_count == 0 || nd->type != t)
-                    continue;
-                st->grp_nodes[k++] = n;
-                g.max_gpus = nd->gpu_count > g.max_gpus ? nd->gpu_count : g.max_gpus;
-                g.max_cpus = fmax(g.max_cpus, nd->cpus);
-                g.max_mem_gib = fmax(g.max_mem_gib, nd->mem_gib);
-            }
-            g.count = k - g.first;
-            if (g.count > 0)
-                st->grp[st->n_grp++] = g;
-        }
-    }
-    st->grp_order = opt_alloc(st->n_grp, sizeof *st->grp_order);
-    st->grp_dur = opt_alloc(st->n_grp, sizeof *st->grp_dur);
-    st->site_xfer = opt_alloc(cl->n_sites, sizeof *st->site_xfer);
-    st->node_head = opt_alloc(cl->n_nodes, sizeof *st->node_head);
-    st->node_epoch = opt_alloc(cl->n_nodes, sizeof *st->node_epoch);
-    for (size_t n = 0; n < cl->n_nodes; n++)
-        st->node_head[n] = VIEW_NONE;
-    st->job_next = opt_alloc(nj, sizeof *st->job_next);
-    st->job_at = opt_alloc(nj, sizeof *st->job_at);
-    for (size_t j = 0; j < nj; j++)
-        st->job_at[j] = VIEW_NONE;
-    st->epoch = 1;
-    st->est_run = opt_alloc(nj * nt, sizeof *st->est_run);
-    st->est_mem = opt_alloc(nj * nt, sizeof *st->est_mem);
-    for (size_t i = 0; i < nj * nt; i++)
-        st->est_run[i] = NAN;
-    st->known = opt_alloc(nj, sizeof *st->known);
-    st->len = opt_alloc(nj, sizeof *st->len);
-    st->res_node = opt_alloc(nj, sizeof *st->res_node);
-    for (size_t j = 0; j < nj; j++) {
-        st->known[j] = -1;
-        st->len[j] = NAN;
-        st->res_node[j] = VIEW_NONE;
-    }
-    st->pred_run = opt_alloc(nj, sizeof *st->pred_run);
-    st->pred_xfer = opt_alloc(nj, sizeof *st->pred_xfer);
-    st->alone = opt_alloc(cl->n_nodes, sizeof *st->alone);
-    for (size_t n = 0; n < cl->n_nodes; n++)
-        st->alone[n] = VIEW_NONE;
-    st->avail = opt_alloc(cl->n_gpus, sizeof *st->avail);
-    st->gap_end = opt_alloc(cl->n_gpus, sizeof *st->gap_end);
-    st->free_now = opt_alloc(cl->n_gpus, sizeof *st->free_now);
-    st->ready = opt_alloc(cl->n_nodes, sizeof *st->ready);
-    st->cpus_now = opt_alloc(cl->n_nodes, sizeof *st->cpus_now);
-    st->mem_now = opt_alloc(cl->n_nodes, sizeof *st->mem_now);
-    st->done = opt_alloc(nj, sizeof *st->done);
-    st->order = opt_alloc(nj, sizeof *st->order);
-    st->plan = opt_alloc(nj, sizeof *st->plan);
-    st->window = cl->cfg.optimal_window < nj ? cl->cfg.optimal_window : nj;
-    st->win = opt_alloc(st->window, sizeof *st->win);
-    st->cand = opt_alloc(st->window, sizeof *st->cand);
-    *state = st;
-    return 0;
-}
-
-static void opt_destroy(void *state)
-{
-    struct opt_state *st = state;
-    if (!st)
-        return;
-    free(st->grp);
-    free(st->grp_nodes);
-    free(st->grp_order);
-    free(st->grp_dur);
-    free(st->site_xfer);
-    free(st->node_head);
-    free(st->node_epoch);
-    free(st->job_next);
-    free(st->job_at);
-    free(st->win);
-    free(st->cand);
-    free(st->type_node);
-    free(st->est_run);
-    free(st->est_mem);
-    free(st->known);
-    free(st->len);
-    free(st->pred_run);
-    free(st->pred_xfer);
-    free(st->res_node);
-    free(st->alone);
-    free(st->avail);
-    free(st->gap_end);
-    free(st->free_now);
-    free(st->ready);
-    free(st->cpus_now);
-    free(st->mem_now);
-    free(st->done);
-    free(st->order);
-    free(st->plan);
-    free(st);
-}
-
 /* ---- estimates (cached: they depend only on the job and the GPU type) ---- */
 
 static void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type,
@@ -349,6 +277,350 @@ static void opt_unlink(struct opt_state *st, uint32_t j)
     st->job_at[j] = VIEW_NONE;
 }
 
+
+static void *opt_alloc(size_t n, size_t size) { return cpn_calloc(n ? n : 1, size); }
+
+/* ---- the queue's heaps ---- */
+
+static bool opt_hent_less(const struct opt_hent *a, const struct opt_hent *b)
+{
+    if (a->k1 != b->k1)
+        return a->k1 < b->k1;
+    return a->k2 < b->k2;
+}
+
+static void opt_heap_push(struct opt_heap *h, struct opt_hent e)
+{
+    cpn_grow((void **)&h->v, &h->cap, h->n + 1, sizeof *h->v);
+    size_t i = h->n++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!opt_hent_less(&e, &h->v[p]))
+            break;
+        h->v[i] = h->v[p];
+        i = p;
+    }
+    h->v[i] = e;
+}
+
+static void opt_heap_pop(struct opt_heap *h)
+{
+    struct opt_hent e = h->v[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        const struct opt_hent *best = &e;
+        if (l < h->n && opt_hent_less(&h->v[l], best)) {
+            m = l;
+            best = &h->v[l];
+        }
+        if (r < h->n && opt_hent_less(&h->v[r], best))
+            m = r;
+        if (m == i)
+            break;
+        h->v[i] = h->v[m];
+        i = m;
+    }
+    if (h->n > 0)
+        h->v[i] = e;
+}
+
+/* True when entry e still stands for its job in a heap of stage `stage`. */
+static bool opt_current(const struct opt_state *st, const struct opt_hent *e, uint8_t stage)
+{
+    return st->stage[e->job] == stage && st->gen[e->job] == e->gen;
+}
+
+/* Drops entries that no longer stand from the top of h; returns the top, or NULL. */
+static const struct opt_hent *opt_heap_top(const struct opt_state *st, struct opt_heap *h, uint8_t stage)
+{
+    while (h->n > 0 && !opt_current(st, &h->v[0], stage))
+        opt_heap_pop(h);
+    return h->n > 0 ? &h->v[0] : NULL;
+}
+
+/* Drops the entries that no longer stand once they outnumber the live ones, so that
+ * a heap stays O(queue) however many jobs have come and gone. */
+static void opt_heap_compact(const struct opt_state *st, struct opt_heap *h, uint8_t stage, size_t live)
+{
+    if (h->n <= 2 * live + 1024)
+        return;
+    size_t m = 0;
+    for (size_t i = 0; i < h->n; i++)
+        if (opt_current(st, &h->v[i], stage))
+            h->v[m++] = h->v[i];
+    h->n = m;
+    for (size_t i = m / 2; i-- > 0;) { /* heapify */
+        struct opt_hent e = h->v[i];
+        size_t c = i;
+        for (;;) {
+            size_t l = 2 * c + 1, r = l + 1, w = l;
+            if (l >= m)
+                break;
+            if (r < m && opt_hent_less(&h->v[r], &h->v[l]))
+                w = r;
+            if (!opt_hent_less(&h->v[w], &e))
+                break;
+            h->v[c] = h->v[w];
+            c = w;
+        }
+        h->v[c] = e;
+    }
+}
+
+/* ---- the groups' segment trees ---- */
+
+static double *opt_tree_at(struct opt_state *st, const struct opt_group *g, size_t i)
+{
+    return &st->tree[g->tree + i * g->max_gpus];
+}
+
+/* Sets node n's leaf from the free-time bounds of its GPUs (any order) and updates
+ * the ancestors. */
+static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n, double *t)
+{
+    struct opt_group *g = &st->grp[st->node_grp[n]];
+    uint32_t cnt = v->cl->nodes[n].gpu_count, K = g->max_gpus;
+    for (uint32_t a = 1; a < cnt; a++) { /* insertion sort: at most 16 GPUs */
+        double x = t[a];
+        uint32_t b = a;
+        for (; b > 0 && t[b - 1] > x; b--)
+            t[b] = t[b - 1];
+        t[b] = x;
+    }
+    size_t i = g->leaves + st->node_pos[n];
+    double *leaf = opt_tree_at(st, g, i);
+    for (uint32_t k = 0; k < K; k++)
+        leaf[k] = k < cnt ? t[k] : INFINITY;
+    for (i /= 2; i > 0; i /= 2) {
+        double *p = opt_tree_at(st, g, i), *l = opt_tree_at(st, g, 2 * i), *r = l + K;
+        for (uint32_t k = 0; k < K; k++)
+            p[k] = l[k] < r[k] ? l[k] : r[k];
+    }
+}
+
+/* Node n's bound from its running jobs alone (no plan): a GPU no job of the policy's
+ * list holds may free now (-INFINITY); a busy one at its job's predicted end, as the
+ * plan computes it before rounding past ends up to the next poll. Jobs that left the
+ * bookkeeping leave the list. */
+static void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n)
+{
+    const struct node *nd = &v->cl->nodes[n];
+    double t[CLUSTER_MAX_NODE_GPUS];
+    for (uint32_t q = 0; q < nd->gpu_count; q++)
+        t[q] = -INFINITY;
+    uint32_t *p = &st->node_head[n];
+    while (*p != VIEW_NONE) {
+        uint32_t a = *p;
+        if (!v->job_active[a] || v->job_node[a] != n) {
+            *p = st->job_next[a];
+            st->job_at[a] = VIEW_NONE;
+            continue;
+        }
+        p = &st->job_next[a];
+        double start = v->job_started_s[a] >= 0 ? v->job_started_s[a]
+                                                : v->job_placed_s[a] + st->pred_xfer[a];
+        double free_s = opt_learn_s(v, start + st->pred_run[a]);
+        if (st->alone[n] == a)
+            for (uint32_t q = 0; q < nd->gpu_count; q++)
+                t[q] = fmax(t[q], free_s);
+        for (uint32_t q = 0; q < view_job(v, a)->gpus; q++) {
+            uint32_t g = v->job_gpus[v->job_gpu_first[a] + q] - nd->gpu_first;
+            t[g] = fmax(t[g], free_s);
+        }
+    }
+    opt_leaf_set(st, v, n, t);
+}
+
+/* Node n's bound from this plan's state of it (after a booking): a GPU free now may
+ * take a job now (in the gap before its first planned job), others free at avail. */
+static void opt_leaf_plan(struct opt_state *st, const struct view *v, uint32_t n)
+{
+    const struct node *nd = &v->cl->nodes[n];
+    double t[CLUSTER_MAX_NODE_GPUS];
+    for (uint32_t q = 0; q < nd->gpu_count; q++) {
+        uint32_t g = nd->gpu_first + q;
+        t[q] = st->free_now[g] ? -INFINITY : st->avail[g];
+    }
+    opt_leaf_set(st, v, n, t);
+    if (!st->is_stale[n]) {
+        st->is_stale[n] = 1;
+        st->stale[st->n_stale++] = n;
+    }
+}
+
+/* Marks node n's bound for a rebuild from its running jobs: at once, unless the
+ * standing plan has built its state (the bound then matches that state until the next
+ * plan). */
+static void opt_node_changed(struct opt_state *st, const struct view *v, uint32_t n)
+{
+    if (st->node_grp[n] == VIEW_NONE || st->is_stale[n])
+        return;
+    if (st->node_epoch[n] == st->epoch) {
+        st->is_stale[n] = 1;
+        st->stale[st->n_stale++] = n;
+    } else {
+        opt_leaf_base(st, v, n);
+    }
+}
+
+static int opt_init(void **state, const struct view *v, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    const struct cluster *cl = v->cl;
+    size_t nj = v->jobs->n, nt = cl->n_types;
+    struct opt_state *st = cpn_calloc(1, sizeof *st);
+    st->type_node = opt_alloc(nt, sizeof *st->type_node);
+    for (size_t t = 0; t < nt; t++)
+        st->type_node[t] = VIEW_NONE;
+    for (uint32_t n = (uint32_t)cl->n_nodes; n-- > 0;)
+        if (cl->nodes[n].gpu_count > 0)
+            st->type_node[cl->nodes[n].type] = n;
+    st->grp = opt_alloc(cl->n_sites * nt, sizeof *st->grp);
+    st->grp_nodes = opt_alloc(cl->n_nodes, sizeof *st->grp_nodes);
+    st->node_grp = opt_alloc(cl->n_nodes, sizeof *st->node_grp);
+    st->node_pos = opt_alloc(cl->n_nodes, sizeof *st->node_pos);
+    for (size_t n = 0; n < cl->n_nodes; n++)
+        st->node_grp[n] = VIEW_NONE;
+    uint32_t k = 0;
+    size_t tree = 0;
+    for (uint32_t si = 0; si < cl->n_sites; si++) {
+        const struct site *site = &cl->sites[si];
+        for (uint32_t t = 0; t < nt; t++) {
+            struct opt_group g = {.site = si, .type = t, .first = k};
+            for (uint32_t n = site->node_first; n < site->node_first + site->node_count; n++) {
+                const struct node *nd = &cl->nodes[n];
+                if (nd->gpu_count == 0 || nd->type != t)
+                    continue;
+                st->node_grp[n] = (uint32_t)st->n_grp;
+                st->node_pos[n] = k - g.first;
+                st->grp_nodes[k++] = n;
+                g.max_gpus = nd->gpu_count > g.max_gpus ? nd->gpu_count : g.max_gpus;
+                g.max_cpus = fmax(g.max_cpus, nd->cpus);
+                g.max_mem_gib = fmax(g.max_mem_gib, nd->mem_gib);
+            }
+            g.count = k - g.first;
+            if (g.count == 0)
+                continue;
+            for (g.leaves = 1; g.leaves < g.count; g.leaves *= 2)
+                ;
+            g.tree = tree;
+            tree += 2 * (size_t)g.leaves * g.max_gpus;
+            st->grp[st->n_grp++] = g;
+        }
+    }
+    st->tree = opt_alloc(tree, sizeof *st->tree);
+    for (size_t i = 0; i < tree; i++)
+        st->tree[i] = INFINITY;
+    st->stale = opt_alloc(cl->n_nodes, sizeof *st->stale);
+    st->is_stale = opt_alloc(cl->n_nodes, sizeof *st->is_stale);
+    st->grp_order = opt_alloc(st->n_grp, sizeof *st->grp_order);
+    st->grp_dur = opt_alloc(st->n_grp, sizeof *st->grp_dur);
+    st->grp_lb = opt_alloc(st->n_grp, sizeof *st->grp_lb);
+    st->site_xfer = opt_alloc(cl->n_sites, sizeof *st->site_xfer);
+    st->node_head = opt_alloc(cl->n_nodes, sizeof *st->node_head);
+    st->node_epoch = opt_alloc(cl->n_nodes, sizeof *st->node_epoch);
+    for (size_t n = 0; n < cl->n_nodes; n++)
+        st->node_head[n] = VIEW_NONE;
+    st->job_next = opt_alloc(nj, sizeof *st->job_next);
+    st->job_at = opt_alloc(nj, sizeof *st->job_at);
+    for (size_t j = 0; j < nj; j++)
+        st->job_at[j] = VIEW_NONE;
+    st->epoch = 1;
+    st->need_plan = true;
+    st->est_run = opt_alloc(nj * nt, sizeof *st->est_run);
+    st->est_mem = opt_alloc(nj * nt, sizeof *st->est_mem);
+    for (size_t i = 0; i < nj * nt; i++)
+        st->est_run[i] = NAN;
+    st->known = opt_alloc(nj, sizeof *st->known);
+    st->len = opt_alloc(nj, sizeof *st->len);
+    st->res_node = opt_alloc(nj, sizeof *st->res_node);
+    for (size_t j = 0; j < nj; j++) {
+        st->known[j] = -1;
+        st->len[j] = NAN;
+        st->res_node[j] = VIEW_NONE;
+    }
+    st->pred_run = opt_alloc(nj, sizeof *st->pred_run);
+    st->pred_xfer = opt_alloc(nj, sizeof *st->pred_xfer);
+    st->alone = opt_alloc(cl->n_nodes, sizeof *st->alone);
+    for (size_t n = 0; n < cl->n_nodes; n++)
+        st->alone[n] = VIEW_NONE;
+    st->entry = opt_alloc(nj, sizeof *st->entry);
+    st->gen = opt_alloc(nj, sizeof *st->gen);
+    st->stage = opt_alloc(nj, sizeof *st->stage);
+    st->okey = opt_alloc(nj, sizeof *st->okey);
+    st->fresh = opt_alloc(nj, sizeof *st->fresh);
+    st->fresh_gen = opt_alloc(nj, sizeof *st->fresh_gen);
+    st->avail = opt_alloc(cl->n_gpus, sizeof *st->avail);
+    st->gap_end = opt_alloc(cl->n_gpus, sizeof *st->gap_end);
+    st->free_now = opt_alloc(cl->n_gpus, sizeof *st->free_now);
+    st->ready = opt_alloc(cl->n_nodes, sizeof *st->ready);
+    st->cpus_now = opt_alloc(cl->n_nodes, sizeof *st->cpus_now);
+    st->mem_now = opt_alloc(cl->n_nodes, sizeof *st->mem_now);
+    st->done = opt_alloc(nj, sizeof *st->done);
+    st->plan = opt_alloc(nj, sizeof *st->plan);
+    st->window = cl->cfg.optimal_window < nj ? cl->cfg.optimal_window : nj;
+    st->win = opt_alloc(st->window, sizeof *st->win);
+    st->popped = opt_alloc(3 * st->window + 3, sizeof *st->popped);
+    for (uint32_t n = 0; n < cl->n_nodes; n++)
+        if (st->node_grp[n] != VIEW_NONE)
+            opt_leaf_base(st, v, n);
+    *state = st;
+    return 0;
+}
+
+static void opt_destroy(void *state)
+{
+    struct opt_state *st = state;
+    if (!st)
+        return;
+    free(st->grp);
+    free(st->grp_nodes);
+    free(st->grp_order);
+    free(st->grp_dur);
+    free(st->grp_lb);
+    free(st->site_xfer);
+    free(st->node_grp);
+    free(st->node_pos);
+    free(st->tree);
+    free(st->stale);
+    free(st->is_stale);
+    free(st->node_head);
+    free(st->node_epoch);
+    free(st->job_next);
+    free(st->job_at);
+    free(st->win);
+    free(st->popped);
+    free(st->type_node);
+    free(st->est_run);
+    free(st->est_mem);
+    free(st->known);
+    free(st->len);
+    free(st->pred_run);
+    free(st->pred_xfer);
+    free(st->res_node);
+    free(st->alone);
+    free(st->entry);
+    free(st->gen);
+    free(st->stage);
+    free(st->okey);
+    free(st->young.v);
+    free(st->aging.v);
+    free(st->aged.v);
+    free(st->big.v);
+    free(st->fresh);
+    free(st->fresh_gen);
+    free(st->avail);
+    free(st->gap_end);
+    free(st->free_now);
+    free(st->ready);
+    free(st->cpus_now);
+    free(st->mem_now);
+    free(st->done);
+    free(st->plan);
+    free(st);
+}
 /* Builds node n's state for the current plan, once per plan: when each of its GPUs is
  * predicted free of the jobs running there (by the bookkeeping), and nothing taken by
  * this plan yet. Jobs that have left the bookkeeping leave the node's list. */
@@ -445,8 +717,8 @@ static bool opt_fits_now(const struct opt_state *st, const struct view *v, uint3
     const struct node *nd = &v->cl->nodes[n];
     const struct job *jb = view_job(v, j);
     double now = v->now, gpu_mem = v->cl->types[nd->type].mem_gib;
-    if (st->ready[n] > now || st->alone[n] != VIEW_NONE)
-        return false;
+    if (st->ready[n] > now || st->alone[n] != VIEW_NONE || !view_node_below_cpu_threshold(v, n))
+        return false; /* (the scrape may be live: a standing plan checks it again) */
     if (v->node_cpus_req[n] + st->cpus_now[n] + jb->cpus > nd->cpus + OPT_FIT_EPS ||
         v->node_mem_req_gib[n] + st->mem_now[n] + jb->mem_gib > nd->mem_gib + OPT_FIT_EPS)
         return false;
@@ -473,6 +745,7 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint3
 {
     const struct cluster *cl = v->cl;
     const struct job *jb = view_job(v, j);
+    bool alone = opt_unseen(st, v, j);
     for (size_t si = 0; si < cl->n_sites; si++)
         st->site_xfer[si] = NAN;
     size_t m = 0;
@@ -489,8 +762,12 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint3
             st->site_xfer[g->site] = view_transfer_estimate_s(v, j, g->site);
         double dur = st->site_xfer[g->site] + run;
         st->grp_dur[i] = dur;
+        /* No slot of the group finishes before its tree's bound (or now) plus dur. */
+        double root = jb->gpus > 0 ? opt_tree_at(st, g, 1)[jb->gpus - 1] : -INFINITY;
+        double lb = (alone ? v->now : fmax(root, v->now)) + dur;
+        st->grp_lb[i] = lb;
         size_t k = m++;
-        for (; k > 0 && st->grp_dur[st->grp_order[k - 1]] > dur; k--)
+        for (; k > 0 && st->grp_lb[st->grp_order[k - 1]] > lb; k--)
             st->grp_order[k] = st->grp_order[k - 1];
         st->grp_order[k] = i;
     }
@@ -508,52 +785,212 @@ static bool opt_slot_better(const struct opt_slot *c, const struct opt_slot *b)
     return c->node < b->node;
 }
 
+/* ---- branch and bound over a group's nodes ---- */
+
+/* One search for job j in one group: what the visited nodes are compared with. */
+struct opt_search {
+    uint32_t job;
+    double dur;      /* transfer + run on the group */
+    bool alone;      /* an unseen model: needs the whole node, the bounds do not apply */
+    bool now_only;   /* only places where it starts at once */
+    bool reserve;    /* a reservation: start when enough GPUs free, ties to res_node */
+    bool found;
+    struct opt_slot best;
+};
+
+/* Whether a node of a subtree whose start bound is lb and whose lowest node index is
+ * lo could beat the best slot found so far. */
+static bool opt_could_beat(const struct opt_state *st, const struct view *v,
+                           const struct opt_search *s, double lb, uint32_t lo)
+{
+    bool can_now = lb <= v->now;
+    if (s->now_only && !can_now)
+        return false;
+    if (!s->found)
+        return true;
+    double f = lb + s->dur;
+    if (f != s->best.finish)
+        return f < s->best.finish;
+    if (s->reserve) /* ties keep the node held, else go to the lowest index */
+        return s->best.node != st->res_node[s->job] && lo < s->best.node;
+    if (can_now != s->best.now)
+        return can_now;
+    return lo < s->best.node;
+}
+
+/* Evaluates node n exactly for the search, as the plan's state of it says. */
+static void opt_visit(struct opt_state *st, const struct view *v, struct opt_search *s, uint32_t n)
+{
+    const struct cluster *cl = v->cl;
+    const struct job *jb = view_job(v, s->job);
+    double run, mem;
+    if (!opt_can_host(st, v, s->job, n, &run, &mem))
+        return;
+    opt_touch(st, v, n);
+    const struct node *nd = &cl->nodes[n];
+    struct opt_slot c = {.node = n, .ngpus = jb->gpus};
+    if (s->reserve) {
+        c.start = fmax(st->ready[n], opt_first_free(st, nd, jb->gpus, s->alone, c.gpu));
+        c.finish = c.start + s->dur;
+        bool better = !s->found || c.finish < s->best.finish;
+        if (!better && c.finish == s->best.finish && s->best.node != st->res_node[s->job])
+            better = n == st->res_node[s->job] || n < s->best.node;
+        if (better) {
+            s->best = c;
+            s->found = true;
+        }
+        return;
+    }
+    if (opt_fits_now(st, v, s->job, n, s->dur, mem, s->alone, c.gpu)) {
+        c.now = true;
+        c.start = v->now;
+    } else if (s->now_only) {
+        return;
+    } else {
+        c.start = fmax(st->ready[n], opt_first_free(st, nd, jb->gpus, s->alone, c.gpu));
+        if (c.start <= v->now) /* free GPUs, but its requests do not fit yet */
+            c.start = v->now + cl->cfg.poll_interval_s;
+    }
+    c.finish = c.start + s->dur;
+    if (!s->found || opt_slot_better(&c, &s->best)) {
+        s->best = c;
+        s->found = true;
+    }
+}
+
+/* A subtree of a group's tree still to look at: tree index, first position, width. */
+struct opt_frame {
+    size_t i;
+    uint32_t lo, width;
+};
+
+/* Visits, in node order, the nodes of group gi that could beat the best found so far:
+ * a subtree is skipped when its bound (the least time k GPUs of one of its nodes may
+ * free, and never before now) cannot. */
+static void opt_search_group(struct opt_state *st, const struct view *v, uint32_t gi,
+                             struct opt_search *s)
+{
+    struct opt_group *g = &st->grp[gi];
+    uint32_t k = view_job(v, s->job)->gpus;
+    if (k > g->max_gpus)
+        return; /* no node of the group has k GPUs */
+    struct opt_frame stack[64]; /* depth-first: at most two per level */
+    size_t top = 0;
+    stack[top++] = (struct opt_frame){.i = 1, .lo = 0, .width = g->leaves};
+    while (top > 0) {
+        size_t i = stack[--top].i;
+        uint32_t lo = stack[top].lo, width = stack[top].width;
+        if (lo >= g->count)
+            continue;
+        double bound = k > 0 ? opt_tree_at(st, g, i)[k - 1] : -INFINITY;
+        if (isinf(bound) && bound > 0)
+            continue; /* no node below has k GPUs */
+        double lb = s->alone ? v->now : fmax(bound, v->now);
+        if (!opt_could_beat(st, v, s, lb, st->grp_nodes[g->first + lo]))
+            continue;
+        if (width == 1) {
+            opt_visit(st, v, s, st->grp_nodes[g->first + lo]);
+            continue;
+        }
+        /* The child with the lower bound first: a good slot found early prunes more. */
+        uint32_t half = width / 2;
+        struct opt_frame l = {.i = 2 * i, .lo = lo, .width = half};
+        struct opt_frame r = {.i = 2 * i + 1, .lo = lo + half, .width = half};
+        if (k > 0 && !s->alone && opt_tree_at(st, g, r.i)[k - 1] < opt_tree_at(st, g, l.i)[k - 1]) {
+            stack[top++] = l;
+            stack[top++] = r;
+        } else {
+            stack[top++] = r;
+            stack[top++] = l;
+        }
+    }
+}
+
+#ifdef CPN_CHECK_INDEXES
+bool optimal_check_indexes = true;
+#else
+bool optimal_check_indexes = false;
+#endif
+
+/* Checks a search against visiting every node of the m ordered groups, as a plan
+ * without the trees would (optimal_check_indexes): the bounds may only skip nodes
+ * that cannot win. */
+static void opt_check_search(struct opt_state *st, const struct view *v, const struct opt_search *s0,
+                             size_t m, const struct opt_search *got)
+{
+    struct opt_search all = *s0;
+    if (all.reserve && st->res_node[all.job] != VIEW_NONE)
+        for (size_t i = 0; i < m; i++)
+            if (st->grp_order[i] == st->node_grp[st->res_node[all.job]]) {
+                all.dur = st->grp_dur[st->grp_order[i]];
+                opt_visit(st, v, &all, st->res_node[all.job]);
+            }
+    for (size_t i = 0; i < m; i++) {
+        const struct opt_group *g = &st->grp[st->grp_order[i]];
+        all.dur = st->grp_dur[st->grp_order[i]];
+        for (uint32_t q = 0; q < g->count; q++)
+            opt_visit(st, v, &all, st->grp_nodes[g->first + q]);
+    }
+    CPN_ASSERT(all.found == got->found);
+    if (all.found)
+        CPN_ASSERT(all.best.node == got->best.node && all.best.now == got->best.now &&
+                   all.best.start == got->best.start && all.best.finish == got->best.finish);
+}
+
 /* The best place for job j: earliest predicted finish over all nodes, starting now
  * or later (ties: starting now, then the lowest node index). With now_only, only
  * places where it can start at once. Returns false when no node could ever take it.
  * Groups are tried by transfer + run; one whose earliest possible finish (starting now)
- * is later than the best found cannot win, nor can the rest of a group after a node
- * where the job starts now. */
+ * is later than the best found cannot win. */
 static bool opt_best_slot(struct opt_state *st, const struct view *v, uint32_t j, bool now_only,
                           struct opt_slot *best)
 {
-    const struct cluster *cl = v->cl;
-    const struct job *jb = view_job(v, j);
-    bool alone = opt_unseen(st, v, j), found = false;
+    struct opt_search s = {.job = j, .alone = opt_unseen(st, v, j), .now_only = now_only};
     size_t m = opt_order_groups(st, v, j);
     for (size_t i = 0; i < m; i++) {
-        const struct opt_group *g = &st->grp[st->grp_order[i]];
-        double dur = st->grp_dur[st->grp_order[i]];
-        if (found && v->now + dur > best->finish)
+        uint32_t gi = st->grp_order[i];
+        s.dur = st->grp_dur[gi];
+        if (s.found && st->grp_lb[gi] > s.best.finish)
             break;
-        for (uint32_t q = 0; q < g->count; q++) {
-            uint32_t n = st->grp_nodes[g->first + q];
-            double run, mem;
-            if (!opt_can_host(st, v, j, n, &run, &mem))
-                continue;
-            opt_touch(st, v, n);
-            const struct node *nd = &cl->nodes[n];
-            struct opt_slot c = {.node = n, .ngpus = jb->gpus};
-            if (opt_fits_now(st, v, j, n, dur, mem, alone, c.gpu)) {
-                c.now = true;
-                c.start = v->now;
-            } else if (now_only) {
-                continue;
-            } else {
-                c.start = fmax(st->ready[n], opt_first_free(st, nd, jb->gpus, alone, c.gpu));
-                if (c.start <= v->now) /* free GPUs, but its requests do not fit yet */
-                    c.start = v->now + cl->cfg.poll_interval_s;
-            }
-            c.finish = c.start + dur;
-            if (!found || opt_slot_better(&c, best)) {
-                *best = c;
-                found = true;
-            }
-            if (c.now)
-                break; /* the group's other nodes finish no sooner and come later */
-        }
+        opt_search_group(st, v, gi, &s);
     }
-    return found;
+    if (optimal_check_indexes) {
+        struct opt_search s0 = {.job = j, .alone = s.alone, .now_only = now_only};
+        opt_check_search(st, v, &s0, m, &s);
+    }
+    if (s.found)
+        *best = s.best;
+    return s.found;
+}
+
+/* The reservation for job j: the node where enough GPUs free for it soonest, counting
+ * how long it runs there; it keeps its node on a tie, else the lowest index wins. */
+static bool opt_reserve_slot(struct opt_state *st, const struct view *v, uint32_t j,
+                             struct opt_slot *res)
+{
+    struct opt_search s = {.job = j, .alone = opt_unseen(st, v, j), .reserve = true};
+    size_t m = opt_order_groups(st, v, j);
+    uint32_t held = st->res_node[j];
+    if (held != VIEW_NONE) /* the node it holds first: ties then keep it */
+        for (size_t i = 0; i < m; i++)
+            if (st->grp_order[i] == st->node_grp[held]) {
+                s.dur = st->grp_dur[st->grp_order[i]];
+                opt_visit(st, v, &s, held);
+            }
+    for (size_t i = 0; i < m; i++) {
+        uint32_t gi = st->grp_order[i];
+        s.dur = st->grp_dur[gi];
+        if (s.found && st->grp_lb[gi] > s.best.finish)
+            break;
+        opt_search_group(st, v, gi, &s);
+    }
+    if (optimal_check_indexes) {
+        struct opt_search s0 = {.job = j, .alone = s.alone, .reserve = true};
+        opt_check_search(st, v, &s0, m, &s);
+    }
+    if (s.found)
+        *res = s.best;
+    return s.found;
 }
 
 /* Books slot s for job j in the plan: at once (a placement) or later (its GPUs are
@@ -578,7 +1015,8 @@ static void opt_book(struct opt_state *st, const struct view *v, uint32_t j, con
         }
         st->avail[g] = s->finish;
     }
-    st->done[j] = 1;
+    opt_leaf_plan(st, v, s->node);
+    st->done[j] = st->epoch;
     if (!s->now)
         return;
     const struct job *jb = view_job(v, j);
@@ -600,63 +1038,73 @@ static int opt_cmp_key(const void *a, const void *b)
     return x->pos < y->pos ? -1 : (x->pos > y->pos);
 }
 
+/* Takes up to `want` current entries off heap h in order, skipping jobs this plan has
+ * handled; each taken entry is kept in st->popped (from *npop on) to be put back.
+ * Appends the jobs to out. Returns how many it appended. */
+static size_t opt_take(struct opt_state *st, struct opt_heap *h, uint8_t stage, size_t want,
+                       struct opt_key *out, size_t *npop)
+{
+    size_t m = 0;
+    const struct opt_hent *e;
+    while (m < want && (e = opt_heap_top(st, h, stage)) != NULL) {
+        struct opt_hent x = *e;
+        opt_heap_pop(h);
+        st->popped[(*npop)++] = x;
+        if (st->done[x.job] == st->epoch)
+            continue;
+        out[m++] = (struct opt_key){.key = st->okey[x.job], .pos = x.k2, .job = x.job};
+    }
+    return m;
+}
+
+static void opt_put_back(struct opt_state *st, struct opt_heap *h, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        opt_heap_push(h, st->popped[i]);
+}
+
+/* Moves the jobs that have now waited reserve_after_s from the young heaps to the
+ * aged ones. */
+static void opt_age(struct opt_state *st, const struct view *v)
+{
+    const struct cluster_config *c = &v->cl->cfg;
+    size_t big_before = st->n_big;
+    const struct opt_hent *e;
+    while ((e = opt_heap_top(st, &st->aging, OPT_YOUNG)) != NULL &&
+           v->now - view_job(v, e->job)->submit_s >= c->reserve_after_s) {
+        struct opt_hent x = *e;
+        opt_heap_pop(&st->aging);
+        st->stage[x.job] = OPT_AGED;
+        x.k1 = view_job(v, x.job)->submit_s;
+        opt_heap_push(&st->aged, x);
+        if (view_job(v, x.job)->gpus >= c->reserve_min_gpus) {
+            opt_heap_push(&st->big, x);
+            st->n_big++;
+        }
+    }
+    /* A job that joins the reservations (the oldest `window` of them) changes the plan:
+     * the next scheduling point plans afresh, so a wide job is not starved by arrivals
+     * fitted into a standing plan. */
+    if (st->n_big > big_before && big_before < st->window)
+        st->need_plan = true;
+}
+
 /* Reservations: jobs of many GPUs that have waited too long, oldest first, at most
  * the window. Returns how many were planned. */
 static size_t opt_plan_reservations(struct opt_state *st, const struct view *v)
 {
-    const struct cluster_config *c = &v->cl->cfg;
-    size_t m = 0;
-    uint32_t pos = 0;
-    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j], pos++) {
-        const struct job *jb = view_job(v, j);
-        if (jb->gpus >= c->reserve_min_gpus && v->now - jb->submit_s >= c->reserve_after_s)
-            st->order[m++] = (struct opt_key){.key = jb->submit_s, .pos = pos, .job = j};
-        else
-            st->res_node[j] = VIEW_NONE;
-    }
-    qsort(st->order, m, sizeof *st->order, opt_cmp_key);
-    if (m > st->window)
-        m = st->window; /* the others wait for their turn, oldest first */
+    size_t npop = 0;
+    size_t m = opt_take(st, &st->big, OPT_AGED, st->window, st->win, &npop);
+    opt_put_back(st, &st->big, 0, npop);
     for (size_t i = 0; i < m; i++) {
-        uint32_t j = st->order[i].job;
-        const struct job *jb = view_job(v, j);
-        bool alone = opt_unseen(st, v, j);
-        /* The node where enough GPUs free soonest for it, counting how long it runs
-         * there; it keeps its node on a tie, else the lowest index wins. */
-        struct opt_slot res = {.node = VIEW_NONE, .ngpus = jb->gpus};
-        size_t ng = opt_order_groups(st, v, j);
-        for (size_t gi = 0; gi < ng; gi++) {
-            const struct opt_group *g = &st->grp[st->grp_order[gi]];
-            double dur = st->grp_dur[st->grp_order[gi]];
-            if (res.node != VIEW_NONE && v->now + dur > res.finish)
-                break;
-            for (uint32_t q = 0; q < g->count; q++) {
-                uint32_t n = st->grp_nodes[g->first + q];
-                double run, mem;
-                if (!opt_can_host(st, v, j, n, &run, &mem))
-                    continue;
-                opt_touch(st, v, n);
-                const struct node *nd = &v->cl->nodes[n];
-                uint32_t gpu[CLUSTER_MAX_NODE_GPUS] = {0};
-                double t = fmax(st->ready[n], opt_first_free(st, nd, jb->gpus, alone, gpu));
-                double fin = t + dur;
-                bool better = res.node == VIEW_NONE || fin < res.finish;
-                if (!better && fin == res.finish && res.node != st->res_node[j])
-                    better = n == st->res_node[j] || n < res.node;
-                if (better) {
-                    res.node = n;
-                    res.start = t;
-                    res.finish = fin;
-                    memcpy(res.gpu, gpu, sizeof gpu);
-                }
-            }
-        }
-        struct opt_slot now;
+        uint32_t j = st->win[i].job;
+        struct opt_slot res, now;
+        bool can_res = opt_reserve_slot(st, v, j, &res);
         bool can_now = opt_best_slot(st, v, j, true, &now);
-        if (can_now && (res.node == VIEW_NONE || now.finish <= res.finish + OPT_TIME_EPS_S)) {
+        if (can_now && (!can_res || now.finish <= res.finish + OPT_TIME_EPS_S)) {
             st->res_node[j] = VIEW_NONE;
             opt_book(st, v, j, &now);
-        } else if (res.node != VIEW_NONE) {
+        } else if (can_res) {
             st->res_node[j] = res.node;
             opt_book(st, v, j, &res);
         }
@@ -664,97 +1112,109 @@ static size_t opt_plan_reservations(struct opt_state *st, const struct view *v)
     return m;
 }
 
-/* True when a goes into the window before b. */
-static bool opt_cand_before(const struct opt_cand *a, const struct opt_cand *b)
-{
-    if (a->aged != b->aged)
-        return a->aged;
-    if (a->rank != b->rank)
-        return a->rank < b->rank;
-    return a->k.pos < b->k.pos;
-}
-
-/* Restores the max-heap (by opt_cand_before: the root goes last) below i. */
-static void opt_cand_sift(struct opt_cand *h, size_t len, size_t i)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, w = i;
-        if (l < len && opt_cand_before(&h[w], &h[l]))
-            w = l;
-        if (r < len && opt_cand_before(&h[w], &h[r]))
-            w = r;
-        if (w == i)
-            return;
-        struct opt_cand t = h[i];
-        h[i] = h[w];
-        h[w] = t;
-        i = w;
-    }
-}
-
-/* Builds the plan of this scheduling point: reservations first, then the other jobs
- * of the window in the configured order. */
+/* Builds a fresh plan: reservations first, then the other jobs of the window (those
+ * that waited reserve_after_s, oldest first, then the configured order) in the
+ * configured order. */
 static void opt_plan(struct opt_state *st, const struct view *v)
 {
-    const struct cluster_config *cfg = &v->cl->cfg;
-    st->plan_len = st->plan_next = 0;
-    st->planned = true;
-    if (st->idle_valid && st->idle_version == v->version && st->idle_now == v->now &&
-        st->idle_qlen == v->queue_len)
-        return; /* the same view and queue as a plan that started nothing */
     st->epoch++;
-    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
-        st->done[j] = 0;
-    size_t room = st->window - opt_plan_reservations(st, v);
-    size_t m = 0;
-    uint32_t pos = 0;
-    int order = cfg->optimal_order;
-    struct opt_cand *heap = st->cand;
-    for (uint32_t j = v->queue_head; j != VIEW_NONE && room > 0; j = v->queue_next[j], pos++) {
-        if (st->done[j])
-            continue;
-        const struct job *jb = view_job(v, j);
-        double len = opt_len(st, v, j), key = 0;
-        if (isinf(len))
-            key = INFINITY; /* fits nowhere: last, it will not be placed */
-        else if (order == OPTIMAL_ORDER_LPT)
-            key = -len;
-        else if (order == OPTIMAL_ORDER_SPT)
-            key = len;
-        else if (order == OPTIMAL_ORDER_WORK)
-            key = -len * jb->gpus;
-        struct opt_cand c = {.aged = v->now - jb->submit_s >= cfg->reserve_after_s,
-                             .k = {.key = key, .pos = pos, .job = j}};
-        c.rank = c.aged ? jb->submit_s : key;
-        if (m < room) {
-            heap[m++] = c;
-            if (m == room)
-                for (size_t i = m / 2; i-- > 0;)
-                    opt_cand_sift(heap, m, i);
-        } else if (opt_cand_before(&c, &heap[0])) {
-            heap[0] = c;
-            opt_cand_sift(heap, m, 0);
-        }
+    st->need_plan = false;
+    st->plan_scrape_s = v->scrape_time_s;
+    for (size_t i = 0; i < st->n_stale; i++) {
+        st->is_stale[st->stale[i]] = 0;
+        opt_leaf_base(st, v, st->stale[i]);
     }
-    for (size_t i = 0; i < m; i++)
-        st->win[i] = heap[i].k;
+    st->n_stale = 0;
+    opt_heap_compact(st, &st->young, OPT_YOUNG, v->queue_len);
+    opt_heap_compact(st, &st->aging, OPT_YOUNG, v->queue_len);
+    opt_heap_compact(st, &st->aged, OPT_AGED, v->queue_len);
+    opt_heap_compact(st, &st->big, OPT_AGED, v->queue_len);
+    size_t room = st->window - opt_plan_reservations(st, v);
+    size_t npop = 0;
+    size_t m = opt_take(st, &st->aged, OPT_AGED, room, st->win, &npop);
+    size_t aged_pop = npop;
+    m += opt_take(st, &st->young, OPT_YOUNG, room - m, st->win + m, &npop);
+    opt_put_back(st, &st->aged, 0, aged_pop);
+    opt_put_back(st, &st->young, aged_pop, npop);
     qsort(st->win, m, sizeof *st->win, opt_cmp_key);
     for (size_t i = 0; i < m; i++) {
         struct opt_slot s;
         if (opt_best_slot(st, v, st->win[i].job, false, &s))
             opt_book(st, v, st->win[i].job, &s);
     }
-    st->idle_valid = st->plan_len == 0;
-    st->idle_version = v->version;
-    st->idle_now = v->now;
-    st->idle_qlen = v->queue_len;
+}
+
+/* Fits the jobs queued since the last scheduling point into the standing plan, in
+ * queue order: each starts now only where the plan's best place for it is free now. */
+static void opt_fit_fresh(struct opt_state *st, const struct view *v)
+{
+    for (size_t i = 0; i < st->n_fresh; i++) {
+        uint32_t j = st->fresh[i];
+        if (st->stage[j] == OPT_OUT || st->gen[j] != st->fresh_gen[i] || st->done[j] == st->epoch)
+            continue;
+        struct opt_slot s;
+        if (opt_best_slot(st, v, j, false, &s) && s.now)
+            opt_book(st, v, j, &s);
+    }
+}
+
+/* The key of job j in the configured order (smallest first). */
+static double opt_order_key(struct opt_state *st, const struct view *v, uint32_t j)
+{
+    double len = opt_len(st, v, j);
+    if (isinf(len))
+        return INFINITY; /* fits nowhere: last, it will not be placed */
+    switch ((enum optimal_order)v->cl->cfg.optimal_order) {
+    case OPTIMAL_ORDER_LPT:
+        return -len;
+    case OPTIMAL_ORDER_SPT:
+        return len;
+    case OPTIMAL_ORDER_WORK:
+        return -len * view_job(v, j)->gpus;
+    case OPTIMAL_ORDER_FIFO:
+        break;
+    }
+    return 0;
+}
+
+static void opt_job_event(void *state, const struct view *v, uint32_t j, enum policy_job_event e)
+{
+    struct opt_state *st = state;
+    if (e == POLICY_JOB_QUEUED) { /* a new pod: to the young heaps, and to fit in */
+        st->gen[j]++;
+        st->entry[j] = st->seq++;
+        st->stage[j] = OPT_YOUNG;
+        st->okey[j] = opt_order_key(st, v, j);
+        struct opt_hent x = {.k1 = st->okey[j], .k2 = st->entry[j], .job = j, .gen = st->gen[j]};
+        opt_heap_push(&st->young, x);
+        x.k1 = view_job(v, j)->submit_s;
+        opt_heap_push(&st->aging, x);
+        st->fresh[st->n_fresh] = j;
+        st->fresh_gen[st->n_fresh++] = st->gen[j];
+        return;
+    }
+    uint32_t n = v->job_node[j];
+    if (n == VIEW_NONE || st->job_at[j] != n)
+        return;
+    if (e == POLICY_JOB_LEARNT)
+        st->need_plan = true;
+    opt_node_changed(st, v, n);
 }
 
 static int opt_place(void *state, const struct view *v, struct placement *out)
 {
     struct opt_state *st = state;
-    if (!st->planned)
-        opt_plan(st, v);
+    if (!st->planned) {
+        st->planned = true;
+        st->plan_len = st->plan_next = 0;
+        opt_age(st, v);
+        if (st->need_plan || v->scrape_time_s != st->plan_scrape_s ||
+            v->cl->cfg.optimal_replan == OPTIMAL_REPLAN_EVERY)
+            opt_plan(st, v);
+        else
+            opt_fit_fresh(st, v);
+        st->n_fresh = 0;
+    }
     if (st->plan_next == st->plan_len)
         return 0;
     *out = st->plan[st->plan_next++];
@@ -766,6 +1226,9 @@ static int opt_place(void *state, const struct view *v, struct placement *out)
     if (opt_unseen(st, v, j))
         st->alone[out->node] = j;
     st->res_node[j] = VIEW_NONE;
+    if (st->stage[j] == OPT_AGED && view_job(v, j)->gpus >= v->cl->cfg.reserve_min_gpus)
+        st->n_big--;
+    st->stage[j] = OPT_OUT;
     opt_unlink(st, j);
     st->job_next[j] = st->node_head[out->node];
     st->node_head[out->node] = j;
@@ -773,11 +1236,14 @@ static int opt_place(void *state, const struct view *v, struct placement *out)
     return 1;
 }
 
-/* Called at the end of every scheduling point: the next one plans afresh. */
+/* Called at the end of every scheduling point. The bookkeeping now holds this point's
+ * placements, so the standing plan stops counting their requests twice. */
 static double opt_wakeup(void *state, const struct view *v)
 {
     (void)v;
     struct opt_state *st = state;
+    for (size_t i = 0; i < st->plan_len; i++)
+        st->cpus_now[st->plan[i].node] = st->mem_now[st->plan[i].node] = 0;
     st->planned = false;
     return INFINITY;
 }
@@ -790,5 +1256,6 @@ const struct policy_ops optimal_policy = {
     .init = opt_init,
     .place = opt_place,
     .wakeup = opt_wakeup,
+    .job_event = opt_job_event,
     .destroy = opt_destroy,
 };

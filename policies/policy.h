@@ -67,6 +67,11 @@ struct policy_ops {
     void (*destroy)(void *state);
 };
 
+/* When true, the optimal policy checks every search of its node index against a scan
+ * of every node and aborts on a difference (tests turn it on; so does building with
+ * -DCPN_CHECK_INDEXES, as `make asan` does). */
+extern bool optimal_check_indexes;
+
 /* All registered policies, in the order `cpnsim policies` lists them. */
 extern const struct policy_ops *const policy_registry[];
 extern const size_t policy_registry_len;

@@ -55,6 +55,8 @@ static const char *const completion_names[] = {
 static const char *const optimal_order_names[] = {
     [OPTIMAL_ORDER_LPT] = "lpt", [OPTIMAL_ORDER_FIFO] = "fifo", [OPTIMAL_ORDER_SPT] = "spt",
     [OPTIMAL_ORDER_WORK] = "work", NULL};
+static const char *const optimal_replan_names[] = {
+    [OPTIMAL_REPLAN_CHANGE] = "change", [OPTIMAL_REPLAN_EVERY] = "every", NULL};
 
 struct cfg_key {
     const char *name;
@@ -125,6 +127,11 @@ static const struct cfg_key cfg_keys[] = {
      .b = {.min = 1, .max = 1e9, .whole = true},
      .meaning = "optimal policy: most queued jobs planned at one scheduling point (reservations, "
                 "then jobs waiting reserve_after_s, oldest first, then the queue order)"},
+    {.name = "optimal_replan", .kind = CFG_ENUM, .offset = OFF(optimal_replan),
+     .def = OPTIMAL_REPLAN_CHANGE, .names = optimal_replan_names,
+     .meaning = "optimal policy: plan afresh when the cluster changed (change: a learnt end or a "
+                "new scrape; new jobs are fitted into the standing plan) or at every scheduling "
+                "point (every)"},
 };
 /* clang-format on */
 #define N_CFG (sizeof cfg_keys / sizeof cfg_keys[0])

@@ -15,6 +15,9 @@ struct catalog;
 enum completion_mode { COMPLETION_POLL, COMPLETION_EVENT };
 /* Queue orders of the optimal policy (docs/policies.md compares them). */
 enum optimal_order { OPTIMAL_ORDER_LPT, OPTIMAL_ORDER_FIFO, OPTIMAL_ORDER_SPT, OPTIMAL_ORDER_WORK };
+/* When the optimal policy plans afresh: when the cluster changed (a learnt end, a new
+ * scrape), or at every scheduling point. */
+enum optimal_replan { OPTIMAL_REPLAN_CHANGE, OPTIMAL_REPLAN_EVERY };
 
 /* Every tunable of a run. Each is a top-level key of the cluster JSON and may be
  * overridden with --set KEY=VALUE; cluster.c holds the one table of names,
@@ -39,6 +42,7 @@ struct cluster_config {
     int optimal_order;          /* enum optimal_order; "work" */
     unsigned max_timeline_rows; /* 10^7; most timeline rows a run may take (sim.h) */
     unsigned optimal_window;    /* 128; optimal: most jobs planned per scheduling point */
+    int optimal_replan;         /* enum optimal_replan; "change" */
 };
 
 struct gpu_type {

@@ -5,6 +5,9 @@
  * sum of durations. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "helpers.h"
 
@@ -42,26 +45,55 @@ static const char starve_jobs[] =
 Test(optimal, starving_many_gpu_job_starts_by_reservation)
 {
     struct run r;
-    const char *never[] = {"reserve_after_s=1e9"};
-    run_start(&r, one_node_cluster(8, 80, 0, "event"), never, 1, starve_jobs, "optimal");
+    const char *never_every[] = {"reserve_after_s=1e9", "optimal_replan=every"};
+    run_start(&r, one_node_cluster(8, 80, 0, "event"), never_every, 2, starve_jobs, "optimal");
     cr_assert_float_eq(rt(&r, "b")->start_s, 750, EPS, "without a reservation b starves: %g",
                        rt(&r, "b")->start_s);
     run_free(&r);
 
+    /* Planning afresh only when the cluster changes (the default), arrivals are fitted
+     * into the standing plan, where b holds the node from when it would be free: a0
+     * runs 0..300 and b is planned at 300, so a1..a4 (300 s) wait and s1 (200..300)
+     * is backfilled. At 300 a0 and s1 end: the new plan starts a1..a6 (ahead of b in
+     * the order) and plans b at 600; a7..a9 wait for that change, start at 600 and end
+     * at 900, when b starts. */
+    const char *never[] = {"reserve_after_s=1e9"};
+    run_start(&r, one_node_cluster(8, 80, 0, "event"), never, 1, starve_jobs, "optimal");
+    cr_assert_float_eq(rt(&r, "b")->start_s, 900, EPS, "b starts at %g", rt(&r, "b")->start_s);
+    cr_assert_float_eq(rt(&r, "s1")->start_s, 200, EPS, "s1 is backfilled");
+    cr_assert_float_eq(rt(&r, "a1")->start_s, 300, EPS, "a1 waits for the change at 300");
+    cr_assert_float_eq(rt(&r, "a9")->start_s, 600, EPS);
+    run_free(&r);
+
     /* With a bound of 120 s, the first scheduling point after it is a3's arrival at
-     * 150: b reserves the node from when a0, a1 and a2 (ending 300, 350, 400) will
-     * have freed all 8 GPUs, 400. a3..a9 would end after 400 and wait; s1 (200..300)
-     * ends before it and is backfilled. b runs 400..410, then a3..a8 start at 410 and
-     * a9 at its arrival, 450. */
-    const char *bound[] = {"reserve_after_s=120"};
-    run_start(&r, one_node_cluster(8, 80, 0, "event"), bound, 1, starve_jobs, "optimal");
-    const struct jobrt *b = rt(&r, "b");
-    cr_assert_float_eq(b->start_s, 400, EPS, "b starts at %g", b->start_s);
-    cr_assert_float_eq(b->end_s, 410, EPS);
+     * 150, and b joining the reservations makes it plan afresh. b reserves the node
+     * from when all 8 GPUs free. Planning again at every point, a1 and a2 started at
+     * their arrivals: they free the node at 400. b runs 400..410, a3..a8 start at 410,
+     * and a9 starts at its arrival, 450. s1 (200..300) ends before the reservation and is
+     * backfilled. */
+    const char *bound_every[] = {"reserve_after_s=120", "optimal_replan=every"};
+    run_start(&r, one_node_cluster(8, 80, 0, "event"), bound_every, 2, starve_jobs, "optimal");
+    cr_assert_float_eq(rt(&r, "b")->start_s, 400, EPS, "b starts at %g", rt(&r, "b")->start_s);
     cr_assert_float_eq(rt(&r, "s1")->start_s, 200, EPS, "s1 is backfilled");
     cr_assert_float_eq(rt(&r, "a3")->start_s, 410, EPS);
     cr_assert_float_eq(rt(&r, "a8")->start_s, 410, EPS);
     cr_assert_float_eq(rt(&r, "a9")->start_s, 450, EPS);
+    run_free(&r);
+
+    /* With the standing plan (the default), a1 and a2 waited for it (b planned at 300),
+     * so at 150 b reserves the node from a0's end, 300. b runs 300..310; s1 is
+     * backfilled as before. At 310 the new plan starts a1..a6; a7 and a8 take the last
+     * two GPUs at their arrivals, and a9 waits for the first of them to end, 610. */
+    const char *bound[] = {"reserve_after_s=120"};
+    run_start(&r, one_node_cluster(8, 80, 0, "event"), bound, 1, starve_jobs, "optimal");
+    const struct jobrt *b = rt(&r, "b");
+    cr_assert_float_eq(b->start_s, 300, EPS, "b starts at %g", b->start_s);
+    cr_assert_float_eq(b->end_s, 310, EPS);
+    cr_assert_float_eq(rt(&r, "s1")->start_s, 200, EPS, "s1 is backfilled");
+    cr_assert_float_eq(rt(&r, "a1")->start_s, 310, EPS);
+    cr_assert_float_eq(rt(&r, "a6")->start_s, 310, EPS);
+    cr_assert_float_eq(rt(&r, "a8")->start_s, 400, EPS);
+    cr_assert_float_eq(rt(&r, "a9")->start_s, 610, EPS);
     /* Every job started after the reservation was made and before b ended by b's start:
      * backfilled jobs never delay it. */
     for (size_t j = 0; j < r.js.n; j++) {
@@ -404,4 +436,63 @@ Test(policies, config_defaults)
     cr_assert_not_null(policy_find("optimal"));
     cr_assert_not_null(policy_find("sjf"));
     cr_assert_not_null(policy_find("easy"));
+}
+
+/* Two sites of mixed nodes (8-, 4- and 2-GPU nodes of four types), so that node
+ * groups differ in size and GPU count, and nodes tie on predicted free times. */
+static const char mixed_cluster[] =
+    "{\"scrape_interval_s\": 60, \"poll_interval_s\": 60, \"completion\": \"poll\",\n"
+    " \"gpu_types\": {\"H100-80G\": {\"mem_gib\": 80}, \"V100-32G\": {\"mem_gib\": 32},\n"
+    "               \"P100-16G\": {\"mem_gib\": 16}, \"K80-12G\": {\"mem_gib\": 12}},\n"
+    " \"sites\": [\n"
+    "  {\"name\": \"x\", \"cache_gib\": 200, \"nodes\": [\n"
+    "    {\"count\": 3, \"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"H100-80G\", \"gpus\": 8},\n"
+    "    {\"count\": 5, \"cpus\": 32, \"mem_gib\": 256, \"gpu_type\": \"V100-32G\", \"gpus\": 4},\n"
+    "    {\"count\": 4, \"cpus\": 16, \"mem_gib\": 128, \"gpu_type\": \"P100-16G\", \"gpus\": 2}]},\n"
+    "  {\"name\": \"y\", \"cache_gib\": 200, \"nodes\": [\n"
+    "    {\"count\": 2, \"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"H100-80G\", \"gpus\": 4},\n"
+    "    {\"count\": 6, \"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"V100-32G\", \"gpus\": 8},\n"
+    "    {\"count\": 3, \"cpus\": 32, \"mem_gib\": 256, \"gpu_type\": \"K80-12G\", \"gpus\": 4}]}],\n"
+    " \"links\": [{\"a\": \"x\", \"b\": \"y\", \"gbps\": 10, \"latency_ms\": 20}]}\n";
+
+/* The node index (a segment tree per site and GPU type, searched by branch and bound)
+ * must choose exactly what a scan of every node would: with optimal_check_indexes
+ * every search is repeated as a scan and a difference aborts the run. 1,200 jobs
+ * arrive faster than the 112 GPUs serve them, so plans wait for GPUs, reserve nodes
+ * and backfill gaps; the settings vary what the plan compares. */
+Test(optimal, node_index_matches_a_scan)
+{
+    char dir[64], cmd[256];
+    snprintf(dir, sizeof dir, "/tmp/cpn_opt_%d", (int)getpid());
+    cr_assert_eq(sh("rm -rf %s && mkdir -p %s", dir, dir), 0);
+    FILE *f = fopen(strcat(strcpy(cmd, dir), "/c.json"), "w");
+    cr_assert_not_null(f);
+    fputs(mixed_cluster, f);
+    fclose(f);
+    const char *b = getenv("CPNSIM");
+    cr_assert_eq(sh("%s gen --count 1200 --seed 3 --arrival poisson:0.2 --cluster %s/c.json > %s/j.csv",
+                    b ? b : "./cpnsim", dir, dir),
+                 0);
+    char *jobs = slurp(strcat(strcpy(cmd, dir), "/j.csv"));
+    cr_assert_not_null(jobs);
+    const char *plain[] = {"optimal_window=128"};
+    const char *live[] = {"scrape_interval_s=0", "completion=event", "reserve_after_s=300"};
+    const char *wide[] = {"optimal_order=spt", "reserve_min_gpus=2", "reserve_after_s=600",
+                          "optimal_window=16"};
+    const char *every[] = {"optimal_replan=every", "optimal_order=fifo"};
+    const struct {
+        const char *const *sets;
+        size_t n;
+    } cases[] = {{plain, 1}, {live, 3}, {wide, 4}, {every, 2}};
+    optimal_check_indexes = true;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct run r;
+        run_start(&r, mixed_cluster, cases[c].sets, cases[c].n, jobs, "optimal");
+        cr_assert_eq(r.s->st.completed, r.js.n, "case %zu: %zu of %zu jobs completed", c,
+                     r.s->st.completed, r.js.n);
+        cr_assert_eq(r.s->st.oom_events, 0, "case %zu: the oracle's memory is never over-committed", c);
+        run_free(&r);
+    }
+    free(jobs);
+    sh("rm -rf %s", dir);
 }
