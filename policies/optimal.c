@@ -370,43 +370,79 @@ static void opt_heap_compact(const struct opt_state *st, struct opt_heap *h, uin
 
 /* ---- the groups' segment trees ---- */
 
+/* Tree node i of group g: [max_gpus] least k-th free times (ascending k), then
+ * [max_gpus] greatest k-th gap ends. */
 static double *opt_tree_at(struct opt_state *st, const struct opt_group *g, size_t i)
 {
-    return &st->tree[g->tree + i * g->max_gpus];
+    return &st->tree[g->tree + i * 2 * g->max_gpus];
 }
 
-/* Sets node n's leaf from the free-time bounds of its GPUs (any order) and updates
- * the ancestors. */
-static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n, double *t)
+/* Sorts t[0..n) ascending (sign 1) or descending (sign -1): at most 16 GPUs. */
+static void opt_sort(double *t, uint32_t n, double sign)
 {
-    struct opt_group *g = &st->grp[st->node_grp[n]];
-    uint32_t cnt = v->cl->nodes[n].gpu_count, K = g->max_gpus;
-    for (uint32_t a = 1; a < cnt; a++) { /* insertion sort: at most 16 GPUs */
+    for (uint32_t a = 1; a < n; a++) {
         double x = t[a];
         uint32_t b = a;
-        for (; b > 0 && t[b - 1] > x; b--)
+        for (; b > 0 && sign * t[b - 1] > sign * x; b--)
             t[b] = t[b - 1];
         t[b] = x;
     }
+}
+
+/* Sets node n's leaf and updates the ancestors. Per GPU (any order): t, a lower bound
+ * of when it frees (-INFINITY: free now and nothing planned on it); gap, when the first
+ * job planned on it starts if it is free now (INFINITY: none), -INFINITY if busy. A
+ * node can start a job of k GPUs lasting d now only if its k-th greatest gap is at
+ * least now + d, and later no sooner than its k-th least t. */
+static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n, double *t, double *gap)
+{
+    struct opt_group *g = &st->grp[st->node_grp[n]];
+    uint32_t cnt = v->cl->nodes[n].gpu_count, K = g->max_gpus;
+    opt_sort(t, cnt, 1);
+    opt_sort(gap, cnt, -1);
     size_t i = g->leaves + st->node_pos[n];
     double *leaf = opt_tree_at(st, g, i);
-    for (uint32_t k = 0; k < K; k++)
+    for (uint32_t k = 0; k < K; k++) {
         leaf[k] = k < cnt ? t[k] : INFINITY;
+        leaf[K + k] = k < cnt ? gap[k] : -INFINITY;
+    }
     for (i /= 2; i > 0; i /= 2) {
-        double *p = opt_tree_at(st, g, i), *l = opt_tree_at(st, g, 2 * i), *r = l + K;
-        for (uint32_t k = 0; k < K; k++)
+        double *p = opt_tree_at(st, g, i), *l = opt_tree_at(st, g, 2 * i), *r = l + 2 * K;
+        for (uint32_t k = 0; k < K; k++) {
             p[k] = l[k] < r[k] ? l[k] : r[k];
+            p[K + k] = l[K + k] > r[K + k] ? l[K + k] : r[K + k];
+        }
     }
 }
 
+/* The least start that a node below tree node i of group g could give a job of k GPUs
+ * lasting dur, never before now; *can_now tells whether one of them may take it at once
+ * (k GPUs free now with a gap of dur before any planned job). A job running alone, or
+ * taking no GPU, has no bound. A reservation waits for its GPUs, gaps or not. */
+static double opt_bound(struct opt_state *st, const struct view *v, const struct opt_group *g,
+                        size_t i, uint32_t k, double dur, bool alone, bool reserve, bool *can_now)
+{
+    *can_now = true;
+    if (alone || k == 0)
+        return v->now;
+    const double *x = opt_tree_at(st, g, i);
+    if (!reserve) {
+        *can_now = v->now + dur <= x[g->max_gpus + k - 1] + OPT_TIME_EPS_S;
+        if (*can_now)
+            return v->now;
+    }
+    return fmax(x[k - 1], v->now);
+}
+
 /* Node n's bound from its running jobs alone (no plan): a GPU no job of the policy's
- * list holds may free now (-INFINITY); a busy one at its job's predicted end, as the
- * plan computes it before rounding past ends up to the next poll. Jobs that left the
- * bookkeeping leave the list. */
+ * list holds may free now (-INFINITY); a busy one at its job's predicted end, or, past
+ * that, a poll interval from now, as a plan now would compute it. A later plan puts a
+ * past end a poll interval from its own time, later still, so the bound holds as time
+ * passes. Jobs that left the bookkeeping leave the list. */
 static void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n)
 {
     const struct node *nd = &v->cl->nodes[n];
-    double t[CLUSTER_MAX_NODE_GPUS];
+    double t[CLUSTER_MAX_NODE_GPUS], gap[CLUSTER_MAX_NODE_GPUS];
     for (uint32_t q = 0; q < nd->gpu_count; q++)
         t[q] = -INFINITY;
     uint32_t *p = &st->node_head[n];
@@ -421,6 +457,8 @@ static void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n
         double start = v->job_started_s[a] >= 0 ? v->job_started_s[a]
                                                 : v->job_placed_s[a] + st->pred_xfer[a];
         double free_s = opt_learn_s(v, start + st->pred_run[a]);
+        if (free_s <= v->now) /* past its end: expected no sooner than a poll from now */
+            free_s = v->now + v->cl->cfg.poll_interval_s;
         if (st->alone[n] == a)
             for (uint32_t q = 0; q < nd->gpu_count; q++)
                 t[q] = fmax(t[q], free_s);
@@ -429,20 +467,25 @@ static void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n
             t[g] = fmax(t[g], free_s);
         }
     }
-    opt_leaf_set(st, v, n, t);
+    for (uint32_t q = 0; q < nd->gpu_count; q++)
+        gap[q] = t[q] == -INFINITY ? INFINITY : -INFINITY;
+    opt_leaf_set(st, v, n, t, gap);
 }
 
-/* Node n's bound from this plan's state of it (after a booking): a GPU free now may
- * take a job now (in the gap before its first planned job), others free at avail. */
+/* Node n's bound from this plan's state of it (after a booking): a GPU free now with
+ * nothing planned on it frees now; one free now may take a job now that ends before the
+ * first job planned on it starts; otherwise a GPU frees at avail. */
 static void opt_leaf_plan(struct opt_state *st, const struct view *v, uint32_t n)
 {
     const struct node *nd = &v->cl->nodes[n];
-    double t[CLUSTER_MAX_NODE_GPUS];
+    double t[CLUSTER_MAX_NODE_GPUS], gap[CLUSTER_MAX_NODE_GPUS];
     for (uint32_t q = 0; q < nd->gpu_count; q++) {
         uint32_t g = nd->gpu_first + q;
-        t[q] = st->free_now[g] ? -INFINITY : st->avail[g];
+        bool open = st->free_now[g] && isinf(st->gap_end[g]);
+        t[q] = open ? -INFINITY : st->avail[g];
+        gap[q] = st->free_now[g] ? st->gap_end[g] : -INFINITY;
     }
-    opt_leaf_set(st, v, n, t);
+    opt_leaf_set(st, v, n, t, gap);
     if (!st->is_stale[n]) {
         st->is_stale[n] = 1;
         st->stale[st->n_stale++] = n;
@@ -506,13 +549,21 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
             for (g.leaves = 1; g.leaves < g.count; g.leaves *= 2)
                 ;
             g.tree = tree;
-            tree += 2 * (size_t)g.leaves * g.max_gpus;
+            tree += 2 * (size_t)g.leaves * 2 * g.max_gpus;
             st->grp[st->n_grp++] = g;
         }
     }
     st->tree = opt_alloc(tree, sizeof *st->tree);
-    for (size_t i = 0; i < tree; i++)
-        st->tree[i] = INFINITY;
+    for (size_t gi = 0; gi < st->n_grp; gi++) {
+        const struct opt_group *g = &st->grp[gi];
+        for (size_t i = 0; i < 2 * (size_t)g->leaves; i++) {
+            double *x = opt_tree_at(st, g, i);
+            for (uint32_t q = 0; q < g->max_gpus; q++) {
+                x[q] = INFINITY;
+                x[g->max_gpus + q] = -INFINITY;
+            }
+        }
+    }
     st->stale = opt_alloc(cl->n_nodes, sizeof *st->stale);
     st->is_stale = opt_alloc(cl->n_nodes, sizeof *st->is_stale);
     st->grp_order = opt_alloc(st->n_grp, sizeof *st->grp_order);
@@ -763,8 +814,8 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint3
         double dur = st->site_xfer[g->site] + run;
         st->grp_dur[i] = dur;
         /* No slot of the group finishes before its tree's bound (or now) plus dur. */
-        double root = jb->gpus > 0 ? opt_tree_at(st, g, 1)[jb->gpus - 1] : -INFINITY;
-        double lb = (alone ? v->now : fmax(root, v->now)) + dur;
+        bool can_now;
+        double lb = opt_bound(st, v, g, 1, jb->gpus, dur, alone, false, &can_now) + dur;
         st->grp_lb[i] = lb;
         size_t k = m++;
         for (; k > 0 && st->grp_lb[st->grp_order[k - 1]] > lb; k--)
@@ -798,12 +849,12 @@ struct opt_search {
     struct opt_slot best;
 };
 
-/* Whether a node of a subtree whose start bound is lb and whose lowest node index is
- * lo could beat the best slot found so far. */
-static bool opt_could_beat(const struct opt_state *st, const struct view *v,
-                           const struct opt_search *s, double lb, uint32_t lo)
+/* Whether a node of a subtree whose start bound is lb, where a job may (can_now) or
+ * may not start at once, and whose lowest node index is lo, could beat the best slot
+ * found so far. */
+static bool opt_could_beat(const struct opt_state *st, const struct opt_search *s, double lb,
+                           bool can_now, uint32_t lo)
 {
-    bool can_now = lb <= v->now;
     if (s->now_only && !can_now)
         return false;
     if (!s->found)
@@ -882,11 +933,11 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
         uint32_t lo = stack[top].lo, width = stack[top].width;
         if (lo >= g->count)
             continue;
-        double bound = k > 0 ? opt_tree_at(st, g, i)[k - 1] : -INFINITY;
-        if (isinf(bound) && bound > 0)
+        if (k > 0 && opt_tree_at(st, g, i)[k - 1] == INFINITY)
             continue; /* no node below has k GPUs */
-        double lb = s->alone ? v->now : fmax(bound, v->now);
-        if (!opt_could_beat(st, v, s, lb, st->grp_nodes[g->first + lo]))
+        bool can_now;
+        double lb = opt_bound(st, v, g, i, k, s->dur, s->alone, s->reserve, &can_now);
+        if (!opt_could_beat(st, s, lb, can_now, st->grp_nodes[g->first + lo]))
             continue;
         if (width == 1) {
             opt_visit(st, v, s, st->grp_nodes[g->first + lo]);
