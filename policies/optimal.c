@@ -368,6 +368,35 @@ static void opt_heap_compact(const struct opt_state *st, struct opt_heap *h, uin
     }
 }
 
+/* ---- the jobs running on a node ---- */
+
+/* The next job of node n's list that is still in the bookkeeping, from *p on (jobs that
+ * left it leave the list), and *p past it; VIEW_NONE at the end. */
+static uint32_t opt_list_next(struct opt_state *st, const struct view *v, uint32_t n, uint32_t **p)
+{
+    while (**p != VIEW_NONE) {
+        uint32_t a = **p;
+        if (v->job_active[a] && v->job_node[a] == n) {
+            *p = &st->job_next[a];
+            return a;
+        }
+        **p = st->job_next[a];
+        st->job_at[a] = VIEW_NONE;
+    }
+    return VIEW_NONE;
+}
+
+/* When the controller expects to learn that running job a ended: its start (or its
+ * placement plus the transfer estimate, while its data moves) plus its predicted run
+ * time, at the next poll; a job already past that within one more poll interval. */
+static double opt_job_free_s(const struct opt_state *st, const struct view *v, uint32_t a)
+{
+    double start = v->job_started_s[a] >= 0 ? v->job_started_s[a]
+                                            : v->job_placed_s[a] + st->pred_xfer[a];
+    double free_s = opt_learn_s(v, start + st->pred_run[a]);
+    return free_s <= v->now ? v->now + v->cl->cfg.poll_interval_s : free_s;
+}
+
 /* ---- the groups' segment trees ---- */
 
 /* Tree node i of group g: [max_gpus] least k-th free times (ascending k), then
@@ -446,19 +475,8 @@ static void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n
     for (uint32_t q = 0; q < nd->gpu_count; q++)
         t[q] = -INFINITY;
     uint32_t *p = &st->node_head[n];
-    while (*p != VIEW_NONE) {
-        uint32_t a = *p;
-        if (!v->job_active[a] || v->job_node[a] != n) {
-            *p = st->job_next[a];
-            st->job_at[a] = VIEW_NONE;
-            continue;
-        }
-        p = &st->job_next[a];
-        double start = v->job_started_s[a] >= 0 ? v->job_started_s[a]
-                                                : v->job_placed_s[a] + st->pred_xfer[a];
-        double free_s = opt_learn_s(v, start + st->pred_run[a]);
-        if (free_s <= v->now) /* past its end: expected no sooner than a poll from now */
-            free_s = v->now + v->cl->cfg.poll_interval_s;
+    for (uint32_t a; (a = opt_list_next(st, v, n, &p)) != VIEW_NONE;) {
+        double free_s = opt_job_free_s(st, v, a);
         if (st->alone[n] == a)
             for (uint32_t q = 0; q < nd->gpu_count; q++)
                 t[q] = fmax(t[q], free_s);
@@ -690,19 +708,8 @@ static void opt_touch(struct opt_state *st, const struct view *v, uint32_t n)
         st->free_now[g] = v->gpu_assigned[g] == 0;
     }
     uint32_t *p = &st->node_head[n];
-    while (*p != VIEW_NONE) {
-        uint32_t a = *p;
-        if (!v->job_active[a] || v->job_node[a] != n) {
-            *p = st->job_next[a];
-            st->job_at[a] = VIEW_NONE;
-            continue;
-        }
-        p = &st->job_next[a];
-        double start = v->job_started_s[a] >= 0 ? v->job_started_s[a]
-                                                : v->job_placed_s[a] + st->pred_xfer[a];
-        double free_s = opt_learn_s(v, start + st->pred_run[a]);
-        if (free_s <= now)
-            free_s = later; /* past its predicted end: expected within a poll */
+    for (uint32_t a; (a = opt_list_next(st, v, n, &p)) != VIEW_NONE;) {
+        double free_s = opt_job_free_s(st, v, a);
         if (st->alone[n] == a) {
             for (uint32_t g = g0; g < g1; g++) {
                 st->avail[g] = fmax(st->avail[g], free_s);
