@@ -32,6 +32,7 @@
  * OOM back-off is a new pod of the Job: its attempts start again from zero. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../sim/util.h"
 #include "policy.h"
@@ -42,27 +43,279 @@
 #define DFLT_MILLI_PER_CPU 1000.0
 #define DFLT_BYTES_PER_GIB 1073741824.0
 
-struct dflt_state {
-    uint32_t *tries;       /* [jobs] failed scheduling attempts of the current pod */
-    uint32_t *pod;         /* [jobs] v->attempts when tries was counted: the pod's identity */
-    double *backoff_until; /* [jobs] no new attempt before this time */
-    uint8_t *parked;       /* [jobs] unschedulable, waiting for a cluster event */
-    size_t placed;         /* placements made so far */
-    size_t learnt;         /* ends learnt, as of the last scheduling point */
-    double scrape_s;       /* time of the scrape seen at the last scheduling point */
-    bool in_round;         /* place() was called in this scheduling point */
+/* The queue is kept as cohorts: jobs of one shape (GPUs, CPU, memory) that failed
+ * equally often and at the same time, and so share their back-off and whether they
+ * are parked. A scheduling point usually retries most of a long queue and most of it
+ * fails the same way; a cohort then fails as a whole in O(1) instead of job by job,
+ * while the jobs actually tried are taken out one by one in queue order. */
+
+/* Nothing frees up within a scheduling point, so a failed bind of one shape means
+ * that every job at least as large in GPUs, CPU and memory fails too, in that site.
+ * Enough for the few shapes of real queues; further failures go unremembered and
+ * their jobs are simply tried. */
+#define DFLT_MEMO_MAX 16
+/* More failed attempts than any back-off needs to reach its cap (doubling a positive
+ * double overflows well before this). */
+#define DFLT_MAX_TRIES_CLASS 4096
+
+enum dflt_cohort_state { DFLT_FREE, DFLT_ELIGIBLE, DFLT_BACKOFF, DFLT_PARKED };
+
+struct dflt_cohort {
+    uint32_t root;        /* its jobs: a pairing heap by queue order (seq) */
+    uint32_t shape;
+    uint32_t tries;       /* failed attempts of each job, counted up to st->tries_cap */
+    double backoff_until; /* no new attempt before this time */
+    uint32_t fail_to;     /* the parked cohort its jobs failed into in this point, or NONE */
+    uint8_t state;        /* enum dflt_cohort_state */
 };
+
+struct dflt_shape {
+    uint32_t gpus;
+    double cpus, mem_gib;
+};
+
+/* An eligible cohort to sort by shape, then tries, then id (for a fixed order). */
+struct dflt_sortkey {
+    uint64_t key; /* shape << 32 | tries */
+    uint32_t id;
+};
+
+/* A growable array of cohort ids. */
+struct dflt_ids {
+    uint32_t *v;
+    size_t n, cap;
+};
+
+struct dflt_state {
+    /* Per job: queue order and the pairing-heap links of its cohort. */
+    uint64_t *seq;    /* order of entry into the queue: the queue order */
+    uint32_t *child;  /* [jobs] first child in the pairing heap */
+    uint32_t *sib;    /* [jobs] next sibling */
+    uint32_t *shape_of; /* [jobs] its shape */
+    uint8_t *queued;  /* [jobs] in a cohort */
+    uint64_t next_seq;
+
+    struct dflt_shape *shapes;
+    uint32_t *fresh;       /* [shapes] cohort of jobs queued since the last point, or NONE */
+    uint64_t *fresh_round; /* [shapes] the point before which fresh[] was made */
+
+    struct dflt_cohort *co;
+    size_t n_co, cap_co;
+    uint32_t free_co; /* list of free cohorts, through root */
+
+    /* Beyond tries_cap failures every back-off is kube_backoff_max_s: such jobs can
+     * share a cohort whatever their exact count. */
+    uint32_t tries_cap;
+
+    struct dflt_ids elig;   /* eligible cohorts, between points and while one starts */
+    struct dflt_ids boff;   /* a min-heap of cohorts in back-off, by backoff_until */
+    struct dflt_ids parked; /* parked cohorts, in no order */
+    struct dflt_ids walk;   /* a min-heap of this point's cohorts, by their first job */
+    struct dflt_ids aside;  /* this point's cohorts known to fail, set aside */
+    struct dflt_sortkey *keys; /* scratch for merging the eligible cohorts */
+    size_t cap_keys;
+
+    uint32_t memo[DFLT_MEMO_MAX]; /* shapes that failed to bind in this point's site */
+    size_t n_memo;
+    uint32_t memo_site;
+    uint64_t pos;   /* seq of the last job tried in this point; those before it in a
+                     * set-aside cohort have, in effect, been tried and failed */
+    uint64_t round; /* scheduling points begun */
+    size_t placed;  /* placements made so far */
+    size_t learnt;  /* ends learnt, as of the last scheduling point */
+    double scrape_s; /* time of the scrape seen at the last scheduling point */
+    bool in_round;   /* place() was called in this scheduling point */
+};
+
+static void dflt_ids_push(struct dflt_ids *a, uint32_t id)
+{
+    if (a->n == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 64;
+        a->v = cpn_realloc(a->v, a->cap * sizeof *a->v);
+    }
+    a->v[a->n++] = id;
+}
+
+/* ---- pairing heaps of jobs, by seq ---- */
+
+/* Merges two heaps (roots with no siblings). */
+static uint32_t dflt_ph_link(struct dflt_state *st, uint32_t a, uint32_t b)
+{
+    if (a == VIEW_NONE)
+        return b;
+    if (b == VIEW_NONE)
+        return a;
+    if (st->seq[b] < st->seq[a]) {
+        uint32_t t = a;
+        a = b;
+        b = t;
+    }
+    st->sib[b] = st->child[a];
+    st->child[a] = b;
+    return a;
+}
+
+/* Removes the root; returns the new root. The usual two passes: pairs left to right,
+ * then merged right to left. */
+static uint32_t dflt_ph_pop(struct dflt_state *st, uint32_t root)
+{
+    uint32_t acc = VIEW_NONE, x = st->child[root];
+    st->child[root] = VIEW_NONE;
+    while (x != VIEW_NONE) {
+        uint32_t a = x, b = st->sib[a], next = b == VIEW_NONE ? VIEW_NONE : st->sib[b];
+        st->sib[a] = VIEW_NONE;
+        if (b != VIEW_NONE)
+            st->sib[b] = VIEW_NONE;
+        uint32_t m = dflt_ph_link(st, a, b);
+        st->sib[m] = acc;
+        acc = m;
+        x = next;
+    }
+    uint32_t res = VIEW_NONE;
+    while (acc != VIEW_NONE) {
+        uint32_t next = st->sib[acc];
+        st->sib[acc] = VIEW_NONE;
+        res = dflt_ph_link(st, res, acc);
+        acc = next;
+    }
+    return res;
+}
+
+/* ---- cohorts ---- */
+
+static uint32_t dflt_cohort_new(struct dflt_state *st, uint32_t shape, uint32_t tries,
+                                double backoff_until, enum dflt_cohort_state state)
+{
+    uint32_t c;
+    if (st->free_co != VIEW_NONE) {
+        c = st->free_co;
+        st->free_co = st->co[c].root;
+    } else {
+        if (st->n_co == st->cap_co) {
+            st->cap_co = st->cap_co ? 2 * st->cap_co : 64;
+            st->co = cpn_realloc(st->co, st->cap_co * sizeof *st->co);
+        }
+        c = (uint32_t)st->n_co++;
+    }
+    st->co[c] = (struct dflt_cohort){.root = VIEW_NONE, .shape = shape, .tries = tries,
+                                     .backoff_until = backoff_until, .fail_to = VIEW_NONE,
+                                     .state = (uint8_t)state};
+    return c;
+}
+
+static void dflt_cohort_free(struct dflt_state *st, uint32_t c)
+{
+    st->co[c].state = DFLT_FREE;
+    st->co[c].root = st->free_co;
+    st->free_co = c;
+}
+
+/* True when cohort a comes out of heap h before cohort b: by back-off for the
+ * back-off heap, else by first job. */
+static bool dflt_co_before(const struct dflt_state *st, const struct dflt_ids *h, uint32_t a,
+                           uint32_t b)
+{
+    if (h == &st->boff)
+        return st->co[a].backoff_until < st->co[b].backoff_until;
+    return st->seq[st->co[a].root] < st->seq[st->co[b].root];
+}
+
+static void dflt_heap_push(struct dflt_state *st, struct dflt_ids *h, uint32_t c)
+{
+    dflt_ids_push(h, c);
+    size_t i = h->n - 1;
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (!dflt_co_before(st, h, c, h->v[up]))
+            break;
+        h->v[i] = h->v[up];
+        i = up;
+    }
+    h->v[i] = c;
+}
+
+static uint32_t dflt_heap_pop(struct dflt_state *st, struct dflt_ids *h)
+{
+    uint32_t top = h->v[0], last = h->v[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t k = 2 * i + 1;
+        if (k >= h->n)
+            break;
+        if (k + 1 < h->n && dflt_co_before(st, h, h->v[k + 1], h->v[k]))
+            k++;
+        if (!dflt_co_before(st, h, h->v[k], last))
+            break;
+        h->v[i] = h->v[k];
+        i = k;
+    }
+    if (h->n > 0)
+        h->v[i] = last;
+    return top;
+}
+
+/* Shape ids: jobs with equal GPUs, CPU and memory share one. Open addressing. */
+static void dflt_find_shapes(struct dflt_state *st, const struct jobset *js)
+{
+    size_t cap = 16;
+    while (cap < 2 * js->n)
+        cap *= 2;
+    uint32_t *slot = cpn_malloc(cap * sizeof *slot);
+    for (size_t i = 0; i < cap; i++)
+        slot[i] = VIEW_NONE;
+    size_t n_shapes = 0;
+    st->shapes = cpn_calloc(js->n ? js->n : 1, sizeof *st->shapes);
+    for (size_t j = 0; j < js->n; j++) {
+        const struct job *jb = &js->v[j];
+        struct dflt_shape sh = {jb->gpus, jb->cpus, jb->mem_gib};
+        uint64_t bc, bm;
+        memcpy(&bc, &sh.cpus, sizeof bc);
+        memcpy(&bm, &sh.mem_gib, sizeof bm);
+        uint64_t h = (sh.gpus * 0x9E3779B97F4A7C15ull) ^ (bc * 0xC2B2AE3D27D4EB4Full) ^
+                     (bm * 0x165667B19E3779F9ull);
+        size_t i = (size_t)(h ^ (h >> 31)) & (cap - 1);
+        for (;; i = (i + 1) & (cap - 1)) {
+            if (slot[i] == VIEW_NONE) {
+                slot[i] = (uint32_t)n_shapes;
+                st->shapes[n_shapes++] = sh;
+                break;
+            }
+            const struct dflt_shape *o = &st->shapes[slot[i]];
+            if (o->gpus == sh.gpus && memcmp(&o->cpus, &sh.cpus, sizeof sh.cpus) == 0 &&
+                memcmp(&o->mem_gib, &sh.mem_gib, sizeof sh.mem_gib) == 0)
+                break;
+        }
+        st->shape_of[j] = slot[i];
+    }
+    free(slot);
+    st->fresh = cpn_malloc((n_shapes ? n_shapes : 1) * sizeof *st->fresh);
+    for (size_t i = 0; i < n_shapes; i++)
+        st->fresh[i] = VIEW_NONE;
+    st->fresh_round = cpn_calloc(n_shapes ? n_shapes : 1, sizeof *st->fresh_round);
+}
+
+static double dflt_backoff_s(const struct cluster_config *c, uint32_t tries);
 
 static int dflt_init(void **state, const struct view *v, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
-    size_t n = v->jobs->n;
+    size_t n = v->jobs->n ? v->jobs->n : 1;
     struct dflt_state *st = cpn_calloc(1, sizeof *st);
-    st->tries = cpn_calloc(n ? n : 1, sizeof *st->tries);
-    st->pod = cpn_calloc(n ? n : 1, sizeof *st->pod);
-    st->backoff_until = cpn_calloc(n ? n : 1, sizeof *st->backoff_until);
-    st->parked = cpn_calloc(n ? n : 1, sizeof *st->parked);
+    st->seq = cpn_calloc(n, sizeof *st->seq);
+    st->child = cpn_malloc(n * sizeof *st->child);
+    st->sib = cpn_malloc(n * sizeof *st->sib);
+    for (size_t j = 0; j < n; j++)
+        st->child[j] = st->sib[j] = VIEW_NONE;
+    st->shape_of = cpn_calloc(n, sizeof *st->shape_of);
+    st->queued = cpn_calloc(n, sizeof *st->queued);
+    dflt_find_shapes(st, v->jobs);
+    st->free_co = VIEW_NONE;
+    const struct cluster_config *cfg = &v->cl->cfg;
+    st->tries_cap = 1;
+    while (st->tries_cap < DFLT_MAX_TRIES_CLASS &&
+           dflt_backoff_s(cfg, st->tries_cap) != cfg->kube_backoff_max_s)
+        st->tries_cap++;
     st->scrape_s = -1;
     *state = st;
     return 0;
@@ -73,10 +326,21 @@ static void dflt_destroy(void *state)
     struct dflt_state *st = state;
     if (!st)
         return;
-    free(st->tries);
-    free(st->pod);
-    free(st->backoff_until);
-    free(st->parked);
+    free(st->seq);
+    free(st->child);
+    free(st->sib);
+    free(st->shape_of);
+    free(st->queued);
+    free(st->shapes);
+    free(st->fresh);
+    free(st->fresh_round);
+    free(st->co);
+    free(st->elig.v);
+    free(st->boff.v);
+    free(st->parked.v);
+    free(st->walk.v);
+    free(st->aside.v);
+    free(st->keys);
     free(st);
 }
 
@@ -141,15 +405,13 @@ static uint32_t dflt_free_gpus(const struct view *v, const struct node *nd)
     return k;
 }
 
-/* The site whose GPUs looked idle most in the last scrape; ties to the lowest index. */
+/* The site whose GPUs looked idle most in the last scrape; ties to the lowest index.
+ * The engine keeps the per-site counts, so this costs O(sites), not O(GPUs). */
 static uint32_t dflt_site(const struct view *v)
 {
     uint32_t best = 0, best_idle = 0;
     for (uint32_t s = 0; s < v->cl->n_sites; s++) {
-        const struct site *si = &v->cl->sites[s];
-        uint32_t idle = 0;
-        for (uint32_t g = si->gpu_first; g < si->gpu_first + si->gpu_count; g++)
-            idle += view_gpu_looks_idle(v, g);
+        uint32_t idle = v->site_idle_gpus[s];
         if (idle > best_idle) {
             best = s;
             best_idle = idle;
@@ -159,17 +421,20 @@ static uint32_t dflt_site(const struct view *v)
 }
 
 /* Filters and scores the site's nodes for job j and fills *out with the best one.
- * Returns 1, or 0 when no node passes the filter. */
+ * Returns 1, or 0 when no node passes the filter. The node index hands out only the
+ * nodes whose free requests fit (exactly view_node_fits_requests), in cluster order,
+ * so a site where the job's requests fit nowhere costs O(log nodes). */
 static int dflt_bind(const struct view *v, uint32_t site, uint32_t j, struct placement *out)
 {
     const struct site *si = &v->cl->sites[site];
     const struct job *jb = view_job(v, j);
     bool gpu_res = v->cl->cfg.gpu_as_resource;
-    uint32_t best = VIEW_NONE;
+    uint32_t best = VIEW_NONE, end = si->node_first + si->node_count;
     int64_t best_score = -1;
-    for (uint32_t n = si->node_first; n < si->node_first + si->node_count; n++) {
+    for (uint32_t n = view_first_node(v, si->node_first, j, 0); n < end;
+         n = view_first_node(v, n + 1, j, 0)) {
         const struct node *nd = &v->cl->nodes[n];
-        if (nd->gpu_count < jb->gpus || !view_node_fits_requests(v, n, j))
+        if (nd->gpu_count < jb->gpus)
             continue;
         if (gpu_res && dflt_free_gpus(v, nd) < jb->gpus)
             continue;
@@ -193,25 +458,154 @@ static int dflt_bind(const struct view *v, uint32_t site, uint32_t j, struct pla
     return 1;
 }
 
+/* A new pod enters the queue (an arrival, or back from an OOM back-off): its attempts
+ * start again from zero, and it goes to the queue's tail. Pods queued between two
+ * scheduling points share a cohort per shape. */
+static void dflt_job_event(void *state, const struct view *v, uint32_t j, enum policy_job_event e)
+{
+    (void)v;
+    struct dflt_state *st = state;
+    if (e != POLICY_JOB_QUEUED)
+        return;
+    CPN_ASSERT(!st->queued[j] && !st->in_round);
+    st->queued[j] = 1;
+    st->seq[j] = st->next_seq++;
+    uint32_t s = st->shape_of[j];
+    if (st->fresh[s] == VIEW_NONE || st->fresh_round[s] != st->round) {
+        st->fresh[s] = dflt_cohort_new(st, s, 0, 0, DFLT_ELIGIBLE);
+        st->fresh_round[s] = st->round;
+        dflt_ids_push(&st->elig, st->fresh[s]);
+    }
+    struct dflt_cohort *c = &st->co[st->fresh[s]];
+    c->root = dflt_ph_link(st, c->root, j);
+}
+
+static int dflt_cmp_key(const void *pa, const void *pb)
+{
+    const struct dflt_sortkey *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
 /* At the first call of a scheduling point: a learnt end or a new scrape is a cluster
- * event that moves every unschedulable job to the back-off queue. */
+ * event that moves every unschedulable job to the back-off queue; then the jobs whose
+ * back-off has passed become eligible. Eligible cohorts of one shape and count of
+ * failures merge: from here on they behave alike. */
 static void dflt_begin_round(struct dflt_state *st, const struct view *v)
 {
     st->in_round = true;
+    st->round++;
+    st->n_memo = 0;
+    st->pos = 0;
     size_t learnt = st->placed - v->active_jobs;
     bool event = learnt > st->learnt || v->scrape_time_s != st->scrape_s;
     st->learnt = learnt;
     st->scrape_s = v->scrape_time_s;
-    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j]) {
-        if (st->pod[j] != v->attempts[j]) { /* a new pod: back from an OOM back-off */
-            st->pod[j] = v->attempts[j];
-            st->tries[j] = 0;
-            st->backoff_until[j] = 0;
-            st->parked[j] = 0;
-        } else if (event) {
-            st->parked[j] = 0;
+    if (event) {
+        for (size_t i = 0; i < st->parked.n; i++) {
+            uint32_t c = st->parked.v[i];
+            if (st->co[c].backoff_until <= v->now) {
+                st->co[c].state = DFLT_ELIGIBLE;
+                dflt_ids_push(&st->elig, c);
+            } else {
+                st->co[c].state = DFLT_BACKOFF;
+                dflt_heap_push(st, &st->boff, c);
+            }
         }
+        st->parked.n = 0;
     }
+    while (st->boff.n > 0 && st->co[st->boff.v[0]].backoff_until <= v->now) {
+        uint32_t c = dflt_heap_pop(st, &st->boff);
+        st->co[c].state = DFLT_ELIGIBLE;
+        dflt_ids_push(&st->elig, c);
+    }
+    if (st->elig.n > st->cap_keys) {
+        st->cap_keys = st->elig.n;
+        st->keys = cpn_realloc(st->keys, st->cap_keys * sizeof *st->keys);
+    }
+    for (size_t i = 0; i < st->elig.n; i++) {
+        const struct dflt_cohort *c = &st->co[st->elig.v[i]];
+        st->keys[i] = (struct dflt_sortkey){(uint64_t)c->shape << 32 | c->tries, st->elig.v[i]};
+    }
+    qsort(st->keys, st->elig.n, sizeof *st->keys, dflt_cmp_key);
+    st->walk.n = 0;
+    for (size_t i = 0; i < st->elig.n;) {
+        uint32_t c = st->keys[i].id;
+        uint64_t key = st->keys[i++].key;
+        for (; i < st->elig.n && st->keys[i].key == key; i++) {
+            uint32_t d = st->keys[i].id;
+            st->co[c].root = dflt_ph_link(st, st->co[c].root, st->co[d].root);
+            dflt_cohort_free(st, d);
+        }
+        dflt_heap_push(st, &st->walk, c);
+    }
+    st->elig.n = 0;
+}
+
+/* True when a job of shape s is known to fail in this point's site. */
+static bool dflt_known_to_fail(const struct dflt_state *st, uint32_t s)
+{
+    const struct dflt_shape *sh = &st->shapes[s];
+    for (size_t i = 0; i < st->n_memo; i++) {
+        const struct dflt_shape *m = &st->shapes[st->memo[i]];
+        if (m->gpus <= sh->gpus && m->cpus <= sh->cpus && m->mem_gib <= sh->mem_gib)
+            return true;
+    }
+    return false;
+}
+
+/* The parked cohort that cohort c's jobs fail into at this point: one more failure,
+ * and the back-off kube-scheduler gives it, from now. */
+static uint32_t dflt_fail_to(struct dflt_state *st, const struct view *v, uint32_t c)
+{
+    if (st->co[c].fail_to == VIEW_NONE) {
+        uint32_t tries = st->co[c].tries + 1;
+        double until = v->now + dflt_backoff_s(&v->cl->cfg, tries);
+        if (tries > st->tries_cap)
+            tries = st->tries_cap;
+        uint32_t f = dflt_cohort_new(st, st->co[c].shape, tries, until, DFLT_PARKED);
+        dflt_ids_push(&st->parked, f);
+        st->co[c].fail_to = f;
+    }
+    return st->co[c].fail_to;
+}
+
+/* Job j, just taken out of cohort c, failed to bind. */
+static void dflt_fail_one(struct dflt_state *st, const struct view *v, uint32_t c, uint32_t j)
+{
+    uint32_t f = dflt_fail_to(st, v, c); /* may move st->co */
+    st->co[f].root = dflt_ph_link(st, st->co[f].root, j);
+}
+
+/* Every job left in cohort c (out of the walk) fails. */
+static void dflt_fail_all(struct dflt_state *st, const struct view *v, uint32_t c)
+{
+    uint32_t f = dflt_fail_to(st, v, c);
+    st->co[f].root = dflt_ph_link(st, st->co[f].root, st->co[c].root);
+    dflt_cohort_free(st, c);
+}
+
+/* With live metrics a placement may change the site, and what failed in the old one
+ * may fit in the new one: the set-aside cohorts go back to the walk, less their jobs
+ * before the walk's position, which were in effect tried in the old site. */
+static void dflt_change_site(struct dflt_state *st, const struct view *v, uint32_t site)
+{
+    st->n_memo = 0;
+    st->memo_site = site;
+    for (size_t i = 0; i < st->aside.n; i++) {
+        uint32_t c = st->aside.v[i];
+        while (st->co[c].root != VIEW_NONE && st->seq[st->co[c].root] < st->pos) {
+            uint32_t j = st->co[c].root;
+            st->co[c].root = dflt_ph_pop(st, j);
+            dflt_fail_one(st, v, c, j);
+        }
+        if (st->co[c].root == VIEW_NONE)
+            dflt_cohort_free(st, c);
+        else
+            dflt_heap_push(st, &st->walk, c);
+    }
+    st->aside.n = 0;
 }
 
 static int dflt_place(void *state, const struct view *v, struct placement *out)
@@ -220,32 +614,54 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
     if (!st->in_round)
         dflt_begin_round(st, v);
     uint32_t site = dflt_site(v);
-    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j]) {
-        if (st->parked[j] || st->backoff_until[j] > v->now)
+    if (site != st->memo_site)
+        dflt_change_site(st, v, site);
+    /* The eligible jobs in queue order, cohort by cohort; a cohort whose shape is known
+     * to fail is set aside whole. */
+    while (st->walk.n > 0) {
+        uint32_t c = dflt_heap_pop(st, &st->walk);
+        CPN_ASSERT(st->co[c].state == DFLT_ELIGIBLE && st->co[c].root != VIEW_NONE);
+        if (dflt_known_to_fail(st, st->co[c].shape)) {
+            dflt_ids_push(&st->aside, c);
             continue;
-        if (dflt_bind(v, site, j, out)) {
+        }
+        uint32_t j = st->co[c].root;
+        st->co[c].root = dflt_ph_pop(st, j);
+        st->pos = st->seq[j];
+        int bound = dflt_bind(v, site, j, out);
+        if (!bound) {
+            if (st->n_memo < DFLT_MEMO_MAX)
+                st->memo[st->n_memo++] = st->shape_of[j];
+            dflt_fail_one(st, v, c, j);
+        }
+        if (st->co[c].root != VIEW_NONE)
+            dflt_heap_push(st, &st->walk, c);
+        else
+            dflt_cohort_free(st, c);
+        if (bound) {
+            st->queued[j] = 0;
             st->placed++;
             return 1;
         }
-        st->tries[j]++;
-        st->backoff_until[j] = v->now + dflt_backoff_s(&v->cl->cfg, st->tries[j]);
-        st->parked[j] = 1;
     }
+    /* The rest of the queue would have been tried in this site and failed. */
+    for (size_t i = 0; i < st->aside.n; i++)
+        dflt_fail_all(st, v, st->aside.v[i]);
+    st->aside.n = 0;
     return 0;
 }
 
 /* Ends the scheduling point; asks to be called when the first job in the back-off
- * queue may be retried. */
+ * queue may be retried. Parked jobs wait for an event and ask for nothing. */
 static double dflt_wakeup(void *state, const struct view *v)
 {
+    (void)v;
     struct dflt_state *st = state;
     st->in_round = false;
-    double t = INFINITY;
-    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
-        if (!st->parked[j] && st->pod[j] == v->attempts[j] && st->backoff_until[j] > v->now &&
-            st->backoff_until[j] < t)
-            t = st->backoff_until[j];
-    return t;
+    /* Every cohort of the point was tried or set aside and failed: the ones that
+     * failed into a cohort of this point are done with it. */
+    CPN_ASSERT(st->walk.n == 0 && st->aside.n == 0);
+    return st->boff.n > 0 ? st->co[st->boff.v[0]].backoff_until : INFINITY;
 }
 
 const struct policy_ops default_policy = {
@@ -255,5 +671,6 @@ const struct policy_ops default_policy = {
     .init = dflt_init,
     .place = dflt_place,
     .wakeup = dflt_wakeup,
+    .job_event = dflt_job_event,
     .destroy = dflt_destroy,
 };
