@@ -187,26 +187,29 @@ for p in fifo default optimal; do
     JOBS_HINT=
 done
 
-echo "== scaling: fifo, jobs at 10,000 GPUs; GPUs at 30,000 jobs"
-for n in 10000 30000 300000; do
-    sim "scale-jobs" fifo "$n" 10000
-done
-for g in 1000 3000 10000 30000; do
-    sim "scale-gpus" fifo 30000 "$g"
+echo "== scaling: jobs at 10,000 GPUs; GPUs at 30,000 jobs; fifo, default and optimal"
+for p in fifo default optimal; do
+    for n in 10000 30000 300000; do
+        sim "scale-jobs" "$p" "$n" 10000
+    done
+    for g in 1000 3000 10000 30000; do
+        sim "scale-gpus" "$p" 30000 "$g"
+    done
 done
 
 # The table, atomically.
 { echo "$HEADER"; cat "$ROWS"; } >"$OUT/bench.csv.tmp.$$"
 mv "$OUT/bench.csv.tmp.$$" "$OUT/bench.csv"
 
-# Scaling series: x, wall_s (rows over the limit left out). The 100k and 1M fifo rows
-# of the main table are points of the job curve too.
+# Scaling series per policy: x, wall_s (rows over the limit left out). The 100k and 1M
+# rows of the main table are points of the job curve too.
 series() {
-    awk -F, -v sel="$1" 'sel == "jobs" && $2 == "fifo" && $4 == 10000 && $12 == "ok" &&
-                         ($1 == "scale-jobs" || $1 ~ /^gen-/) {print $3, $6}
-                         sel == "gpus" && $1 == "scale-gpus" && $12 == "ok" {print $4, $6}' "$ROWS" |
-        sort -g >"$OUT/bench/scaling-$1.dat.tmp.$$"
-    mv "$OUT/bench/scaling-$1.dat.tmp.$$" "$OUT/bench/scaling-$1.dat"
+    awk -F, -v sel="$1" -v p="$2" '$2 == p && $12 == "ok" &&
+        ((sel == "jobs" && $4 == 10000 && ($1 == "scale-jobs" || $1 ~ /^gen-/)) ||
+         (sel == "gpus" && $1 == "scale-gpus")) {print $3, $4, $6}' "$ROWS" |
+        awk -v sel="$1" '{print (sel == "jobs" ? $1 : $2), $3}' | sort -g -u -k1,1 \
+        >"$OUT/bench/scaling-$1-$2.dat.tmp.$$"
+    mv "$OUT/bench/scaling-$1-$2.dat.tmp.$$" "$OUT/bench/scaling-$1-$2.dat"
 }
 # slope FILE: least squares of log10(wall) on log10(x): the exponent b of wall ~ x^b.
 slope() {
@@ -214,25 +217,34 @@ slope() {
          END {if (n < 2) {print "nan nan"; exit} b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
               printf "%.3f %.4f\n", b, (sy - b * sx) / n}' "$1"
 }
-series jobs
-series gpus
 echo "== scaling exponents (wall ~ x^b, least squares on log-log)"
 for s in jobs gpus; do
-    set -- $(slope "$OUT/bench/scaling-$s.dat")
-    b=$1 a=$2
-    echo "$s: b = $b ($(wc -l <"$OUT/bench/scaling-$s.dat") points, results/bench/scaling-$s.dat)"
-    if [ "$b" = nan ]; then
-        continue
-    fi
+    # One figure per axis: a series and its fitted line per policy with two points or more.
+    gp=$TMP/scaling-$s.gp
+    : >"$gp.plot"
+    ls=1
+    for p in fifo default optimal; do
+        series "$s" "$p"
+        dat=$OUT/bench/scaling-$s-$p.dat
+        set -- $(slope "$dat")
+        b=$1 a=$2
+        echo "$s, $p: b = $b ($(wc -l <"$dat") points, $dat)"
+        if [ "$b" != nan ]; then
+            printf "'%s' using 1:2 with points ls %d notitle, 10**(%s) * x**(%s) with lines ls %d notitle, keyentry with linespoints ls %d title '%s: wall ∝ x^%s', " \
+                "$dat" $ls "$a" "$b" $ls $ls "$p" "$(printf %.2f "$b")" >>"$gp.plot"
+        fi
+        ls=$((ls + 1))
+    done
+    [ -s "$gp.plot" ] || continue
     if [ "$s" = jobs ]; then
         xl='jobs (fixed 10,000 GPUs, 8 sites)'
     else
         xl='GPUs (30,000 jobs, arrival rate scaled with the GPUs)'
     fi
+    { cat bench/scaling.gp; printf 'plot %s\n' "$(sed 's/, $//' "$gp.plot")"; } >"$gp"
     for fmt in png pdf; do
-        gnuplot -e "fmt='$fmt'; out='$OUT/bench/scaling-$s.$fmt.tmp'; wcm=12; hcm=8; \
-                    dat='$OUT/bench/scaling-$s.dat'; b=$b; a=$a; xl='$xl'" \
-            scripts/plot/common.gp bench/scaling.gp
+        gnuplot -e "fmt='$fmt'; out='$OUT/bench/scaling-$s.$fmt.tmp'; wcm=12; hcm=8; xl='$xl'" \
+            scripts/plot/common.gp "$gp"
         mv "$OUT/bench/scaling-$s.$fmt.tmp" "$OUT/bench/scaling-$s.$fmt"
     done
 done
