@@ -995,41 +995,17 @@ static void opt_check_search(struct opt_state *st, const struct view *v, const s
                    all.best.start == got->best.start && all.best.finish == got->best.finish);
 }
 
-/* The best place for job j: earliest predicted finish over all nodes, starting now
- * or later (ties: starting now, then the lowest node index). With now_only, only
- * places where it can start at once. Returns false when no node could ever take it.
- * Groups are tried by transfer + run; one whose earliest possible finish (starting now)
- * is later than the best found cannot win. */
-static bool opt_best_slot(struct opt_state *st, const struct view *v, uint32_t j, bool now_only,
-                          struct opt_slot *best)
+/* Runs search s (its job and mode set) over the groups that could take the job, in
+ * order of their bound, and stops at a group whose bound is later than the best finish
+ * found. A reservation looks at the node it holds first, so that ties keep it. Fills
+ * *out and returns true when a node could take the job. */
+static bool opt_run_search(struct opt_state *st, const struct view *v, struct opt_search s,
+                           struct opt_slot *out)
 {
-    struct opt_search s = {.job = j, .alone = opt_unseen(st, v, j), .now_only = now_only};
-    size_t m = opt_order_groups(st, v, j);
-    for (size_t i = 0; i < m; i++) {
-        uint32_t gi = st->grp_order[i];
-        s.dur = st->grp_dur[gi];
-        if (s.found && st->grp_lb[gi] > s.best.finish)
-            break;
-        opt_search_group(st, v, gi, &s);
-    }
-    if (optimal_check_indexes) {
-        struct opt_search s0 = {.job = j, .alone = s.alone, .now_only = now_only};
-        opt_check_search(st, v, &s0, m, &s);
-    }
-    if (s.found)
-        *best = s.best;
-    return s.found;
-}
-
-/* The reservation for job j: the node where enough GPUs free for it soonest, counting
- * how long it runs there; it keeps its node on a tie, else the lowest index wins. */
-static bool opt_reserve_slot(struct opt_state *st, const struct view *v, uint32_t j,
-                             struct opt_slot *res)
-{
-    struct opt_search s = {.job = j, .alone = opt_unseen(st, v, j), .reserve = true};
-    size_t m = opt_order_groups(st, v, j);
-    uint32_t held = st->res_node[j];
-    if (held != VIEW_NONE) /* the node it holds first: ties then keep it */
+    const struct opt_search s0 = s;
+    size_t m = opt_order_groups(st, v, s.job);
+    uint32_t held = s.reserve ? st->res_node[s.job] : VIEW_NONE;
+    if (held != VIEW_NONE)
         for (size_t i = 0; i < m; i++)
             if (st->grp_order[i] == st->node_grp[held]) {
                 s.dur = st->grp_dur[st->grp_order[i]];
@@ -1042,13 +1018,30 @@ static bool opt_reserve_slot(struct opt_state *st, const struct view *v, uint32_
             break;
         opt_search_group(st, v, gi, &s);
     }
-    if (optimal_check_indexes) {
-        struct opt_search s0 = {.job = j, .alone = s.alone, .reserve = true};
+    if (optimal_check_indexes)
         opt_check_search(st, v, &s0, m, &s);
-    }
     if (s.found)
-        *res = s.best;
+        *out = s.best;
     return s.found;
+}
+
+/* The best place for job j: earliest predicted finish over all nodes, starting now
+ * or later (ties: starting now, then the lowest node index). With now_only, only
+ * places where it can start at once. Returns false when no node could ever take it. */
+static bool opt_best_slot(struct opt_state *st, const struct view *v, uint32_t j, bool now_only,
+                          struct opt_slot *best)
+{
+    struct opt_search s = {.job = j, .alone = opt_unseen(st, v, j), .now_only = now_only};
+    return opt_run_search(st, v, s, best);
+}
+
+/* The reservation for job j: the node where enough GPUs free for it soonest, counting
+ * how long it runs there; it keeps its node on a tie, else the lowest index wins. */
+static bool opt_reserve_slot(struct opt_state *st, const struct view *v, uint32_t j,
+                             struct opt_slot *res)
+{
+    struct opt_search s = {.job = j, .alone = opt_unseen(st, v, j), .reserve = true};
+    return opt_run_search(st, v, s, res);
 }
 
 /* Books slot s for job j in the plan: at once (a placement) or later (its GPUs are
