@@ -12,9 +12,17 @@
  * running job's GPUs are predicted free when the controller expects to learn of its
  * end: start plus predicted run time, rounded up to the next completion poll (one
  * poll interval from now if that has passed). It does not honour the CPU threshold
- * or run unseen models alone. */
+ * or run unseen models alone.
+ *
+ * Index. Whether a job fits any node now depends only on its shape: GPUs, CPU and
+ * memory requests and its predicted per-GPU memory on each GPU type (a GPU no job uses
+ * has no assigned memory). Within one scheduling point placements only take
+ * resources, so a shape that fits no node fails for the rest of the point; the
+ * backfill walk skips later jobs of that shape. Node searches look only at nodes with
+ * a GPU no job uses (a bitmap kept from placements and learnt ends), in node order. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../sim/util.h"
 #include "policy.h"
@@ -23,7 +31,37 @@ struct easy_state {
     uint32_t *active;      /* jobs placed and maybe still running */
     size_t n_active, cap_active;
     double *free_s;        /* [gpus] when each GPU is predicted free */
+    /* Shapes: (gpus, cpus, mem_gib, predicted per-GPU memory per type). */
+    uint32_t *job_shape;   /* [jobs] */
+    uint32_t *shape_gpus;
+    double *shape_req;     /* [shapes * 2]: cpus, mem_gib */
+    double *shape_mem;     /* [shapes * types] */
+    uint64_t *shape_failed; /* [shapes]: the point at which it last fitted no node */
+    size_t n_shapes, cap_gpus, cap_req, cap_mem, cap_failed;
+    uint32_t *slot;        /* open-addressing table of shape indices, UINT32_MAX empty */
+    size_t n_slot;
+    uint32_t *type_node;   /* [types] a node of each GPU type, VIEW_NONE when none */
+    double *tmp_mem;       /* [types] */
+    uint64_t point;        /* scheduling points so far (starts at 1) */
+    uint32_t *nfree;       /* [nodes] GPUs no job of the bookkeeping uses */
+    uint64_t *freebits;    /* bit n: nfree[n] > 0 */
+    size_t n_words;
+    uint32_t dirty;        /* node of the last placement, VIEW_NONE when none */
 };
+
+static void easy_refresh(struct easy_state *st, const struct view *v, uint32_t n)
+{
+    const struct node *nd = &v->cl->nodes[n];
+    uint32_t k = 0;
+    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
+        k += v->gpu_assigned[g] == 0;
+    st->nfree[n] = k;
+    uint64_t bit = (uint64_t)1 << (n % 64);
+    if (k)
+        st->freebits[n / 64] |= bit;
+    else
+        st->freebits[n / 64] &= ~bit;
+}
 
 static int easy_init(void **state, const struct view *v, char *err, size_t errlen)
 {
@@ -31,6 +69,25 @@ static int easy_init(void **state, const struct view *v, char *err, size_t errle
     (void)errlen;
     struct easy_state *st = cpn_calloc(1, sizeof *st);
     st->free_s = cpn_calloc(v->cl->n_gpus ? v->cl->n_gpus : 1, sizeof *st->free_s);
+    size_t nn = v->cl->n_nodes ? v->cl->n_nodes : 1, nt = v->cl->n_types ? v->cl->n_types : 1;
+    st->job_shape = cpn_calloc(v->jobs->n ? v->jobs->n : 1, sizeof *st->job_shape);
+    st->type_node = cpn_calloc(nt, sizeof *st->type_node);
+    st->tmp_mem = cpn_calloc(nt, sizeof *st->tmp_mem);
+    for (size_t t = 0; t < nt; t++)
+        st->type_node[t] = VIEW_NONE;
+    for (uint32_t i = 0; i < v->cl->n_nodes; i++)
+        if (v->cl->nodes[i].gpu_count && st->type_node[v->cl->nodes[i].type] == VIEW_NONE)
+            st->type_node[v->cl->nodes[i].type] = i;
+    st->n_slot = 64;
+    st->slot = cpn_malloc(st->n_slot * sizeof *st->slot);
+    memset(st->slot, 0xff, st->n_slot * sizeof *st->slot);
+    st->point = 1;
+    st->n_words = (nn + 63) / 64;
+    st->nfree = cpn_calloc(nn, sizeof *st->nfree);
+    st->freebits = cpn_calloc(st->n_words, sizeof *st->freebits);
+    for (uint32_t i = 0; i < v->cl->n_nodes; i++)
+        easy_refresh(st, v, i);
+    st->dirty = VIEW_NONE;
     *state = st;
     return 0;
 }
@@ -42,6 +99,16 @@ static void easy_destroy(void *state)
         return;
     free(st->active);
     free(st->free_s);
+    free(st->job_shape);
+    free(st->shape_gpus);
+    free(st->shape_req);
+    free(st->shape_mem);
+    free(st->shape_failed);
+    free(st->slot);
+    free(st->type_node);
+    free(st->tmp_mem);
+    free(st->nfree);
+    free(st->freebits);
     free(st);
 }
 
@@ -147,35 +214,153 @@ static uint32_t easy_reserve(const struct easy_state *st, const struct view *v, 
     return best;
 }
 
+static uint64_t easy_hash_double(uint64_t h, double d)
+{
+    uint64_t b;
+    d = d == 0 ? 0 : d; /* -0 and 0 compare equal */
+    memcpy(&b, &d, sizeof b);
+    h ^= b + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdu;
+}
+
+static uint64_t easy_shape_hash(size_t nt, uint32_t gpus, const double *req, const double *tm)
+{
+    uint64_t h = easy_hash_double(gpus, req[0]);
+    h = easy_hash_double(h, req[1]);
+    for (size_t t = 0; t < nt; t++)
+        h = easy_hash_double(h, tm[t]);
+    return h;
+}
+
+/* The shape of job j, created when new. */
+static uint32_t easy_shape_of(struct easy_state *st, const struct view *v, uint32_t j)
+{
+    const struct job *jb = view_job(v, j);
+    size_t nt = v->cl->n_types, ntm = nt ? nt : 1;
+    double req[2] = {jb->cpus, jb->mem_gib};
+    for (size_t t = 0; t < nt; t++) {
+        struct view_estimate e = {0};
+        if (st->type_node[t] != VIEW_NONE)
+            view_estimate(v, j, st->type_node[t], &e);
+        st->tmp_mem[t] = e.mem_gib;
+    }
+    size_t mask = st->n_slot - 1, i = (size_t)easy_shape_hash(nt, jb->gpus, req, st->tmp_mem) & mask;
+    for (; st->slot[i] != UINT32_MAX; i = (i + 1) & mask) {
+        uint32_t s = st->slot[i];
+        if (st->shape_gpus[s] == jb->gpus && st->shape_req[2 * s] == req[0] &&
+            st->shape_req[2 * s + 1] == req[1] &&
+            (nt == 0 || memcmp(&st->shape_mem[s * ntm], st->tmp_mem, nt * sizeof(double)) == 0))
+            return s;
+    }
+    uint32_t id = (uint32_t)st->n_shapes++;
+    cpn_grow((void **)&st->shape_gpus, &st->cap_gpus, st->n_shapes, sizeof *st->shape_gpus);
+    cpn_grow((void **)&st->shape_req, &st->cap_req, 2 * st->n_shapes, sizeof *st->shape_req);
+    cpn_grow((void **)&st->shape_mem, &st->cap_mem, ntm * st->n_shapes, sizeof *st->shape_mem);
+    cpn_grow((void **)&st->shape_failed, &st->cap_failed, st->n_shapes, sizeof *st->shape_failed);
+    st->shape_gpus[id] = jb->gpus;
+    st->shape_req[2 * id] = req[0];
+    st->shape_req[2 * id + 1] = req[1];
+    for (size_t t = 0; t < nt; t++)
+        st->shape_mem[id * ntm + t] = st->tmp_mem[t];
+    st->shape_failed[id] = 0;
+    st->slot[i] = id;
+    if (st->n_shapes * 2 > st->n_slot) {
+        free(st->slot);
+        st->n_slot *= 2;
+        st->slot = cpn_malloc(st->n_slot * sizeof *st->slot);
+        memset(st->slot, 0xff, st->n_slot * sizeof *st->slot);
+        for (uint32_t s = 0; s < st->n_shapes; s++) {
+            size_t k = (size_t)easy_shape_hash(nt, st->shape_gpus[s], &st->shape_req[2 * s],
+                                               &st->shape_mem[s * ntm]) &
+                       (st->n_slot - 1);
+            while (st->slot[k] != UINT32_MAX)
+                k = (k + 1) & (st->n_slot - 1);
+            st->slot[k] = s;
+        }
+    }
+    return id;
+}
+
+/* The next node at or after n worth a look for a job of g GPUs: one with a GPU no job
+ * uses, or any node when the job takes no GPU. VIEW_NONE past the last. */
+static uint32_t easy_next_node(const struct easy_state *st, const struct view *v, uint32_t n, uint32_t g)
+{
+    if (n >= v->cl->n_nodes)
+        return VIEW_NONE;
+    if (g == 0)
+        return n;
+    size_t w = n / 64;
+    uint64_t bits = st->freebits[w] & (~(uint64_t)0 << (n % 64));
+    while (!bits) {
+        if (++w >= st->n_words)
+            return VIEW_NONE;
+        bits = st->freebits[w];
+    }
+    uint32_t r = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+    return r < v->cl->n_nodes ? r : VIEW_NONE;
+}
+
 static int easy_place(void *state, const struct view *v, struct placement *out)
 {
     struct easy_state *st = state;
     uint32_t head = v->queue_head;
     if (head == VIEW_NONE)
         return 0;
+    if (st->dirty != VIEW_NONE) {
+        easy_refresh(st, v, st->dirty);
+        st->dirty = VIEW_NONE;
+    }
+    uint32_t hg = view_job(v, head)->gpus;
     int placed = 0;
-    for (uint32_t n = 0; n < v->cl->n_nodes && !placed; n++)
-        placed = easy_fit_node(v, head, n, out);
+    for (uint32_t n = easy_next_node(st, v, 0, hg); n != VIEW_NONE && !placed;
+         n = easy_next_node(st, v, n + 1, hg))
+        placed = st->nfree[n] >= hg && easy_fit_node(v, head, n, out);
     if (!placed) {
         easy_free_times(st, v);
         double shadow = INFINITY;
         uint32_t extra = 0, rn = easy_reserve(st, v, head, &shadow, &extra);
         for (uint32_t j = v->queue_next[head]; j != VIEW_NONE && !placed; j = v->queue_next[j]) {
-            for (uint32_t n = 0; n < v->cl->n_nodes && !placed; n++) {
-                if (!easy_fit_node(v, j, n, out))
+            uint32_t s = st->job_shape[j], jg = view_job(v, j)->gpus;
+            if (st->shape_failed[s] == st->point)
+                continue;
+            int fits = 0;
+            for (uint32_t n = easy_next_node(st, v, 0, jg); n != VIEW_NONE && !placed;
+                 n = easy_next_node(st, v, n + 1, jg)) {
+                if (st->nfree[n] < jg || !easy_fit_node(v, j, n, out))
                     continue;
+                fits = 1;
                 struct view_estimate e;
                 view_estimate(v, j, n, &e);
                 double end = v->now + view_transfer_estimate_s(v, j, v->cl->nodes[n].site) + e.run_s;
                 placed = n != rn || end <= shadow || view_job(v, j)->gpus <= extra;
             }
+            if (!fits) /* fits no node: no job of its shape will until the next point */
+                st->shape_failed[s] = st->point;
         }
     }
     if (placed) {
+        st->dirty = out->node;
         cpn_grow((void **)&st->active, &st->cap_active, st->n_active + 1, sizeof *st->active);
         st->active[st->n_active++] = out->job;
     }
     return placed;
+}
+
+static void easy_job_event(void *state, const struct view *v, uint32_t j, enum policy_job_event e)
+{
+    struct easy_state *st = state;
+    if (e == POLICY_JOB_QUEUED)
+        st->job_shape[j] = easy_shape_of(st, v, j);
+    else if (e == POLICY_JOB_LEARNT && v->job_node[j] != VIEW_NONE)
+        easy_refresh(st, v, v->job_node[j]);
+}
+
+/* Called at the end of every scheduling point: shapes that failed may fit again. */
+static double easy_wakeup(void *state, const struct view *v)
+{
+    (void)v;
+    ((struct easy_state *)state)->point++;
+    return INFINITY;
 }
 
 const struct policy_ops easy_policy = {
@@ -185,5 +370,7 @@ const struct policy_ops easy_policy = {
                "soonest, later jobs start if they do not delay it (first fit)",
     .init = easy_init,
     .place = easy_place,
+    .wakeup = easy_wakeup,
+    .job_event = easy_job_event,
     .destroy = easy_destroy,
 };

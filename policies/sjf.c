@@ -6,35 +6,121 @@
  * predicted peak memory, where it is predicted to finish first (transfer + run; ties:
  * the lowest node index). Its CPU and memory requests must fit. It does not honour the
  * CPU threshold, reserve anything or run unseen models alone; long jobs may starve
- * while shorter ones keep arriving. */
+ * while shorter ones keep arriving.
+ *
+ * Index. Whether a job fits anywhere depends only on its shape: GPUs, CPU and memory
+ * requests and its predicted per-GPU memory on each GPU type (a GPU no job uses has no
+ * assigned memory, so it holds the job exactly when the type does). Within one
+ * scheduling point placements only take resources, so a shape that fails once fails
+ * for the rest of the point, and so does every queued job of that shape. The queue is
+ * therefore kept in shapes, each a heap of its jobs by (run time, order of entry); at
+ * a scheduling point a heap of the shapes by their first job replays the walk of the
+ * whole queue in order, testing each shape at most once per failure. The node search
+ * looks only at nodes with a GPU no job uses (a bitmap kept from placements and learnt
+ * ends), in node order, as the walk over every node did. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../sim/util.h"
 #include "policy.h"
 
 struct sjf_key {
     double len;
-    uint32_t pos, job;
+    uint64_t seq;
+    uint32_t job;
+};
+
+struct sjf_shape {
+    uint32_t gpus;
+    double cpus, mem_gib;
+    size_t mem_at; /* its predicted per-GPU memory per GPU type: shape_mem[mem_at + t] */
+    struct sjf_key *heap; /* its queued jobs, shortest (then earliest queued) first */
+    size_t n, cap;
 };
 
 struct sjf_state {
-    double *len;           /* [jobs] predicted run time on its fastest node; NAN until asked */
-    struct sjf_key *order; /* [jobs] this scheduling point's queue, shortest first */
-    size_t n_order, next;  /* its length, and the first entry not yet tried */
-    bool sorted;           /* order holds this scheduling point's queue */
+    double *len;            /* [jobs] predicted run time on its fastest node; NAN until asked */
+    /* Nodes deduplicated by what decides whether they could ever host a job. */
+    uint32_t *hclass_node;  /* a node of each such class */
+    size_t n_hclass;
+    uint32_t *type_node;    /* [types] a node of each GPU type, VIEW_NONE when none */
+    struct sjf_shape *shapes;
+    size_t n_shapes, cap_shapes;
+    double *shape_mem;      /* [shapes * types] */
+    size_t cap_shape_mem;
+    uint32_t *slot;         /* open-addressing table of shape indices, UINT32_MAX empty */
+    size_t n_slot;          /* power of two */
+    uint32_t *job_shape;    /* [jobs] */
+    uint64_t seq;           /* entries into the queue so far: queue order */
+    uint32_t *ready;        /* this point's heap of shapes by their first job */
+    size_t n_ready;
+    bool started;           /* ready holds this scheduling point's shapes */
+    uint32_t *nfree;        /* [nodes] GPUs no job of the bookkeeping uses */
+    uint64_t *freebits;     /* [words] bit n: nfree[n] > 0 */
+    size_t n_words;
+    uint32_t dirty;         /* node of the last placement, VIEW_NONE when none */
+    double *type_run, *site_tr; /* per-search caches of one job's estimates */
+    double *tmp_mem;        /* [types] scratch key */
 };
+
+static void sjf_refresh(struct sjf_state *st, const struct view *v, uint32_t n)
+{
+    const struct node *nd = &v->cl->nodes[n];
+    uint32_t k = 0;
+    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
+        k += v->gpu_assigned[g] == 0;
+    st->nfree[n] = k;
+    uint64_t bit = (uint64_t)1 << (n % 64);
+    if (k)
+        st->freebits[n / 64] |= bit;
+    else
+        st->freebits[n / 64] &= ~bit;
+}
 
 static int sjf_init(void **state, const struct view *v, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
-    size_t n = v->jobs->n ? v->jobs->n : 1;
+    const struct cluster *cl = v->cl;
+    size_t n = v->jobs->n ? v->jobs->n : 1, nn = cl->n_nodes ? cl->n_nodes : 1;
+    size_t nt = cl->n_types ? cl->n_types : 1, ns = cl->n_sites ? cl->n_sites : 1;
     struct sjf_state *st = cpn_calloc(1, sizeof *st);
     st->len = cpn_calloc(n, sizeof *st->len);
     for (size_t j = 0; j < v->jobs->n; j++)
         st->len[j] = NAN;
-    st->order = cpn_calloc(n, sizeof *st->order);
+    st->job_shape = cpn_calloc(n, sizeof *st->job_shape);
+    st->hclass_node = cpn_calloc(nn, sizeof *st->hclass_node);
+    st->type_node = cpn_calloc(nt, sizeof *st->type_node);
+    for (size_t t = 0; t < nt; t++)
+        st->type_node[t] = VIEW_NONE;
+    for (uint32_t i = 0; i < cl->n_nodes; i++) {
+        const struct node *a = &cl->nodes[i];
+        if (a->gpu_count && st->type_node[a->type] == VIEW_NONE)
+            st->type_node[a->type] = i;
+        size_t c = 0;
+        for (; c < st->n_hclass; c++) {
+            const struct node *b = &cl->nodes[st->hclass_node[c]];
+            if (a->gpu_count == b->gpu_count && a->cpus == b->cpus && a->mem_gib == b->mem_gib &&
+                a->type == b->type)
+                break;
+        }
+        if (c == st->n_hclass)
+            st->hclass_node[st->n_hclass++] = i;
+    }
+    st->n_slot = 64;
+    st->slot = cpn_malloc(st->n_slot * sizeof *st->slot);
+    memset(st->slot, 0xff, st->n_slot * sizeof *st->slot);
+    st->ready = cpn_calloc(1, sizeof *st->ready);
+    st->n_words = (nn + 63) / 64;
+    st->nfree = cpn_calloc(nn, sizeof *st->nfree);
+    st->freebits = cpn_calloc(st->n_words, sizeof *st->freebits);
+    for (uint32_t i = 0; i < cl->n_nodes; i++)
+        sjf_refresh(st, v, i);
+    st->dirty = VIEW_NONE;
+    st->type_run = cpn_calloc(nt, sizeof *st->type_run);
+    st->site_tr = cpn_calloc(ns, sizeof *st->site_tr);
+    st->tmp_mem = cpn_calloc(nt, sizeof *st->tmp_mem);
     *state = st;
     return 0;
 }
@@ -44,8 +130,21 @@ static void sjf_destroy(void *state)
     struct sjf_state *st = state;
     if (!st)
         return;
+    for (size_t s = 0; s < st->n_shapes; s++)
+        free(st->shapes[s].heap);
+    free(st->shapes);
+    free(st->shape_mem);
+    free(st->slot);
+    free(st->job_shape);
+    free(st->ready);
     free(st->len);
-    free(st->order);
+    free(st->hclass_node);
+    free(st->type_node);
+    free(st->nfree);
+    free(st->freebits);
+    free(st->type_run);
+    free(st->site_tr);
+    free(st->tmp_mem);
     free(st);
 }
 
@@ -60,46 +159,204 @@ static bool sjf_can_host(const struct view *v, uint32_t j, uint32_t n, struct vi
     return e->mem_gib <= v->cl->types[nd->type].mem_gib;
 }
 
+/* Nodes alike in GPU count, CPUs, memory and GPU type give the same answer, so one of
+ * each class stands for all. */
 static double sjf_len(struct sjf_state *st, const struct view *v, uint32_t j)
 {
     if (isnan(st->len[j])) {
         double best = INFINITY;
         struct view_estimate e;
-        for (uint32_t n = 0; n < v->cl->n_nodes; n++)
-            if (sjf_can_host(v, j, n, &e) && e.run_s < best)
+        for (size_t c = 0; c < st->n_hclass; c++)
+            if (sjf_can_host(v, j, st->hclass_node[c], &e) && e.run_s < best)
                 best = e.run_s;
         st->len[j] = best;
     }
     return st->len[j];
 }
 
-static int sjf_cmp(const void *a, const void *b)
+static bool sjf_key_less(const struct sjf_key *x, const struct sjf_key *y)
 {
-    const struct sjf_key *x = a, *y = b;
     if (x->len != y->len)
-        return x->len < y->len ? -1 : 1;
-    return x->pos < y->pos ? -1 : (x->pos > y->pos);
+        return x->len < y->len;
+    return x->seq < y->seq;
+}
+
+static uint64_t sjf_hash_double(uint64_t h, double d)
+{
+    uint64_t b;
+    d = d == 0 ? 0 : d; /* -0 and 0 compare equal */
+    memcpy(&b, &d, sizeof b);
+    h ^= b + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdu;
+}
+
+static uint64_t sjf_shape_hash(const struct view *v, uint32_t gpus, double cpus, double mem, const double *tm)
+{
+    uint64_t h = sjf_hash_double(gpus, cpus);
+    h = sjf_hash_double(h, mem);
+    for (size_t t = 0; t < v->cl->n_types; t++)
+        h = sjf_hash_double(h, tm[t]);
+    return h;
+}
+
+/* The shape of job j, created when new. */
+static uint32_t sjf_shape_of(struct sjf_state *st, const struct view *v, uint32_t j)
+{
+    const struct job *jb = view_job(v, j);
+    size_t nt = v->cl->n_types;
+    for (size_t t = 0; t < nt; t++) {
+        struct view_estimate e = {0};
+        if (st->type_node[t] != VIEW_NONE)
+            view_estimate(v, j, st->type_node[t], &e);
+        st->tmp_mem[t] = e.mem_gib;
+    }
+    uint64_t h = sjf_shape_hash(v, jb->gpus, jb->cpus, jb->mem_gib, st->tmp_mem);
+    size_t mask = st->n_slot - 1, i = (size_t)h & mask;
+    for (; st->slot[i] != UINT32_MAX; i = (i + 1) & mask) {
+        const struct sjf_shape *s = &st->shapes[st->slot[i]];
+        if (s->gpus == jb->gpus && s->cpus == jb->cpus && s->mem_gib == jb->mem_gib &&
+            (nt == 0 || memcmp(&st->shape_mem[s->mem_at], st->tmp_mem, nt * sizeof(double)) == 0))
+            return st->slot[i];
+    }
+    uint32_t id = (uint32_t)st->n_shapes;
+    cpn_grow((void **)&st->shapes, &st->cap_shapes, st->n_shapes + 1, sizeof *st->shapes);
+    cpn_grow((void **)&st->shape_mem, &st->cap_shape_mem, (st->n_shapes + 1) * (nt ? nt : 1),
+             sizeof *st->shape_mem);
+    st->shapes[id] = (struct sjf_shape){.gpus = jb->gpus, .cpus = jb->cpus, .mem_gib = jb->mem_gib,
+                                        .mem_at = id * (nt ? nt : 1)};
+    for (size_t t = 0; t < nt; t++)
+        st->shape_mem[st->shapes[id].mem_at + t] = st->tmp_mem[t];
+    st->n_shapes++;
+    st->slot[i] = id;
+    free(st->ready);
+    st->ready = cpn_calloc(st->n_shapes, sizeof *st->ready);
+    if (st->n_shapes * 2 > st->n_slot) {
+        free(st->slot);
+        st->n_slot *= 2;
+        st->slot = cpn_malloc(st->n_slot * sizeof *st->slot);
+        memset(st->slot, 0xff, st->n_slot * sizeof *st->slot);
+        for (uint32_t s = 0; s < st->n_shapes; s++) {
+            size_t k = (size_t)sjf_shape_hash(v, st->shapes[s].gpus, st->shapes[s].cpus,
+                                              st->shapes[s].mem_gib,
+                                              &st->shape_mem[st->shapes[s].mem_at]) &
+                       (st->n_slot - 1);
+            while (st->slot[k] != UINT32_MAX)
+                k = (k + 1) & (st->n_slot - 1);
+            st->slot[k] = s;
+        }
+    }
+    return id;
+}
+
+static void sjf_heap_push(struct sjf_shape *s, struct sjf_key key)
+{
+    cpn_grow((void **)&s->heap, &s->cap, s->n + 1, sizeof *s->heap);
+    size_t i = s->n++;
+    while (i > 0 && sjf_key_less(&key, &s->heap[(i - 1) / 2])) {
+        s->heap[i] = s->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->heap[i] = key;
+}
+
+static void sjf_heap_pop(struct sjf_shape *s)
+{
+    struct sjf_key last = s->heap[--s->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= s->n)
+            break;
+        if (c + 1 < s->n && sjf_key_less(&s->heap[c + 1], &s->heap[c]))
+            c++;
+        if (!sjf_key_less(&s->heap[c], &last))
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (s->n)
+        s->heap[i] = last;
+}
+
+static bool sjf_ready_less(const struct sjf_state *st, uint32_t a, uint32_t b)
+{
+    return sjf_key_less(&st->shapes[a].heap[0], &st->shapes[b].heap[0]);
+}
+
+static void sjf_ready_down(struct sjf_state *st, size_t i)
+{
+    uint32_t x = st->ready[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= st->n_ready)
+            break;
+        if (c + 1 < st->n_ready && sjf_ready_less(st, st->ready[c + 1], st->ready[c]))
+            c++;
+        if (!sjf_ready_less(st, st->ready[c], x))
+            break;
+        st->ready[i] = st->ready[c];
+        i = c;
+    }
+    st->ready[i] = x;
+}
+
+/* The next node at or after n worth a look for a job of g GPUs: one with a GPU no job
+ * uses, or any node when the job takes no GPU. VIEW_NONE past the last. */
+static uint32_t sjf_next_node(const struct sjf_state *st, const struct view *v, uint32_t n, uint32_t g)
+{
+    if (n >= v->cl->n_nodes)
+        return VIEW_NONE;
+    if (g == 0)
+        return n;
+    size_t w = n / 64;
+    uint64_t bits = st->freebits[w] & (~(uint64_t)0 << (n % 64));
+    while (!bits) {
+        if (++w >= st->n_words)
+            return VIEW_NONE;
+        bits = st->freebits[w];
+    }
+    uint32_t r = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+    return r < v->cl->n_nodes ? r : VIEW_NONE;
 }
 
 /* Fills *out with job j's place of earliest predicted finish among nodes where it can
- * start now. Returns 1, or 0 when there is none. */
-static int sjf_fit(const struct view *v, uint32_t j, struct placement *out)
+ * start now. Returns 1, or 0 when there is none. Nodes with no GPU free are skipped:
+ * they cannot take a job that needs one. */
+static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struct placement *out)
 {
     const struct job *jb = view_job(v, j);
     double best = INFINITY;
     int found = 0;
-    for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
+    for (size_t t = 0; t < v->cl->n_types; t++)
+        st->type_run[t] = NAN;
+    for (size_t s = 0; s < v->cl->n_sites; s++)
+        st->site_tr[s] = NAN;
+    for (uint32_t n = sjf_next_node(st, v, 0, jb->gpus); n != VIEW_NONE;
+         n = sjf_next_node(st, v, n + 1, jb->gpus)) {
         const struct node *nd = &v->cl->nodes[n];
-        struct view_estimate e;
-        if (!view_node_fits_requests(v, n, j) || !sjf_can_host(v, j, n, &e))
+        if (st->nfree[n] < jb->gpus || !view_node_fits_requests(v, n, j))
             continue;
-        double finish = view_transfer_estimate_s(v, j, nd->site) + e.run_s;
-        if (finish >= best)
+        if (nd->gpu_count < jb->gpus || nd->cpus < jb->cpus || nd->mem_gib < jb->mem_gib)
             continue;
         double gpu_mem = v->cl->types[nd->type].mem_gib;
+        double e_mem;
+        if (isnan(st->type_run[nd->type])) {
+            struct view_estimate e;
+            view_estimate(v, j, n, &e);
+            st->type_run[nd->type] = e.run_s;
+            st->tmp_mem[nd->type] = e.mem_gib;
+        }
+        e_mem = st->tmp_mem[nd->type];
+        if (!(e_mem <= gpu_mem))
+            continue;
+        if (isnan(st->site_tr[nd->site]))
+            st->site_tr[nd->site] = view_transfer_estimate_s(v, j, nd->site);
+        double finish = st->site_tr[nd->site] + st->type_run[nd->type];
+        if (finish >= best)
+            continue;
         uint32_t k = 0, gpu[CLUSTER_MAX_NODE_GPUS];
         for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count && k < jb->gpus; g++)
-            if (v->gpu_assigned[g] == 0 && e.mem_gib <= gpu_mem - v->gpu_assigned_mem_gib[g])
+            if (v->gpu_assigned[g] == 0 && e_mem <= gpu_mem - v->gpu_assigned_mem_gib[g])
                 gpu[k++] = g;
         if (k < jb->gpus)
             continue;
@@ -117,29 +374,57 @@ static int sjf_fit(const struct view *v, uint32_t j, struct placement *out)
 static int sjf_place(void *state, const struct view *v, struct placement *out)
 {
     struct sjf_state *st = state;
-    if (!st->sorted) {
-        /* Placing a job only takes resources, so one pass over the order per
-         * scheduling point tries every job once. */
-        st->n_order = st->next = 0;
-        uint32_t pos = 0;
-        for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j], pos++)
-            st->order[st->n_order++] = (struct sjf_key){sjf_len(st, v, j), pos, j};
-        qsort(st->order, st->n_order, sizeof *st->order, sjf_cmp);
-        st->sorted = true;
+    if (st->dirty != VIEW_NONE) {
+        sjf_refresh(st, v, st->dirty);
+        st->dirty = VIEW_NONE;
     }
-    while (st->next < st->n_order) {
-        uint32_t j = st->order[st->next++].job;
-        if (sjf_fit(v, j, out))
+    if (!st->started) {
+        st->n_ready = 0;
+        for (uint32_t s = 0; s < st->n_shapes; s++)
+            if (st->shapes[s].n)
+                st->ready[st->n_ready++] = s;
+        for (size_t i = st->n_ready / 2; i-- > 0;)
+            sjf_ready_down(st, i);
+        st->started = true;
+    }
+    while (st->n_ready) {
+        uint32_t s = st->ready[0];
+        struct sjf_shape *sh = &st->shapes[s];
+        if (sjf_fit(st, v, sh->heap[0].job, out)) {
+            sjf_heap_pop(sh);
+            if (sh->n)
+                sjf_ready_down(st, 0);
+            else {
+                st->ready[0] = st->ready[--st->n_ready];
+                sjf_ready_down(st, 0);
+            }
+            st->dirty = out->node;
             return 1;
+        }
+        /* No job of this shape fits anywhere until the next scheduling point. */
+        st->ready[0] = st->ready[--st->n_ready];
+        if (st->n_ready)
+            sjf_ready_down(st, 0);
     }
     return 0;
 }
 
-/* Called at the end of every scheduling point: the next one sorts afresh. */
+static void sjf_job_event(void *state, const struct view *v, uint32_t j, enum policy_job_event e)
+{
+    struct sjf_state *st = state;
+    if (e == POLICY_JOB_QUEUED) {
+        uint32_t s = sjf_shape_of(st, v, j);
+        st->job_shape[j] = s;
+        sjf_heap_push(&st->shapes[s], (struct sjf_key){sjf_len(st, v, j), st->seq++, j});
+    } else if (e == POLICY_JOB_LEARNT && v->job_node[j] != VIEW_NONE)
+        sjf_refresh(st, v, v->job_node[j]);
+}
+
+/* Called at the end of every scheduling point: the next one starts the walk afresh. */
 static double sjf_wakeup(void *state, const struct view *v)
 {
     (void)v;
-    ((struct sjf_state *)state)->sorted = false;
+    ((struct sjf_state *)state)->started = false;
     return INFINITY;
 }
 
@@ -151,5 +436,6 @@ const struct policy_ops sjf_policy = {
     .init = sjf_init,
     .place = sjf_place,
     .wakeup = sjf_wakeup,
+    .job_event = sjf_job_event,
     .destroy = sjf_destroy,
 };
