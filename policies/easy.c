@@ -19,7 +19,8 @@
  * has no assigned memory). Within one scheduling point placements only take
  * resources, so a shape that fits no node fails for the rest of the point; the
  * backfill walk skips later jobs of that shape. Node searches look only at nodes with
- * a GPU no job uses (a bitmap kept from placements and learnt ends), in node order. */
+ * enough GPUs that no job uses (view_next_free_node, the engine's index), in node
+ * order. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,25 +44,7 @@ struct easy_state {
     uint32_t *type_node;   /* [types] a node of each GPU type, VIEW_NONE when none */
     double *tmp_mem;       /* [types] */
     uint64_t point;        /* scheduling points so far (starts at 1) */
-    uint32_t *nfree;       /* [nodes] GPUs no job of the bookkeeping uses */
-    uint64_t *freebits;    /* bit n: nfree[n] > 0 */
-    size_t n_words;
-    uint32_t dirty;        /* node of the last placement, VIEW_NONE when none */
 };
-
-static void easy_refresh(struct easy_state *st, const struct view *v, uint32_t n)
-{
-    const struct node *nd = &v->cl->nodes[n];
-    uint32_t k = 0;
-    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
-        k += v->gpu_assigned[g] == 0;
-    st->nfree[n] = k;
-    uint64_t bit = (uint64_t)1 << (n % 64);
-    if (k)
-        st->freebits[n / 64] |= bit;
-    else
-        st->freebits[n / 64] &= ~bit;
-}
 
 static int easy_init(void **state, const struct view *v, char *err, size_t errlen)
 {
@@ -69,7 +52,7 @@ static int easy_init(void **state, const struct view *v, char *err, size_t errle
     (void)errlen;
     struct easy_state *st = cpn_calloc(1, sizeof *st);
     st->free_s = cpn_calloc(v->cl->n_gpus ? v->cl->n_gpus : 1, sizeof *st->free_s);
-    size_t nn = v->cl->n_nodes ? v->cl->n_nodes : 1, nt = v->cl->n_types ? v->cl->n_types : 1;
+    size_t nt = v->cl->n_types ? v->cl->n_types : 1;
     st->job_shape = cpn_calloc(v->jobs->n ? v->jobs->n : 1, sizeof *st->job_shape);
     st->type_node = cpn_calloc(nt, sizeof *st->type_node);
     st->tmp_mem = cpn_calloc(nt, sizeof *st->tmp_mem);
@@ -82,12 +65,6 @@ static int easy_init(void **state, const struct view *v, char *err, size_t errle
     st->slot = cpn_malloc(st->n_slot * sizeof *st->slot);
     memset(st->slot, 0xff, st->n_slot * sizeof *st->slot);
     st->point = 1;
-    st->n_words = (nn + 63) / 64;
-    st->nfree = cpn_calloc(nn, sizeof *st->nfree);
-    st->freebits = cpn_calloc(st->n_words, sizeof *st->freebits);
-    for (uint32_t i = 0; i < v->cl->n_nodes; i++)
-        easy_refresh(st, v, i);
-    st->dirty = VIEW_NONE;
     *state = st;
     return 0;
 }
@@ -107,8 +84,6 @@ static void easy_destroy(void *state)
     free(st->slot);
     free(st->type_node);
     free(st->tmp_mem);
-    free(st->nfree);
-    free(st->freebits);
     free(st);
 }
 
@@ -281,40 +256,17 @@ static uint32_t easy_shape_of(struct easy_state *st, const struct view *v, uint3
     return id;
 }
 
-/* The next node at or after n worth a look for a job of g GPUs: one with a GPU no job
- * uses, or any node when the job takes no GPU. VIEW_NONE past the last. */
-static uint32_t easy_next_node(const struct easy_state *st, const struct view *v, uint32_t n, uint32_t g)
-{
-    if (n >= v->cl->n_nodes)
-        return VIEW_NONE;
-    if (g == 0)
-        return n;
-    size_t w = n / 64;
-    uint64_t bits = st->freebits[w] & (~(uint64_t)0 << (n % 64));
-    while (!bits) {
-        if (++w >= st->n_words)
-            return VIEW_NONE;
-        bits = st->freebits[w];
-    }
-    uint32_t r = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
-    return r < v->cl->n_nodes ? r : VIEW_NONE;
-}
-
 static int easy_place(void *state, const struct view *v, struct placement *out)
 {
     struct easy_state *st = state;
     uint32_t head = v->queue_head;
     if (head == VIEW_NONE)
         return 0;
-    if (st->dirty != VIEW_NONE) {
-        easy_refresh(st, v, st->dirty);
-        st->dirty = VIEW_NONE;
-    }
     uint32_t hg = view_job(v, head)->gpus;
     int placed = 0;
-    for (uint32_t n = easy_next_node(st, v, 0, hg); n != VIEW_NONE && !placed;
-         n = easy_next_node(st, v, n + 1, hg))
-        placed = st->nfree[n] >= hg && easy_fit_node(v, head, n, out);
+    for (uint32_t n = view_next_free_node(v, 0, hg); n != VIEW_NONE && !placed;
+         n = view_next_free_node(v, n + 1, hg))
+        placed = easy_fit_node(v, head, n, out);
     if (!placed) {
         easy_free_times(st, v);
         double shadow = INFINITY;
@@ -324,9 +276,9 @@ static int easy_place(void *state, const struct view *v, struct placement *out)
             if (st->shape_failed[s] == st->point)
                 continue;
             int fits = 0;
-            for (uint32_t n = easy_next_node(st, v, 0, jg); n != VIEW_NONE && !placed;
-                 n = easy_next_node(st, v, n + 1, jg)) {
-                if (st->nfree[n] < jg || !easy_fit_node(v, j, n, out))
+            for (uint32_t n = view_next_free_node(v, 0, jg); n != VIEW_NONE && !placed;
+                 n = view_next_free_node(v, n + 1, jg)) {
+                if (!easy_fit_node(v, j, n, out))
                     continue;
                 fits = 1;
                 struct view_estimate e;
@@ -339,7 +291,6 @@ static int easy_place(void *state, const struct view *v, struct placement *out)
         }
     }
     if (placed) {
-        st->dirty = out->node;
         cpn_grow((void **)&st->active, &st->cap_active, st->n_active + 1, sizeof *st->active);
         st->active[st->n_active++] = out->job;
     }
@@ -351,8 +302,6 @@ static void easy_job_event(void *state, const struct view *v, uint32_t j, enum p
     struct easy_state *st = state;
     if (e == POLICY_JOB_QUEUED)
         st->job_shape[j] = easy_shape_of(st, v, j);
-    else if (e == POLICY_JOB_LEARNT && v->job_node[j] != VIEW_NONE)
-        easy_refresh(st, v, v->job_node[j]);
 }
 
 /* Called at the end of every scheduling point: shapes that failed may fit again. */

@@ -16,8 +16,8 @@
  * therefore kept in shapes, each a heap of its jobs by (run time, order of entry); at
  * a scheduling point a heap of the shapes by their first job replays the walk of the
  * whole queue in order, testing each shape at most once per failure. The node search
- * looks only at nodes with a GPU no job uses (a bitmap kept from placements and learnt
- * ends), in node order, as the walk over every node did. */
+ * looks only at nodes with enough GPUs that no job uses (view_next_free_node, the
+ * engine's index), in node order, as the walk over every node did. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,27 +56,9 @@ struct sjf_state {
     uint32_t *ready;        /* this point's heap of shapes by their first job */
     size_t n_ready;
     bool started;           /* ready holds this scheduling point's shapes */
-    uint32_t *nfree;        /* [nodes] GPUs no job of the bookkeeping uses */
-    uint64_t *freebits;     /* [words] bit n: nfree[n] > 0 */
-    size_t n_words;
-    uint32_t dirty;         /* node of the last placement, VIEW_NONE when none */
     double *type_run, *site_tr; /* per-search caches of one job's estimates */
     double *tmp_mem;        /* [types] scratch key */
 };
-
-static void sjf_refresh(struct sjf_state *st, const struct view *v, uint32_t n)
-{
-    const struct node *nd = &v->cl->nodes[n];
-    uint32_t k = 0;
-    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
-        k += v->gpu_assigned[g] == 0;
-    st->nfree[n] = k;
-    uint64_t bit = (uint64_t)1 << (n % 64);
-    if (k)
-        st->freebits[n / 64] |= bit;
-    else
-        st->freebits[n / 64] &= ~bit;
-}
 
 static int sjf_init(void **state, const struct view *v, char *err, size_t errlen)
 {
@@ -112,12 +94,6 @@ static int sjf_init(void **state, const struct view *v, char *err, size_t errlen
     st->slot = cpn_malloc(st->n_slot * sizeof *st->slot);
     memset(st->slot, 0xff, st->n_slot * sizeof *st->slot);
     st->ready = cpn_calloc(1, sizeof *st->ready);
-    st->n_words = (nn + 63) / 64;
-    st->nfree = cpn_calloc(nn, sizeof *st->nfree);
-    st->freebits = cpn_calloc(st->n_words, sizeof *st->freebits);
-    for (uint32_t i = 0; i < cl->n_nodes; i++)
-        sjf_refresh(st, v, i);
-    st->dirty = VIEW_NONE;
     st->type_run = cpn_calloc(nt, sizeof *st->type_run);
     st->site_tr = cpn_calloc(ns, sizeof *st->site_tr);
     st->tmp_mem = cpn_calloc(nt, sizeof *st->tmp_mem);
@@ -140,8 +116,6 @@ static void sjf_destroy(void *state)
     free(st->len);
     free(st->hclass_node);
     free(st->type_node);
-    free(st->nfree);
-    free(st->freebits);
     free(st->type_run);
     free(st->site_tr);
     free(st->tmp_mem);
@@ -300,25 +274,6 @@ static void sjf_ready_down(struct sjf_state *st, size_t i)
     st->ready[i] = x;
 }
 
-/* The next node at or after n worth a look for a job of g GPUs: one with a GPU no job
- * uses, or any node when the job takes no GPU. VIEW_NONE past the last. */
-static uint32_t sjf_next_node(const struct sjf_state *st, const struct view *v, uint32_t n, uint32_t g)
-{
-    if (n >= v->cl->n_nodes)
-        return VIEW_NONE;
-    if (g == 0)
-        return n;
-    size_t w = n / 64;
-    uint64_t bits = st->freebits[w] & (~(uint64_t)0 << (n % 64));
-    while (!bits) {
-        if (++w >= st->n_words)
-            return VIEW_NONE;
-        bits = st->freebits[w];
-    }
-    uint32_t r = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
-    return r < v->cl->n_nodes ? r : VIEW_NONE;
-}
-
 /* Fills *out with job j's place of earliest predicted finish among nodes where it can
  * start now. Returns 1, or 0 when there is none. Nodes with no GPU free are skipped:
  * they cannot take a job that needs one. */
@@ -331,10 +286,10 @@ static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struc
         st->type_run[t] = NAN;
     for (size_t s = 0; s < v->cl->n_sites; s++)
         st->site_tr[s] = NAN;
-    for (uint32_t n = sjf_next_node(st, v, 0, jb->gpus); n != VIEW_NONE;
-         n = sjf_next_node(st, v, n + 1, jb->gpus)) {
+    for (uint32_t n = view_next_free_node(v, 0, jb->gpus); n != VIEW_NONE;
+         n = view_next_free_node(v, n + 1, jb->gpus)) {
         const struct node *nd = &v->cl->nodes[n];
-        if (st->nfree[n] < jb->gpus || !view_node_fits_requests(v, n, j))
+        if (!view_node_fits_requests(v, n, j))
             continue;
         if (nd->gpu_count < jb->gpus || nd->cpus < jb->cpus || nd->mem_gib < jb->mem_gib)
             continue;
@@ -374,10 +329,6 @@ static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struc
 static int sjf_place(void *state, const struct view *v, struct placement *out)
 {
     struct sjf_state *st = state;
-    if (st->dirty != VIEW_NONE) {
-        sjf_refresh(st, v, st->dirty);
-        st->dirty = VIEW_NONE;
-    }
     if (!st->started) {
         st->n_ready = 0;
         for (uint32_t s = 0; s < st->n_shapes; s++)
@@ -398,7 +349,6 @@ static int sjf_place(void *state, const struct view *v, struct placement *out)
                 st->ready[0] = st->ready[--st->n_ready];
                 sjf_ready_down(st, 0);
             }
-            st->dirty = out->node;
             return 1;
         }
         /* No job of this shape fits anywhere until the next scheduling point. */
@@ -416,8 +366,7 @@ static void sjf_job_event(void *state, const struct view *v, uint32_t j, enum po
         uint32_t s = sjf_shape_of(st, v, j);
         st->job_shape[j] = s;
         sjf_heap_push(&st->shapes[s], (struct sjf_key){sjf_len(st, v, j), st->seq++, j});
-    } else if (e == POLICY_JOB_LEARNT && v->job_node[j] != VIEW_NONE)
-        sjf_refresh(st, v, v->job_node[j]);
+    }
 }
 
 /* Called at the end of every scheduling point: the next one starts the walk afresh. */

@@ -185,14 +185,23 @@ static void update_node_util(struct sim *s, uint32_t n, double delta_cpus)
 }
 
 /* The node index's values for node n, from the view (bookkeeping and scrape). */
-static void idx_values(const struct sim *s, uint32_t n, double *cpu, double *mem, uint32_t *idle)
+static void idx_values(struct sim *s, uint32_t n, double *cpu, double *mem, uint32_t *idle)
 {
     const struct node *nd = &s->cl->nodes[n];
     *cpu = nd->cpus - s->bk_node_cpus[n];
     *mem = nd->mem_gib - s->bk_node_mem[n];
     *idle = 0;
-    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
+    uint32_t free_gpus = 0;
+    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++) {
         *idle += view_gpu_looks_idle(&s->view, g);
+        free_gpus += s->bk_gpu_assigned[g] == 0;
+    }
+    s->node_free[n] = free_gpus;
+    uint64_t bit = (uint64_t)1 << (n % 64);
+    if (free_gpus)
+        s->free_bits[n / 64] |= bit;
+    else
+        s->free_bits[n / 64] &= ~bit;
 }
 
 /* Brings node n's entry of the index up to date (after its bookkeeping or, with live
@@ -882,6 +891,10 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->site_busy = cpn_calloc(cl->n_sites, sizeof(uint32_t));
     s->site_idle = cpn_calloc(cl->n_sites, sizeof(uint32_t));
     s->node_idle = cpn_calloc(nn ? nn : 1, sizeof(uint32_t));
+    s->node_free = cpn_calloc(nn ? nn : 1, sizeof(uint32_t));
+    s->free_bits = cpn_calloc((nn + 63) / 64 + 1, sizeof(uint64_t));
+    s->view.node_free_gpus = s->node_free;
+    s->view.free_node_bits = s->free_bits;
     s->view.site_idle_gpus = s->site_idle;
     s->site_mem_gib = cpn_calloc(cl->n_sites, sizeof(double));
     nodeidx_init(&s->nidx, nn);
@@ -964,6 +977,8 @@ void sim_destroy(struct sim *s)
     free(s->site_busy);
     free(s->site_idle);
     free(s->node_idle);
+    free(s->node_free);
+    free(s->free_bits);
     free(s->site_mem_gib);
     eq_free(&s->eq);
     free(s->rt);

@@ -135,6 +135,8 @@ struct sim {
     uint32_t *site_busy;
     uint32_t *site_idle; /* [sites] GPUs that look idle in the view (view.site_idle_gpus) */
     uint32_t *node_idle; /* [nodes] the same per node, as the index last saw it */
+    uint32_t *node_free; /* [nodes] GPUs no job of the bookkeeping uses (view.node_free_gpus) */
+    uint64_t *free_bits; /* bit n: node_free[n] > 0 (view.free_node_bits) */
     double *site_mem_gib;
     uint32_t *queue_next;     /* [jobs] */
     uint32_t queue_tail;

@@ -149,3 +149,37 @@ uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32
     }
     return VIEW_NONE;
 }
+
+uint32_t view_next_free_node(const struct view *v, uint32_t from, uint32_t gpus)
+{
+    if (from >= v->cl->n_nodes)
+        return VIEW_NONE;
+    if (gpus == 0)
+        return from;
+    if (v->free_node_bits) { /* a word scan skips 64 nodes without a free GPU at a time */
+        size_t w = from / 64, words = (v->cl->n_nodes + 63) / 64;
+        uint64_t bits = v->free_node_bits[w] & (~(uint64_t)0 << (from % 64));
+        for (;;) {
+            while (!bits) {
+                if (++w >= words)
+                    return VIEW_NONE;
+                bits = v->free_node_bits[w];
+            }
+            uint32_t n = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+            if (n >= v->cl->n_nodes)
+                return VIEW_NONE;
+            if (v->node_free_gpus[n] >= gpus)
+                return n;
+            bits &= bits - 1;
+        }
+    }
+    for (uint32_t n = from; n < v->cl->n_nodes; n++) { /* a view without the engine's counts */
+        const struct node *nd = &v->cl->nodes[n];
+        uint32_t k = 0;
+        for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
+            k += v->gpu_assigned[g] == 0;
+        if (k >= gpus)
+            return n;
+    }
+    return VIEW_NONE;
+}

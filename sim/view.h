@@ -54,6 +54,8 @@ struct view {
     const double *node_cpus_req;    /* [nodes] CPU cores they requested */
     const double *node_mem_req_gib; /* [nodes] host memory they requested */
     const uint32_t *gpu_assigned;   /* [gpus] how many of them use each GPU */
+    const uint32_t *node_free_gpus; /* [nodes] its GPUs that none of them uses */
+    const uint64_t *free_node_bits; /* bit n: node_free_gpus[n] > 0 (for view_next_free_node) */
     const double *gpu_assigned_mem_gib; /* [gpus] their predicted peak memory per GPU */
     size_t active_jobs;             /* how many jobs that is */
 
@@ -81,6 +83,11 @@ void view_estimate(const struct view *v, uint32_t j, uint32_t node, struct view_
  * scrape; VIEW_NONE when there is none. With the engine's index this costs O(log n)
  * per node skipped, not a scan of every node. */
 uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32_t idle_gpus);
+
+/* The first node >= from, in cluster order, with at least `gpus` GPUs that no job of
+ * the bookkeeping uses (any node when gpus is 0); VIEW_NONE when there is none. With
+ * the engine's index this costs O(log n) per node skipped. */
+uint32_t view_next_free_node(const struct view *v, uint32_t from, uint32_t gpus);
 
 /* A memo of predictions by (model, batch, GPU type, GPU count): a prediction is a pure
  * function of those, and the forest is far slower than a look-up. Owned by the engine. */

@@ -231,8 +231,9 @@ Test(default_site, changes_within_a_scheduling_point)
 /* ---- the engine's counts, checked against scans ---- */
 
 /* default_policy wrapped: at every call, the engine's per-site idle counts must equal
- * a scan of the scrape, and for every queued job and site the nodes view_first_node
- * hands out must be exactly those where view_node_fits_requests holds. */
+ * a scan of the scrape, for every queued job and site the nodes view_first_node
+ * hands out must be exactly those where view_node_fits_requests holds, and the nodes
+ * view_next_free_node hands out exactly those with enough GPUs no job uses. */
 static size_t checks, idle_seen;
 
 static void check_view(const struct view *v)
@@ -258,6 +259,26 @@ static void check_view(const struct view *v)
         }
         cr_assert_eq(next, VIEW_NONE, "t=%g job %u: index gives node %u, which does not fit",
                      v->now, j, next);
+    }
+    /* view_next_free_node for every GPU count: exactly the nodes with that many GPUs no
+     * job of the bookkeeping uses, in order, and node_free_gpus their counts. */
+    for (uint32_t k = 1; k <= CLUSTER_MAX_NODE_GPUS; k++) {
+        uint32_t next = view_next_free_node(v, 0, k);
+        for (uint32_t n = 0; n < cl->n_nodes; n++) {
+            const struct node *nd = &cl->nodes[n];
+            uint32_t free_gpus = 0;
+            for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
+                free_gpus += v->gpu_assigned[g] == 0;
+            cr_assert_eq(v->node_free_gpus[n], free_gpus, "t=%g node %u: %u free counted, %u by scan",
+                         v->now, n, v->node_free_gpus[n], free_gpus);
+            if (free_gpus < k)
+                continue;
+            cr_assert_eq(next, n, "t=%g %u GPUs: index gives node %d, node %u has them", v->now, k,
+                         next == VIEW_NONE ? -1 : (int)next, n);
+            next = view_next_free_node(v, n + 1, k);
+        }
+        cr_assert_eq(next, VIEW_NONE, "t=%g %u GPUs: index gives node %u, which lacks them", v->now,
+                     k, next);
     }
     checks++;
 }
