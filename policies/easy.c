@@ -23,9 +23,9 @@
  * order. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "../sim/util.h"
+#include "jobshape.h"
 #include "policy.h"
 
 struct easy_state {
@@ -33,16 +33,10 @@ struct easy_state {
     size_t n_active, cap_active;
     double *free_s;        /* [gpus] when each GPU is predicted free */
     /* Shapes: (gpus, cpus, mem_gib, predicted per-GPU memory per type). */
+    struct jobshape_table shapes;
     uint32_t *job_shape;   /* [jobs] */
-    uint32_t *shape_gpus;
-    double *shape_req;     /* [shapes * 2]: cpus, mem_gib */
-    double *shape_mem;     /* [shapes * types] */
     uint64_t *shape_failed; /* [shapes]: the point at which it last fitted no node */
-    size_t n_shapes, cap_gpus, cap_req, cap_mem, cap_failed;
-    uint32_t *slot;        /* open-addressing table of shape indices, UINT32_MAX empty */
-    size_t n_slot;
-    uint32_t *type_node;   /* [types] a node of each GPU type, VIEW_NONE when none */
-    double *tmp_mem;       /* [types] */
+    size_t n_failed, cap_failed;
     uint64_t point;        /* scheduling points so far (starts at 1) */
 };
 
@@ -52,18 +46,8 @@ static int easy_init(void **state, const struct view *v, char *err, size_t errle
     (void)errlen;
     struct easy_state *st = cpn_calloc(1, sizeof *st);
     st->free_s = cpn_calloc(v->cl->n_gpus ? v->cl->n_gpus : 1, sizeof *st->free_s);
-    size_t nt = v->cl->n_types ? v->cl->n_types : 1;
     st->job_shape = cpn_calloc(v->jobs->n ? v->jobs->n : 1, sizeof *st->job_shape);
-    st->type_node = cpn_calloc(nt, sizeof *st->type_node);
-    st->tmp_mem = cpn_calloc(nt, sizeof *st->tmp_mem);
-    for (size_t t = 0; t < nt; t++)
-        st->type_node[t] = VIEW_NONE;
-    for (uint32_t i = 0; i < v->cl->n_nodes; i++)
-        if (v->cl->nodes[i].gpu_count && st->type_node[v->cl->nodes[i].type] == VIEW_NONE)
-            st->type_node[v->cl->nodes[i].type] = i;
-    st->n_slot = 64;
-    st->slot = cpn_malloc(st->n_slot * sizeof *st->slot);
-    memset(st->slot, 0xff, st->n_slot * sizeof *st->slot);
+    jobshape_init(&st->shapes, v);
     st->point = 1;
     *state = st;
     return 0;
@@ -77,13 +61,8 @@ static void easy_destroy(void *state)
     free(st->active);
     free(st->free_s);
     free(st->job_shape);
-    free(st->shape_gpus);
-    free(st->shape_req);
-    free(st->shape_mem);
     free(st->shape_failed);
-    free(st->slot);
-    free(st->type_node);
-    free(st->tmp_mem);
+    jobshape_free(&st->shapes);
     free(st);
 }
 
@@ -189,69 +168,14 @@ static uint32_t easy_reserve(const struct easy_state *st, const struct view *v, 
     return best;
 }
 
-static uint64_t easy_hash_double(uint64_t h, double d)
-{
-    uint64_t b;
-    d = d == 0 ? 0 : d; /* -0 and 0 compare equal */
-    memcpy(&b, &d, sizeof b);
-    h ^= b + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdu;
-}
-
-static uint64_t easy_shape_hash(size_t nt, uint32_t gpus, const double *req, const double *tm)
-{
-    uint64_t h = easy_hash_double(gpus, req[0]);
-    h = easy_hash_double(h, req[1]);
-    for (size_t t = 0; t < nt; t++)
-        h = easy_hash_double(h, tm[t]);
-    return h;
-}
-
-/* The shape of job j, created when new. */
+/* The shape of job j, with room for its failure mark when new. */
 static uint32_t easy_shape_of(struct easy_state *st, const struct view *v, uint32_t j)
 {
-    const struct job *jb = view_job(v, j);
-    size_t nt = v->cl->n_types, ntm = nt ? nt : 1;
-    double req[2] = {jb->cpus, jb->mem_gib};
-    for (size_t t = 0; t < nt; t++) {
-        struct view_estimate e = {0};
-        if (st->type_node[t] != VIEW_NONE)
-            view_estimate(v, j, st->type_node[t], &e);
-        st->tmp_mem[t] = e.mem_gib;
-    }
-    size_t mask = st->n_slot - 1, i = (size_t)easy_shape_hash(nt, jb->gpus, req, st->tmp_mem) & mask;
-    for (; st->slot[i] != UINT32_MAX; i = (i + 1) & mask) {
-        uint32_t s = st->slot[i];
-        if (st->shape_gpus[s] == jb->gpus && st->shape_req[2 * s] == req[0] &&
-            st->shape_req[2 * s + 1] == req[1] &&
-            (nt == 0 || memcmp(&st->shape_mem[s * ntm], st->tmp_mem, nt * sizeof(double)) == 0))
-            return s;
-    }
-    uint32_t id = (uint32_t)st->n_shapes++;
-    cpn_grow((void **)&st->shape_gpus, &st->cap_gpus, st->n_shapes, sizeof *st->shape_gpus);
-    cpn_grow((void **)&st->shape_req, &st->cap_req, 2 * st->n_shapes, sizeof *st->shape_req);
-    cpn_grow((void **)&st->shape_mem, &st->cap_mem, ntm * st->n_shapes, sizeof *st->shape_mem);
-    cpn_grow((void **)&st->shape_failed, &st->cap_failed, st->n_shapes, sizeof *st->shape_failed);
-    st->shape_gpus[id] = jb->gpus;
-    st->shape_req[2 * id] = req[0];
-    st->shape_req[2 * id + 1] = req[1];
-    for (size_t t = 0; t < nt; t++)
-        st->shape_mem[id * ntm + t] = st->tmp_mem[t];
-    st->shape_failed[id] = 0;
-    st->slot[i] = id;
-    if (st->n_shapes * 2 > st->n_slot) {
-        free(st->slot);
-        st->n_slot *= 2;
-        st->slot = cpn_malloc(st->n_slot * sizeof *st->slot);
-        memset(st->slot, 0xff, st->n_slot * sizeof *st->slot);
-        for (uint32_t s = 0; s < st->n_shapes; s++) {
-            size_t k = (size_t)easy_shape_hash(nt, st->shape_gpus[s], &st->shape_req[2 * s],
-                                               &st->shape_mem[s * ntm]) &
-                       (st->n_slot - 1);
-            while (st->slot[k] != UINT32_MAX)
-                k = (k + 1) & (st->n_slot - 1);
-            st->slot[k] = s;
-        }
+    uint32_t id = jobshape_of(&st->shapes, v, j);
+    if (id >= st->n_failed) {
+        cpn_grow((void **)&st->shape_failed, &st->cap_failed, id + 1, sizeof *st->shape_failed);
+        st->shape_failed[id] = 0;
+        st->n_failed = id + 1;
     }
     return id;
 }

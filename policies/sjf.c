@@ -20,9 +20,9 @@
  * engine's index), in node order, as the walk over every node did. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "../sim/util.h"
+#include "jobshape.h"
 #include "policy.h"
 
 struct sjf_key {
@@ -31,10 +31,8 @@ struct sjf_key {
     uint32_t job;
 };
 
+/* The queued jobs of one shape (jobshape.h). */
 struct sjf_shape {
-    uint32_t gpus;
-    double cpus, mem_gib;
-    size_t mem_at; /* its predicted per-GPU memory per GPU type: shape_mem[mem_at + t] */
     struct sjf_key *heap; /* its queued jobs, shortest (then earliest queued) first */
     size_t n, cap;
 };
@@ -44,20 +42,16 @@ struct sjf_state {
     /* Nodes deduplicated by what decides whether they could ever host a job. */
     uint32_t *hclass_node;  /* a node of each such class */
     size_t n_hclass;
-    uint32_t *type_node;    /* [types] a node of each GPU type, VIEW_NONE when none */
-    struct sjf_shape *shapes;
+    struct jobshape_table table;
+    struct sjf_shape *shapes; /* [shapes], numbered by the table */
     size_t n_shapes, cap_shapes;
-    double *shape_mem;      /* [shapes * types] */
-    size_t cap_shape_mem;
-    uint32_t *slot;         /* open-addressing table of shape indices, UINT32_MAX empty */
-    size_t n_slot;          /* power of two */
     uint32_t *job_shape;    /* [jobs] */
     uint64_t seq;           /* entries into the queue so far: queue order */
     uint32_t *ready;        /* this point's heap of shapes by their first job */
     size_t n_ready;
     bool started;           /* ready holds this scheduling point's shapes */
     double *type_run, *site_tr; /* per-search caches of one job's estimates */
-    double *tmp_mem;        /* [types] scratch key */
+    double *tmp_mem;        /* [types] per-search cache of one job's predicted memory */
 };
 
 static int sjf_init(void **state, const struct view *v, char *err, size_t errlen)
@@ -73,13 +67,8 @@ static int sjf_init(void **state, const struct view *v, char *err, size_t errlen
         st->len[j] = NAN;
     st->job_shape = cpn_calloc(n, sizeof *st->job_shape);
     st->hclass_node = cpn_calloc(nn, sizeof *st->hclass_node);
-    st->type_node = cpn_calloc(nt, sizeof *st->type_node);
-    for (size_t t = 0; t < nt; t++)
-        st->type_node[t] = VIEW_NONE;
     for (uint32_t i = 0; i < cl->n_nodes; i++) {
         const struct node *a = &cl->nodes[i];
-        if (a->gpu_count && st->type_node[a->type] == VIEW_NONE)
-            st->type_node[a->type] = i;
         size_t c = 0;
         for (; c < st->n_hclass; c++) {
             const struct node *b = &cl->nodes[st->hclass_node[c]];
@@ -90,9 +79,7 @@ static int sjf_init(void **state, const struct view *v, char *err, size_t errlen
         if (c == st->n_hclass)
             st->hclass_node[st->n_hclass++] = i;
     }
-    st->n_slot = 64;
-    st->slot = cpn_malloc(st->n_slot * sizeof *st->slot);
-    memset(st->slot, 0xff, st->n_slot * sizeof *st->slot);
+    jobshape_init(&st->table, v);
     st->ready = cpn_calloc(1, sizeof *st->ready);
     st->type_run = cpn_calloc(nt, sizeof *st->type_run);
     st->site_tr = cpn_calloc(ns, sizeof *st->site_tr);
@@ -109,13 +96,11 @@ static void sjf_destroy(void *state)
     for (size_t s = 0; s < st->n_shapes; s++)
         free(st->shapes[s].heap);
     free(st->shapes);
-    free(st->shape_mem);
-    free(st->slot);
+    jobshape_free(&st->table);
     free(st->job_shape);
     free(st->ready);
     free(st->len);
     free(st->hclass_node);
-    free(st->type_node);
     free(st->type_run);
     free(st->site_tr);
     free(st->tmp_mem);
@@ -155,69 +140,16 @@ static bool sjf_key_less(const struct sjf_key *x, const struct sjf_key *y)
     return x->seq < y->seq;
 }
 
-static uint64_t sjf_hash_double(uint64_t h, double d)
-{
-    uint64_t b;
-    d = d == 0 ? 0 : d; /* -0 and 0 compare equal */
-    memcpy(&b, &d, sizeof b);
-    h ^= b + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdu;
-}
-
-static uint64_t sjf_shape_hash(const struct view *v, uint32_t gpus, double cpus, double mem, const double *tm)
-{
-    uint64_t h = sjf_hash_double(gpus, cpus);
-    h = sjf_hash_double(h, mem);
-    for (size_t t = 0; t < v->cl->n_types; t++)
-        h = sjf_hash_double(h, tm[t]);
-    return h;
-}
-
-/* The shape of job j, created when new. */
+/* The shape of job j, with an empty heap of jobs when new. */
 static uint32_t sjf_shape_of(struct sjf_state *st, const struct view *v, uint32_t j)
 {
-    const struct job *jb = view_job(v, j);
-    size_t nt = v->cl->n_types;
-    for (size_t t = 0; t < nt; t++) {
-        struct view_estimate e = {0};
-        if (st->type_node[t] != VIEW_NONE)
-            view_estimate(v, j, st->type_node[t], &e);
-        st->tmp_mem[t] = e.mem_gib;
-    }
-    uint64_t h = sjf_shape_hash(v, jb->gpus, jb->cpus, jb->mem_gib, st->tmp_mem);
-    size_t mask = st->n_slot - 1, i = (size_t)h & mask;
-    for (; st->slot[i] != UINT32_MAX; i = (i + 1) & mask) {
-        const struct sjf_shape *s = &st->shapes[st->slot[i]];
-        if (s->gpus == jb->gpus && s->cpus == jb->cpus && s->mem_gib == jb->mem_gib &&
-            (nt == 0 || memcmp(&st->shape_mem[s->mem_at], st->tmp_mem, nt * sizeof(double)) == 0))
-            return st->slot[i];
-    }
-    uint32_t id = (uint32_t)st->n_shapes;
-    cpn_grow((void **)&st->shapes, &st->cap_shapes, st->n_shapes + 1, sizeof *st->shapes);
-    cpn_grow((void **)&st->shape_mem, &st->cap_shape_mem, (st->n_shapes + 1) * (nt ? nt : 1),
-             sizeof *st->shape_mem);
-    st->shapes[id] = (struct sjf_shape){.gpus = jb->gpus, .cpus = jb->cpus, .mem_gib = jb->mem_gib,
-                                        .mem_at = id * (nt ? nt : 1)};
-    for (size_t t = 0; t < nt; t++)
-        st->shape_mem[st->shapes[id].mem_at + t] = st->tmp_mem[t];
-    st->n_shapes++;
-    st->slot[i] = id;
-    free(st->ready);
-    st->ready = cpn_calloc(st->n_shapes, sizeof *st->ready);
-    if (st->n_shapes * 2 > st->n_slot) {
-        free(st->slot);
-        st->n_slot *= 2;
-        st->slot = cpn_malloc(st->n_slot * sizeof *st->slot);
-        memset(st->slot, 0xff, st->n_slot * sizeof *st->slot);
-        for (uint32_t s = 0; s < st->n_shapes; s++) {
-            size_t k = (size_t)sjf_shape_hash(v, st->shapes[s].gpus, st->shapes[s].cpus,
-                                              st->shapes[s].mem_gib,
-                                              &st->shape_mem[st->shapes[s].mem_at]) &
-                       (st->n_slot - 1);
-            while (st->slot[k] != UINT32_MAX)
-                k = (k + 1) & (st->n_slot - 1);
-            st->slot[k] = s;
-        }
+    uint32_t id = jobshape_of(&st->table, v, j);
+    if (id >= st->n_shapes) {
+        cpn_grow((void **)&st->shapes, &st->cap_shapes, id + 1, sizeof *st->shapes);
+        st->shapes[id] = (struct sjf_shape){0};
+        st->n_shapes = id + 1;
+        free(st->ready);
+        st->ready = cpn_calloc(st->n_shapes, sizeof *st->ready);
     }
     return id;
 }

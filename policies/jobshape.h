@@ -1,0 +1,33 @@
+/* jobshape: numbers the shapes of jobs for policies whose test "does this job fit a
+ * node now" depends only on its shape: its GPU count, CPU and memory requests, and
+ * its predicted peak memory per GPU on each GPU type (a GPU no job uses has no
+ * assigned memory, so it holds the job exactly when the type does). Within one
+ * scheduling point placements only take resources, so a shape that fits nowhere stays
+ * so until the next point: sjf and easy skip every job of such a shape. Shapes are
+ * numbered 0, 1, ... in the order first seen. */
+#ifndef CPN_JOBSHAPE_H
+#define CPN_JOBSHAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../sim/view.h"
+
+struct jobshape_table {
+    size_t n_types;
+    uint32_t *type_node; /* [types] a node of each GPU type, VIEW_NONE when none */
+    uint32_t *gpus;      /* [shapes] */
+    double *req;         /* [shapes * 2]: CPU cores, memory GiB */
+    double *mem;         /* [shapes * types]: predicted peak memory per GPU */
+    size_t n, cap_gpus, cap_req, cap_mem;
+    uint32_t *slot;      /* open-addressing table of shape numbers, UINT32_MAX empty */
+    size_t n_slot;       /* a power of two, at least twice n */
+    double *key_mem;     /* [types] scratch: the shape being looked up */
+};
+
+void jobshape_init(struct jobshape_table *t, const struct view *v);
+void jobshape_free(struct jobshape_table *t);
+/* The number of job j's shape, a new one when it was never seen. */
+uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j);
+
+#endif
