@@ -18,14 +18,14 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LDLIBS   += $(PKG_LIBS) -lcsv -lm $(EXTRA_LDLIBS)
 
-LIB_SRC  := $(filter-out sim/main.c,$(wildcard sim/*.c)) $(wildcard policies/*.c)
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sim/embed.o
+LIB_SRC  := $(filter-out sim/cli/main.c,$(wildcard sim/*/*.c)) $(wildcard policies/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sim/base/embed.o
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 EMBEDDED := data/h100_profile.csv data/h100_colocate.csv data/gavel/simulation_throughputs.json \
             traces/default-cluster.json $(wildcard scripts/plot/*.gp)
 
-.PHONY: all run test asan deps clean check-deps bench
+.PHONY: all run test asan deps clean check-deps bench golden
 all: cpnsim
 
 # Installs the Debian packages the project needs when any is missing.
@@ -35,7 +35,7 @@ deps:
 cpnsim: $(BUILD)/cpnsim
 	cp $< $@
 
-$(BUILD)/cpnsim: $(BUILD)/sim/main.o $(BUILD)/libcpnsim.a
+$(BUILD)/cpnsim: $(BUILD)/sim/cli/main.o $(BUILD)/libcpnsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libcpnsim.a: $(LIB_OBJ)
@@ -45,7 +45,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/sim/embed.o: sim/embed.S $(EMBEDDED)
+$(BUILD)/sim/base/embed.o: sim/base/embed.S $(EMBEDDED)
 	@mkdir -p $(dir $@)
 	$(CC) -c -o $@ $<
 
@@ -59,6 +59,11 @@ $(BUILD)/test_all: $(TEST_OBJ) $(BUILD)/libcpnsim.a
 # Tests run from the repository root (they read tests/data and traces/ and call ./cpnsim).
 test: deps $(BUILD)/cpnsim $(BUILD)/test_all
 	CPNSIM=$(abspath $(BUILD)/cpnsim) $(BUILD)/test_all $(TEST_ARGS)
+
+# Rewrites the golden outputs' hashes (tests/golden/README.md): only for a change of
+# the model that is meant to move them, whose commit says why.
+golden: $(BUILD)/cpnsim
+	sh scripts/golden.sh update $(BUILD)/cpnsim
 
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -DCPN_CHECK_INDEXES" \
@@ -120,5 +125,5 @@ $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/libcpnsim.a
 clean:
 	rm -rf build build-asan cpnsim
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/sim/main.d
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/sim/cli/main.d
 -include $(FUZZ_HARNESS:%=$(BUILD)/%.d)

@@ -6,7 +6,7 @@
  *               WAN: every event is an arrival, a start (transfer done), a peak or an end.
  *   heap N      a minimal hand-written binary min-heap of (time, seq): push N uniformly
  *               random times, then pop them all. The floor for any event queue.
- *   eq N        the same push/pop loop through sim/eq.c (the engine's event queue).
+ *   eq N        the same push/pop loop through sim/engine/eq.c (the engine's event queue).
  *   hold N K    the hand heap in steady state at the engine's queue size: K events in
  *               the heap, then N times pop the earliest and push one a random time
  *               later (the classic "hold" model; the engine's heap holds a few hundred).
@@ -22,13 +22,13 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "../policies/policy.h"
-#include "../sim/catalog.h"
-#include "../sim/cluster.h"
-#include "../sim/eq.h"
-#include "../sim/sim.h"
-#include "../sim/trace.h"
-#include "../sim/util.h"
+#include "../sim/engine/policy.h"
+#include "../sim/engine/catalog.h"
+#include "../sim/engine/cluster.h"
+#include "../sim/engine/eq.h"
+#include "../sim/engine/sim.h"
+#include "../sim/io/trace.h"
+#include "../sim/base/util.h"
 
 #define ENGINE_NODES 128          /* of 8 GPUs: 1024 GPUs */
 #define ENGINE_NODE_GPUS 8

@@ -10,12 +10,12 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "../sim/catalog.h"
-#include "../sim/cluster.h"
-#include "../sim/eq.h"
-#include "../sim/net.h"
-#include "../sim/trace.h"
-#include "../sim/util.h"
+#include "../sim/engine/catalog.h"
+#include "../sim/engine/cluster.h"
+#include "../sim/engine/eq.h"
+#include "../sim/engine/net.h"
+#include "../sim/io/trace.h"
+#include "../sim/base/util.h"
 
 #define BENCH_SITES 8
 #define BENCH_RATE_PER_S 5.0

@@ -34,8 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/util.h"
-#include "policy.h"
+#include "../sim/base/util.h"
+#include "../sim/engine/policy.h"
 
 /* kube-scheduler's framework.MaxNodeScore: every score plugin scores 0..100. */
 #define DFLT_MAX_NODE_SCORE 100

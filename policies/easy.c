@@ -24,9 +24,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../sim/util.h"
+#include "../sim/base/util.h"
 #include "jobshape.h"
-#include "policy.h"
+#include "../sim/engine/policy.h"
 
 struct easy_state {
     uint32_t *active;      /* jobs placed and maybe still running */

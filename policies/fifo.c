@@ -12,8 +12,8 @@
  * behind a blocked head cost nothing. */
 #include <stdlib.h>
 
-#include "../sim/util.h"
-#include "policy.h"
+#include "../sim/base/util.h"
+#include "../sim/engine/policy.h"
 
 struct fifo_state {
     uint64_t blocked_version; /* view version of the last failed search */

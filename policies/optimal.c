@@ -69,8 +69,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/util.h"
-#include "policy.h"
+#include "../sim/base/util.h"
+#include "../sim/engine/policy.h"
 
 /* Slack when comparing predicted times computed along different paths (seconds):
  * a rounding difference must not turn "can start now" into "wait". */

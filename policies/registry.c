@@ -2,7 +2,7 @@
  * line here. */
 #include <string.h>
 
-#include "policy.h"
+#include "../sim/engine/policy.h"
 
 extern const struct policy_ops fifo_policy;
 extern const struct policy_ops default_policy;

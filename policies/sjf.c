@@ -21,9 +21,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../sim/util.h"
+#include "../sim/base/util.h"
 #include "jobshape.h"
-#include "policy.h"
+#include "../sim/engine/policy.h"
 
 struct sjf_key {
     double len;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "../sim/util.h"
+#include "../sim/base/util.h"
 
 void run_start(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,
                const char *jobs_csv, const char *policy)

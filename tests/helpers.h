@@ -6,11 +6,11 @@
 
 #include <stdbool.h>
 
-#include "../policies/policy.h"
-#include "../sim/catalog.h"
-#include "../sim/cluster.h"
-#include "../sim/sim.h"
-#include "../sim/trace.h"
+#include "../sim/engine/policy.h"
+#include "../sim/engine/catalog.h"
+#include "../sim/engine/cluster.h"
+#include "../sim/engine/sim.h"
+#include "../sim/io/trace.h"
 
 struct run {
     struct catalog *cat;

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../sim/util.h"
+#include "../sim/base/util.h"
 #include "helpers.h"
 
 #define BAD_ROOT "tests/bad"

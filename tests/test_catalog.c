@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/catalog.h"
-#include "../sim/util.h"
+#include "../sim/engine/catalog.h"
+#include "../sim/base/util.h"
 
 static bool close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b)); }
 

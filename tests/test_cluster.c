@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/catalog.h"
-#include "../sim/cluster.h"
-#include "../sim/embed.h"
-#include "../sim/jsonpos.h"
-#include "../sim/util.h"
+#include "../sim/engine/catalog.h"
+#include "../sim/engine/cluster.h"
+#include "../sim/base/embed.h"
+#include "../sim/base/jsonpos.h"
+#include "../sim/base/util.h"
 
 #define DATA "tests/data/cluster/"
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/report.h"
-#include "../sim/util.h"
+#include "../sim/io/report.h"
+#include "../sim/base/util.h"
 #include "helpers.h"
 
 struct trace_case {

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 
-#include "../sim/eq.h"
+#include "../sim/engine/eq.h"
 
 Test(eq, ties_pop_in_insertion_order)
 {

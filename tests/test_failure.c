@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sim/run.h"
-#include "../sim/util.h"
+#include "../sim/tools/run.h"
+#include "../sim/base/util.h"
 #include "helpers.h"
 
 /* How long a child may take before the test gives up on it, and how often the test

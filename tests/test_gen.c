@@ -2,10 +2,10 @@
  * arrival process, and `cpnsim gen --spec`. Draw counts are large enough that every
  * tolerance below is several standard errors wide; the seeds are fixed, so the
  * tests are deterministic. */
-#include "../sim/catalog.h"
-#include "../sim/gen.h"
-#include "../sim/trace.h"
-#include "../sim/util.h"
+#include "../sim/engine/catalog.h"
+#include "../sim/io/gen.h"
+#include "../sim/io/trace.h"
+#include "../sim/base/util.h"
 #include "helpers.h"
 
 #include <criterion/criterion.h>

@@ -2,11 +2,11 @@
  * converters on small excerpts (tests/data/import/, see its README), their reports,
  * their errors, and `cpnsim import` followed by a FIFO run on a converted cluster.
  * Expected values are worked out by hand from the excerpts. */
-#include "../sim/catalog.h"
-#include "../sim/cluster.h"
-#include "../sim/import.h"
-#include "../sim/trace.h"
-#include "../sim/util.h"
+#include "../sim/engine/catalog.h"
+#include "../sim/engine/cluster.h"
+#include "../sim/io/import.h"
+#include "../sim/io/trace.h"
+#include "../sim/base/util.h"
 #include "helpers.h"
 
 #include <criterion/criterion.h>

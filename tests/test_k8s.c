@@ -1,10 +1,10 @@
 /* Tests of k8s: Kubernetes quantities (checked by hand against Kubernetes'
  * resource.Quantity rules) and the Job YAML reader on good and bad manifests. Inputs
  * live in tests/data/k8s/ and traces/k8s/; the tests run from the repository root. */
-#include "../sim/catalog.h"
-#include "../sim/k8s.h"
-#include "../sim/trace.h"
-#include "../sim/util.h"
+#include "../sim/engine/catalog.h"
+#include "../sim/io/k8s.h"
+#include "../sim/io/trace.h"
+#include "../sim/base/util.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

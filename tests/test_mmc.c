@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/util.h"
+#include "../sim/base/util.h"
 #include "helpers.h"
 
 static double erlang_c(unsigned c, double a)

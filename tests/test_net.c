@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../sim/net.h"
-#include "../sim/util.h"
+#include "../sim/engine/net.h"
+#include "../sim/base/util.h"
 #include "helpers.h"
 
 #define HDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib\n"

@@ -1,4 +1,4 @@
-/* Tests of the random forest (sim/rf.c) and of the predictor (sim/predict.c): a forest
+/* Tests of the random forest (sim/engine/rf.c) and of the predictor (sim/engine/predict.c): a forest
  * recovers a known function, training is deterministic for a seed, a saved forest
  * predicts the same; oracle is the catalogue, noisy:0 is oracle, noisy:SIGMA is
  * repeatable lognormal noise of spread SIGMA; bad specs are refused with a message; the
@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../sim/catalog.h"
-#include "../sim/cmd.h"
-#include "../sim/predict.h"
-#include "../sim/rf.h"
-#include "../sim/util.h"
+#include "../sim/engine/catalog.h"
+#include "../sim/cli/cmd.h"
+#include "../sim/engine/predict.h"
+#include "../sim/engine/rf.h"
+#include "../sim/base/util.h"
 
 /* ---- the forest ---- */
 

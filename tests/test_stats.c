@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../sim/stats.h"
-#include "../sim/util.h"
+#include "../sim/tools/stats.h"
+#include "../sim/base/util.h"
 #include "helpers.h"
 
 #define EPS 1e-6

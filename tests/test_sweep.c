@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sim/sweep.h"
-#include "../sim/util.h"
+#include "../sim/tools/sweep.h"
+#include "../sim/base/util.h"
 #include "helpers.h"
 
 static const char *bin(void)

@@ -1,9 +1,9 @@
 /* Tests of trace (the job CSV reader and writer) and gen (the queue generator).
  * Input files live in tests/data/jobs/; the tests run from the repository root. */
-#include "../sim/catalog.h"
-#include "../sim/gen.h"
-#include "../sim/trace.h"
-#include "../sim/util.h"
+#include "../sim/engine/catalog.h"
+#include "../sim/io/gen.h"
+#include "../sim/io/trace.h"
+#include "../sim/base/util.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

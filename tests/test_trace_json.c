@@ -1,11 +1,11 @@
-/* Tests of the job JSON reader and writer (sim/trace_json.c, sim/jobin.c) and of
+/* Tests of the job JSON reader and writer (sim/io/trace_json.c, sim/io/jobin.c) and of
  * trace_read_any: good input, each kind of bad input with the CSV reader's messages,
  * and CSV -> JSON -> CSV round trips. Inputs live in tests/data/json/. */
-#include "../sim/catalog.h"
-#include "../sim/gen.h"
-#include "../sim/jobin.h"
-#include "../sim/trace.h"
-#include "../sim/util.h"
+#include "../sim/engine/catalog.h"
+#include "../sim/io/gen.h"
+#include "../sim/io/jobin.h"
+#include "../sim/io/trace.h"
+#include "../sim/base/util.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/catalog.h"
-#include "../../sim/trace.h"
-#include "../../sim/util.h"
+#include "../../sim/engine/catalog.h"
+#include "../../sim/io/trace.h"
+#include "../../sim/base/util.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -3,7 +3,7 @@
  * cluster that loads must satisfy the invariants the engine relies on. */
 #include "fuzz.h"
 
-#include "../../sim/cluster.h"
+#include "../../sim/engine/cluster.h"
 
 static const char *const sets_a[] = {"horizon_s=100", "completion=event"};
 static const char *const sets_b[] = {"controller_site=bj", "scrape_interval_s=0",

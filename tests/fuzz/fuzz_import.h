@@ -10,8 +10,8 @@
 
 #include <unistd.h>
 
-#include "../../sim/cluster.h"
-#include "../../sim/import.h"
+#include "../../sim/engine/cluster.h"
+#include "../../sim/io/import.h"
 
 /* The input file: created once (libFuzzer's entry point takes no context) and
  * unlinked at once, so that nothing is left behind, then rewritten for each input. */

@@ -2,7 +2,7 @@
  * /dev/null. A queue that reads must write back as CSV and read again unchanged. */
 #include "fuzz.h"
 
-#include "../../sim/k8s.h"
+#include "../../sim/io/k8s.h"
 
 /* Where warnings go: opened once (libFuzzer's entry point takes no context). */
 static FILE *warn_sink(void)

@@ -2,7 +2,7 @@
  * last points of a spec that parses. */
 #include "fuzz.h"
 
-#include "../../sim/sweep.h"
+#include "../../sim/tools/sweep.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

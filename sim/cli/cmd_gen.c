@@ -1,0 +1,150 @@
+/* cmd_gen: `cpnsim gen`, the job-queue generator's command line. */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/catalog.h"
+#include "../engine/cluster.h"
+#include "cmd.h"
+#include "../io/gen.h"
+#include "../io/trace.h"
+#include "../base/util.h"
+
+#define GEN_DEFAULT_SEED 1
+
+static const char *const usage_gen =
+    "usage: cpnsim gen --count N [--seed N] [--arrival batch|poisson:RATE|diurnal:RATE]\n"
+    "                  [--spec MIX.json] [--cluster FILE] [-o FILE]\n"
+    "\n"
+    "Generates a job queue: models and batch sizes from the measured catalogue,\n"
+    "epochs, dataset sizes, GPU counts and origin sites drawn from a seeded RNG. batch\n"
+    "(default) submits every job at time 0; poisson:RATE draws exponential gaps with\n"
+    "RATE jobs per second; diurnal:RATE is a Poisson process whose rate follows a\n"
+    "24-hour curve (time 0 is midnight) with mean RATE. --spec reads a job mix (JSON,\n"
+    "docs/jobs.md; traces/mix-example.json): model weights and distributions of batch,\n"
+    "epochs, dataset size, image size and GPUs, origins, and optionally count and\n"
+    "arrival; options given here override the spec. Origins are the spec's, else the\n"
+    "cluster's sites (default: the embedded default cluster). Writes CSV, or JSON when\n"
+    "FILE ends in .json, to FILE (atomically) or standard output.\n";
+
+struct gen_out {
+    const struct jobset *js;
+    const struct catalog *cat;
+    const char *path;
+};
+
+static int write_jobs(FILE *f, const void *ctx)
+{
+    const struct gen_out *o = ctx;
+    return trace_write_any(f, o->path, o->js, o->cat);
+}
+
+static int parse_arrival(const char *s, struct gen_spec *spec)
+{
+    if (strcmp(s, "batch") == 0) {
+        spec->arrival = GEN_BATCH;
+        return 0;
+    }
+    if (strncmp(s, "poisson:", 8) == 0 && cpn_parse_double(s + 8, &spec->rate_per_s) == 0 &&
+        spec->rate_per_s > 0) {
+        spec->arrival = GEN_POISSON;
+        return 0;
+    }
+    if (strncmp(s, "diurnal:", 8) == 0 && cpn_parse_double(s + 8, &spec->rate_per_s) == 0 &&
+        spec->rate_per_s > 0) {
+        spec->arrival = GEN_DIURNAL;
+        return 0;
+    }
+    return -1;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"count", required_argument, 0, 'n'},   {"seed", required_argument, 0, 's'},
+        {"arrival", required_argument, 0, 'a'}, {"cluster", required_argument, 0, 'c'},
+        {"spec", required_argument, 0, 'm'},    {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    /* Options given here override the spec file's; cli holds them until it is read. */
+    struct gen_spec cli = {.seed = GEN_DEFAULT_SEED, .arrival = GEN_BATCH};
+    bool cli_arrival = false;
+    const char *cluster_path = NULL, *out_path = NULL, *mix_path = NULL;
+    uint64_t v;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (cpn_parse_u64(optarg, &v) != 0 || v == 0)
+                return cmd_usage_error("gen", "--count: must be a whole number >= 1");
+            cli.count = (size_t)v;
+            break;
+        case 's':
+            if (cpn_parse_u64(optarg, &cli.seed) != 0)
+                return cmd_usage_error("gen", "--seed: must be a whole number >= 0");
+            break;
+        case 'a':
+            if (parse_arrival(optarg, &cli) != 0)
+                return cmd_usage_error(
+                    "gen", "--arrival: must be 'batch', 'poisson:RATE' or 'diurnal:RATE' with RATE > 0");
+            cli_arrival = true;
+            break;
+        case 'c': cluster_path = optarg; break;
+        case 'm': mix_path = optarg; break;
+        case 'o': out_path = optarg; break;
+        case 'h': fputs(usage_gen, stdout); return 0;
+        default: return cmd_usage_error("gen", "unknown option");
+        }
+    }
+    if (optind < argc)
+        return cmd_usage_error("gen", "unexpected argument");
+    if (cli.count == 0 && !mix_path)
+        return cmd_usage_error("gen", "--count is required");
+
+    char err[CPN_ERR_LEN];
+    struct catalog *cat = NULL;
+    struct cluster *cl = NULL;
+    struct gen_mix *mix = NULL;
+    struct jobset js;
+    jobset_init(&js);
+    const char **origins = NULL;
+    struct gen_spec spec = {.seed = cli.seed, .arrival = GEN_BATCH};
+    int rc = catalog_create(&cat, err, sizeof err);
+    if (!rc && mix_path)
+        rc = gen_mix_load(mix_path, cat, &mix, err, sizeof err);
+    if (!rc && mix)
+        gen_mix_apply(mix, &spec);
+    if (cli.count)
+        spec.count = cli.count;
+    if (cli_arrival) {
+        spec.arrival = cli.arrival;
+        spec.rate_per_s = cli.rate_per_s;
+    }
+    if (!rc && spec.count == 0)
+        rc = cpn_fail(err, sizeof err, CPN_EINPUT,
+                      "gen: --count is required (%s gives no count)", mix_path);
+    if (!rc && !(mix && gen_mix_has_origins(mix))) {
+        rc = cluster_load(cluster_path, NULL, 0, cat, &cl, err, sizeof err);
+        if (!rc) {
+            origins = cluster_site_names(cl);
+            spec.origins = origins;
+            spec.n_origins = cl->n_sites;
+        }
+    }
+    if (!rc)
+        rc = gen_jobs(&spec, cat, &js, err, sizeof err);
+    if (!rc) {
+        if (out_path)
+            rc = cmd_write_atomic(out_path, write_jobs, &(struct gen_out){&js, cat, out_path}, err,
+                                  sizeof err);
+        else if (trace_write_csv(stdout, &js, cat) != 0 || fflush(stdout) != 0)
+            rc = cpn_fail(err, sizeof err, CPN_EIO, "standard output: write failed");
+    }
+    free(origins);
+    jobset_free(&js);
+    gen_mix_destroy(mix);
+    cluster_destroy(cl);
+    catalog_destroy(cat);
+    return rc ? cmd_fail(rc, err) : 0;
+}

@@ -1,0 +1,240 @@
+/* cmd_sweep: `cpnsim sweep`, a parameter grid of runs: run it here (resumable), run
+ * one point of it (for a cluster engine's tasks), emit the scripts for Slurm or GNU
+ * Parallel, or aggregate gathered run directories. The work is sweep.c's and
+ * stats.c's. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "../tools/sweep.h"
+#include "../base/util.h"
+
+/* Where results go when --out is not given: results/ and the spec's base name. */
+#define SWEEP_DEFAULT_ROOT "results"
+/* Largest -j. */
+#define SWEEP_MAX_JOBS 4096u
+
+static const char *const usage_sweep =
+    "usage: cpnsim sweep SPEC.json [-j N] [--out DIR] [--only INDEX] [--emit slurm|parallel]\n"
+    "                    [--aggregate] [--list]\n"
+    "\n"
+    "Runs every point of a parameter grid, N at once, into DIR/runs/NAME (NAME from the\n"
+    "point's values, e.g. policy=fifo,seed=3), then aggregates them into DIR/runs.csv,\n"
+    "summary.csv (mean, sd and 95% t-interval over seeds), baseline.csv (per-seed ratios\n"
+    "against the spec's baseline) and timing.csv. A run whose summary.json exists is done\n"
+    "and skipped, so a sweep stopped by Ctrl-C or a crash resumes where it was.\n"
+    "\n"
+    "The spec: {\"base\": {KEY: VALUE, ...}, \"grid\": {KEY: [VALUE, ...], ...},\n"
+    "           \"baseline\": {KEY: VALUE}}\n"
+    "KEY is a `run` option without dashes (jobs, cluster, policy, predictor, seed,\n"
+    "cpu_threshold) or a --set key; relative paths are relative to the spec file; null\n"
+    "for jobs or cluster means the default. Points are ordered as nested loops over the\n"
+    "grid keys in the spec's order, the last innermost; INDEX counts from 0.\n"
+    "\n"
+    "  -j, --jobs N        runs at once (default: the number of online CPUs)\n"
+    "  --out DIR           sweep directory (default " SWEEP_DEFAULT_ROOT "/SPEC-NAME)\n"
+    "  --only INDEX        run only point INDEX, without aggregating (a cluster task)\n"
+    "  --emit slurm        write DIR/sweep.sbatch: a Slurm array, one task per run not done\n"
+    "  --emit parallel     write DIR/parallel.txt: one command per run not done, for GNU\n"
+    "                      Parallel (parallel --sshloginfile FILE < DIR/parallel.txt)\n"
+    "  --aggregate         run nothing; aggregate the run directories found in DIR/runs\n"
+    "  --list              print each point's INDEX and NAME\n"
+    "\n"
+    "Exit status: 0; 2 for a bad spec or a run that failed on bad input; 1 for other\n"
+    "failures, or when --aggregate finds runs missing. On SIGINT or SIGTERM the running\n"
+    "runs are stopped, nothing is aggregated and the signal is raised again.\n"
+    "See docs/sweeps.md.\n";
+
+struct sweep_args {
+    const char *spec, *out, *emit;
+    unsigned jobs;
+    size_t only;
+    bool aggregate, list;
+};
+
+static int parse_sweep(int argc, char **argv, struct sweep_args *a)
+{
+    static const struct option opts[] = {
+        {"jobs", required_argument, 0, 'j'},  {"out", required_argument, 0, 'o'},
+        {"only", required_argument, 0, 'O'},  {"emit", required_argument, 0, 'e'},
+        {"aggregate", no_argument, 0, 'a'},   {"list", no_argument, 0, 'l'},
+        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+    int c;
+    uint64_t v;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "j:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            if (cpn_parse_u64(optarg, &v) != 0 || v < 1 || v > SWEEP_MAX_JOBS)
+                return cmd_usage_error("sweep", "-j: must be a whole number from 1 to 4096");
+            a->jobs = (unsigned)v;
+            break;
+        case 'o': a->out = optarg; break;
+        case 'O':
+            if (cpn_parse_u64(optarg, &v) != 0 || v >= SIZE_MAX)
+                return cmd_usage_error("sweep", "--only: must be a whole number >= 0");
+            a->only = (size_t)v;
+            break;
+        case 'e':
+            if (strcmp(optarg, "slurm") != 0 && strcmp(optarg, "parallel") != 0)
+                return cmd_usage_error("sweep", "--emit: must be slurm or parallel");
+            a->emit = optarg;
+            break;
+        case 'a': a->aggregate = true; break;
+        case 'l': a->list = true; break;
+        case 'h': fputs(usage_sweep, stdout); return 1;
+        default: return cmd_usage_error("sweep", "unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        return cmd_usage_error("sweep", optind >= argc ? "the spec file is missing"
+                                                       : "one spec file, please");
+    a->spec = argv[optind];
+    if ((a->aggregate ? 1 : 0) + (a->emit ? 1 : 0) + (a->list ? 1 : 0) +
+            (a->only != SIZE_MAX ? 1 : 0) > 1)
+        return cmd_usage_error("sweep", "--only, --emit, --aggregate and --list exclude each other");
+    return 0;
+}
+
+/* results/NAME for spec path .../NAME.json. Returns a string the caller frees. */
+static char *default_out(const char *spec)
+{
+    const char *b = strrchr(spec, '/');
+    b = b ? b + 1 : spec;
+    size_t n = strlen(b);
+    const char *dot = strrchr(b, '.');
+    if (dot && dot > b)
+        n = (size_t)(dot - b);
+    size_t len = sizeof SWEEP_DEFAULT_ROOT + n + 1;
+    char *s = cpn_malloc(len);
+    snprintf(s, len, "%s/%.*s", SWEEP_DEFAULT_ROOT, (int)n, b);
+    return s;
+}
+
+static unsigned default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1u : n > (long)SWEEP_MAX_JOBS ? SWEEP_MAX_JOBS : (unsigned)n;
+}
+
+/* This executable's absolute path, for the emitted scripts; "cpnsim" (found on PATH)
+ * when the system does not say. */
+static void self_path(char *buf, size_t n)
+{
+    ssize_t len = readlink("/proc/self/exe", buf, n - 1);
+    if (len <= 0 || (size_t)len >= n - 1)
+        snprintf(buf, n, "cpnsim");
+    else
+        buf[len] = '\0';
+}
+
+static int emit(const struct sweep_spec *sp, const struct sweep_args *a, const char *out)
+{
+    char bin[4096], err[CPN_ERR_LEN];
+    self_path(bin, sizeof bin);
+    int kind = strcmp(a->emit, "slurm") == 0 ? SWEEP_EMIT_SLURM : SWEEP_EMIT_PARALLEL;
+    size_t n = 0;
+    char *path = NULL;
+    int rc = sweep_emit(sp, kind, bin, out, &n, &path, err, sizeof err);
+    if (rc)
+        return cmd_fail(rc, err);
+    if (n == 0) {
+        printf("every run of %s is done: nothing to emit\n", a->spec);
+        return 0;
+    }
+    if (kind == SWEEP_EMIT_SLURM)
+        printf("%s: a Slurm array of %zu task%s\nsubmit with: sbatch %s\n"
+               "then aggregate: cpnsim sweep %s --out %s --aggregate\n",
+               path, n, n == 1 ? "" : "s", path, a->spec, out);
+    else
+        printf("%s: %zu command%s for GNU Parallel\nrun with: parallel --jobs %u --joblog %s.log < %s\n"
+               "(across hosts: add --sshloginfile HOSTS; every host must see the same paths)\n"
+               "then aggregate: cpnsim sweep %s --out %s --aggregate\n",
+               path, n, n == 1 ? "" : "s", default_jobs(), path, path, a->spec, out);
+    free(path);
+    return 0;
+}
+
+static int aggregate(const struct sweep_spec *sp, const char *out, bool report_missing)
+{
+    char err[CPN_ERR_LEN];
+    size_t missing = 0;
+    int rc = sweep_aggregate(sp, out, &missing, err, sizeof err);
+    if (rc)
+        return cmd_fail(rc, err);
+    printf("sweep: %zu of %zu runs aggregated into %s/ (runs.csv, summary.csv%s, timing.csv)\n",
+           sp->n_points - missing, sp->n_points, out, sp->baseline ? ", baseline.csv" : "");
+    if (missing && report_missing) {
+        fprintf(stderr, "cpnsim sweep: %zu run%s not done (no summary.json in %s/runs/)\n",
+                missing, missing == 1 ? " is" : "s are", out);
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    struct sweep_args a = {.only = SIZE_MAX};
+    int prc = parse_sweep(argc, argv, &a);
+    if (prc)
+        return prc == 1 ? 0 : prc;
+    char err[CPN_ERR_LEN];
+    struct sweep_spec *sp = NULL;
+    int rc = sweep_spec_load(a.spec, &sp, err, sizeof err);
+    if (rc)
+        return cmd_fail(rc, err);
+    char *out = a.out ? cpn_strdup(a.out) : default_out(a.spec);
+    int status = 0;
+    if (a.only != SIZE_MAX && a.only >= sp->n_points) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "--only: the grid has points 0 to %zu", sp->n_points - 1);
+        status = cmd_usage_error("sweep", msg);
+    } else if (a.list) {
+        for (size_t i = 0; i < sp->n_points; i++) {
+            char *name = sweep_point_name(sp, i);
+            printf("%zu\t%s\n", i, name);
+            free(name);
+        }
+    } else if (a.aggregate) {
+        status = aggregate(sp, out, true);
+    } else if ((rc = sweep_check(sp, a.only, err, sizeof err)) != 0) {
+        status = cmd_fail(rc, err);
+    } else if (a.emit) {
+        status = emit(sp, &a, out);
+    } else {
+        struct sweep_opts o = {.out = out, .jobs = a.jobs ? a.jobs : default_jobs(),
+                               .only = a.only, .progress = stderr,
+                               .tty = isatty(STDERR_FILENO) == 1};
+        struct sweep_tally t;
+        double t0 = cpn_wall_s();
+        rc = sweep_execute(sp, &o, &t, err, sizeof err);
+        if (rc) {
+            status = cmd_fail(rc, err);
+        } else if (t.signal) {
+            fprintf(stderr, "sweep: stopped: %zu of %zu runs done; run the same command to resume\n",
+                    t.done_before + t.ran, t.total);
+            sweep_spec_destroy(sp);
+            free(out);
+            /* Die of the signal, so that a calling shell or make stops too. */
+            signal(t.signal, SIG_DFL);
+            raise(t.signal);
+            return 128 + t.signal;
+        } else {
+            fprintf(stderr, "sweep: %zu run%s in %.1f s, %zu done before, %zu failed\n", t.ran,
+                    t.ran == 1 ? "" : "s", cpn_wall_s() - t0, t.done_before, t.failed);
+            status = t.worst;
+            if (a.only == SIZE_MAX) {
+                int arc = aggregate(sp, out, false);
+                if (arc && !status)
+                    status = arc;
+            }
+        }
+    }
+    sweep_spec_destroy(sp);
+    free(out);
+    return status;
+}

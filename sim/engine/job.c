@@ -1,0 +1,53 @@
+/* job: the job array and its string pool, and a job's run time. */
+#include "job.h"
+
+#include "catalog.h"
+#include "../base/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void jobset_init(struct jobset *js) { memset(js, 0, sizeof *js); }
+
+void jobset_free(struct jobset *js)
+{
+    free(js->v);
+    free(js->pool);
+    free(js->source);
+    jobset_init(js);
+}
+
+uint32_t jobset_intern(struct jobset *js, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    CPN_ASSERT(js->pool_len <= UINT32_MAX && n <= (size_t)UINT32_MAX - js->pool_len);
+    cpn_grow((void **)&js->pool, &js->pool_cap, js->pool_len + n, 1);
+    memcpy(js->pool + js->pool_len, s, n);
+    uint32_t off = (uint32_t)js->pool_len;
+    js->pool_len += n;
+    return off;
+}
+
+size_t jobset_push(struct jobset *js, const struct job *j)
+{
+    cpn_grow((void **)&js->v, &js->cap, js->n + 1, sizeof *js->v);
+    js->v[js->n] = *j;
+    return js->n++;
+}
+
+/* Bytes in a GiB: dataset sizes turn into samples with it. */
+#define TRACE_GIB 1073741824.0
+
+double job_run_s(const struct job *jb, const struct catalog *cat, double step_s, double speed)
+{
+    if (jb->duration_s >= 0)
+        return jb->duration_s / speed;
+    double samples = (double)jb->samples;
+    if (samples <= 0)
+        samples = ceil(jb->data_gib * TRACE_GIB / catalog_bytes_per_sample(cat, jb->model));
+    if (samples < 1)
+        samples = 1;
+    double steps = ceil(samples / ((double)jb->batch * (double)jb->gpus));
+    return (double)jb->epochs * steps * step_s;
+}

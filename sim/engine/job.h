@@ -1,0 +1,64 @@
+/* job: the job model. Jobs live in one array (struct jobset) with their strings in one
+ * pool; everything else refers to a job by its index. The readers of every format
+ * (sim/io/) fill a jobset; the engine reads it. */
+#ifndef CPN_JOB_H
+#define CPN_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct catalog;
+
+/* Bounds on a job's values that every job reader enforces (CSV, JSON, YAML and the
+ * importers): far above any real job, low enough that no time or transfer overflows
+ * or loses its meaning (docs/reliability.md). Times (submit_s, duration_s) at most
+ * 10^12 s (31,700 years); sizes (data_gib, image_gib, mem_gib, gpu_mem_gib) at most
+ * 10^9 GiB (an exabyte); cpus at most 10^9. */
+#define TRACE_MAX_TIME_S 1e12
+#define TRACE_MAX_GIB 1e9
+#define TRACE_MAX_CPUS 1e9
+
+/* One submitted job, as the input gives it. */
+struct job {
+    double submit_s;
+    double data_gib;    /* dataset size */
+    double cpus;        /* CPU cores requested */
+    double mem_gib;     /* host memory requested */
+    double image_gib;   /* container image size */
+    double duration_s;  /* run time on a GPU of speed 1.0; < 0 when absent */
+    double gpu_mem_gib; /* peak GPU memory per GPU; < 0 when absent (from the catalogue) */
+    uint64_t samples;   /* dataset samples; 0 when absent (derived from data_gib) */
+    uint32_t id;        /* offset of the id string in the pool */
+    uint32_t origin;    /* offset of the origin site name in the pool */
+    uint32_t line;      /* line in the input file, for messages */
+    int32_t model;      /* catalogue model index; -1 only for duration jobs with no model */
+    uint32_t batch;     /* per-GPU batch size */
+    uint32_t epochs;
+    uint32_t gpus;      /* GPUs on one node */
+};
+
+struct jobset {
+    struct job *v;
+    size_t n, cap;
+    char *pool; /* NUL-terminated strings: ids and origin names */
+    size_t pool_len, pool_cap;
+    char *source;    /* file name, or a description such as "<generated: 100 jobs, seed 1>" */
+    char sha256[65]; /* of the input bytes */
+};
+
+void jobset_init(struct jobset *js);
+void jobset_free(struct jobset *js);
+/* Adds a string to the pool and returns its offset. */
+uint32_t jobset_intern(struct jobset *js, const char *s);
+static inline const char *jobset_str(const struct jobset *js, uint32_t off) { return js->pool + off; }
+/* Appends a job (copied) and returns its index. */
+size_t jobset_push(struct jobset *js, const struct job *j);
+
+/* Run time of job jb alone on GPUs of relative speed `speed` whose step time for its
+ * (model, batch, gpus) is step_s: duration_s / speed for jobs given by duration, else
+ * epochs x ceil(samples / (batch x gpus)) x step_s, with samples derived from data_gib
+ * (catalog_bytes_per_sample) when absent. */
+double job_run_s(const struct job *jb, const struct catalog *cat, double step_s, double speed);
+
+#endif

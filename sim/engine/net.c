@@ -1,0 +1,773 @@
+/* net: routes, fluid flows with max-min fair sharing, and LRU caches.
+ *
+ * Model. A transfer pays its route's latency once, then its bytes flow. Each link's
+ * bandwidth is shared max-min fairly among the flows crossing it, computed by
+ * progressive filling: repeatedly the link with the smallest fair share (remaining
+ * capacity / unfrozen flows) fixes the rate of its flows, which then use that much of
+ * every other link they cross. This is the fluid model of SimGrid's LV08 without its
+ * TCP corrections: there is no slow start, no congestion window, no loss, and a flow's
+ * rate changes only when some flow starts or ends. Only the flows connected to the
+ * changed one through shared links (transitively) are recomputed. When every route
+ * in use is a single link (a full mesh), max-min sharing is processor sharing per
+ * link, and each link keeps one event (its next flow end) on a virtual clock instead
+ * of one rescheduled event per flow.
+ *
+ * Units: sizes in GiB, bandwidth in GiB/s (links are given in Gbit/s = 1e9 bit/s),
+ * times in seconds.
+ *
+ * Cache keys. A job's image is keyed by its model (jobs of one model share an image);
+ * a job with no model has an image of its own. Its dataset is its own (jobs do not
+ * name datasets yet), so datasets hit the cache only when a job is retried. Model
+ * weights are a checkpoint of the job and always move. */
+#include "net.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "cluster.h"
+#include "eq.h"
+#include "job.h"
+#include "../base/util.h"
+
+#define NET_BYTES_PER_GIB 1073741824.0
+#define NET_BITS_PER_GBIT 1e9
+#define NET_BITS_PER_BYTE 8.0
+#define NET_BYTES_PER_PARAM 4.0 /* fp32 weights */
+#define NET_MAX_HOPS 16         /* longest route, in links */
+#define NET_NONE UINT32_MAX
+/* Key of a job's flow completion in the event queue (eq_schedule); the simulation
+ * keys its jobs' END events 2j, so the queue must have keys for 2 x jobs. */
+#define NET_KEY_DONE(j) (2 * (uint32_t)(j) + 1)
+/* Key of a link's next flow end in processor-sharing mode: after the jobs' keys. */
+#define NET_KEY_LINK(n, l) (2 * (uint32_t)(n)->js->n + (uint32_t)(l))
+
+static double gbps_to_gib_s(double gbps)
+{
+    return gbps * NET_BITS_PER_GBIT / NET_BITS_PER_BYTE / NET_BYTES_PER_GIB;
+}
+
+struct route {
+    double latency_s;
+    uint32_t nlinks;
+    uint32_t links[NET_MAX_HOPS];
+    bool exists;
+};
+
+struct flow {
+    double remaining_gib;
+    double rate;          /* GiB/s */
+    double last_s;        /* when remaining_gib was last brought up to date */
+    double begin_s;       /* when the transfer was started */
+    double new_rate;      /* scratch of the recomputation */
+    const struct route *route;
+    uint32_t job;
+    uint32_t site;
+    uint32_t pos[NET_MAX_HOPS]; /* index of this flow in each route link's list */
+    uint32_t stamp;
+    uint32_t items[2];    /* image and dataset to cache at the end, NET_NONE if none */
+    double item_gib[2];
+    double vfinish;       /* processor sharing: the link's vtime at which it ends */
+    uint32_t hpos;        /* processor sharing: its index in the link's heap */
+    bool active;          /* latency paid: it shares links */
+    bool frozen;
+    uint32_t next_free;
+};
+
+struct link_state {
+    double cap;          /* GiB/s */
+    double cap_left;     /* scratch */
+    uint32_t unfrozen;   /* scratch */
+    uint32_t stamp;
+    uint32_t *flows;     /* active flow slots crossing it */
+    size_t nflows, capflows;
+    /* Processor sharing (every route one link): each of the link's flows moves at
+     * cap / nflows, so all advance alike. vtime is the GiB each has moved since the
+     * link was created; a flow ends when vtime reaches its vfinish. The link has one
+     * event: the end of the flow whose vfinish is least (heap). */
+    double vtime, vlast_s;
+    uint32_t *heap;
+    size_t nheap, capheap;
+    uint32_t gen;
+};
+
+struct cache_entry {
+    uint32_t item, site;
+    double gib;
+    uint32_t prev, next; /* LRU list of its site: head is most recent */
+    uint32_t hnext;      /* hash chain */
+};
+
+struct site_cache {
+    double cap_gib, used_gib;
+    uint32_t head, tail;
+};
+
+struct net {
+    const struct cluster *cl;
+    const struct catalog *cat;
+    const struct jobset *js;
+    const uint32_t *origin;
+    struct eq *eq;
+    size_t n_sites;
+
+    struct route *routes; /* [row(origin) * n_sites + dst] */
+    int32_t *row_of;      /* [sites] row in routes, -1 when not an origin */
+
+    struct link_state *links;
+    struct flow *flows;   /* pool */
+    size_t nflows, capflows;
+    uint32_t free_flow;
+    uint32_t *job_flow;   /* [jobs] its flow slot or NET_NONE */
+    uint32_t *job_gen;    /* [jobs] generation of its flow events */
+    uint32_t stamp;
+    uint32_t *comp_flows, *comp_links; /* scratch of a recomputation */
+    size_t comp_cap_f, comp_cap_l;
+
+    bool ps;              /* every route used is one link: processor sharing per link */
+    uint32_t n_models;
+    struct site_cache *caches;
+    struct cache_entry *entries;
+    size_t nentries, capentries;
+    uint32_t free_entry;
+    uint32_t *buckets;
+    size_t nbuckets;
+    uint32_t *item_sites; /* [models + 2 * jobs] sites caching each item: most jobs' data is
+                           * cached nowhere, and a look-up that needs no hash probe saves a
+                           * cache miss per site the policies ask about */
+
+    struct net_stats st;
+};
+
+/* ---- routes: Dijkstra on latency, ties on fewer hops then lower link index ---- */
+
+static void dijkstra(const struct cluster *cl, uint32_t src, struct route *row)
+{
+    size_t ns = cl->n_sites;
+    double *dist = cpn_malloc(ns * sizeof *dist);
+    uint32_t *hops = cpn_malloc(ns * sizeof *hops), *via = cpn_malloc(ns * sizeof *via);
+    bool *done = cpn_calloc(ns, sizeof *done);
+    for (size_t i = 0; i < ns; i++) {
+        dist[i] = INFINITY;
+        hops[i] = UINT32_MAX;
+        via[i] = NET_NONE;
+    }
+    dist[src] = 0;
+    hops[src] = 0;
+    for (;;) {
+        uint32_t u = NET_NONE;
+        for (uint32_t i = 0; i < ns; i++)
+            if (!done[i] && isfinite(dist[i]) &&
+                (u == NET_NONE || dist[i] < dist[u] || (dist[i] == dist[u] && hops[i] < hops[u])))
+                u = i;
+        if (u == NET_NONE)
+            break;
+        done[u] = true;
+        for (uint32_t l = 0; l < cl->n_links; l++) {
+            const struct link *lk = &cl->links[l];
+            uint32_t v = lk->a == u ? lk->b : lk->b == u ? lk->a : NET_NONE;
+            if (v == NET_NONE || done[v])
+                continue;
+            double d = dist[u] + lk->latency_ms / 1000.0;
+            if (d < dist[v] || (d == dist[v] && hops[u] + 1 < hops[v])) {
+                dist[v] = d;
+                hops[v] = hops[u] + 1;
+                via[v] = l;
+            }
+        }
+    }
+    for (uint32_t d = 0; d < ns; d++) {
+        struct route *r = &row[d];
+        r->exists = isfinite(dist[d]) && hops[d] <= NET_MAX_HOPS;
+        r->latency_s = dist[d];
+        r->nlinks = r->exists ? hops[d] : 0;
+        uint32_t at = d;
+        for (uint32_t k = r->nlinks; k > 0; k--) {
+            uint32_t l = via[at];
+            r->links[k - 1] = l;
+            at = cl->links[l].a == at ? cl->links[l].b : cl->links[l].a;
+        }
+    }
+    free(dist);
+    free(hops);
+    free(via);
+    free(done);
+}
+
+static const struct route *route_of(const struct net *n, uint32_t from, uint32_t to)
+{
+    int32_t row = n->row_of[from];
+    CPN_ASSERT(row >= 0);
+    return &n->routes[(size_t)row * n->n_sites + to];
+}
+
+bool net_route(const struct net *n, uint32_t from, uint32_t to, double *latency_s,
+               double *bottleneck_gib_s)
+{
+    if (n->row_of[from] < 0)
+        return false;
+    const struct route *r = route_of(n, from, to);
+    if (!r->exists)
+        return false;
+    double bw = INFINITY;
+    for (uint32_t k = 0; k < r->nlinks; k++)
+        if (n->links[r->links[k]].cap < bw)
+            bw = n->links[r->links[k]].cap;
+    *latency_s = r->latency_s;
+    *bottleneck_gib_s = bw;
+    return true;
+}
+
+/* ---- caches: an LRU list per site, one hash table over (site, item) ---- */
+
+static size_t cache_hash(const struct net *n, uint32_t site, uint32_t item)
+{
+    uint64_t k = ((uint64_t)site << 32 | item) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(k >> 32) & (n->nbuckets - 1);
+}
+
+static uint32_t cache_find(const struct net *n, uint32_t site, uint32_t item)
+{
+    if (n->item_sites[item] == 0)
+        return NET_NONE;
+    for (uint32_t e = n->buckets[cache_hash(n, site, item)]; e != NET_NONE; e = n->entries[e].hnext)
+        if (n->entries[e].site == site && n->entries[e].item == item)
+            return e;
+    return NET_NONE;
+}
+
+static void lru_unlink(struct net *n, uint32_t e)
+{
+    struct cache_entry *ce = &n->entries[e];
+    struct site_cache *c = &n->caches[ce->site];
+    if (ce->prev != NET_NONE)
+        n->entries[ce->prev].next = ce->next;
+    else
+        c->head = ce->next;
+    if (ce->next != NET_NONE)
+        n->entries[ce->next].prev = ce->prev;
+    else
+        c->tail = ce->prev;
+    ce->prev = ce->next = NET_NONE;
+}
+
+static void lru_push_front(struct net *n, uint32_t e)
+{
+    struct cache_entry *ce = &n->entries[e];
+    struct site_cache *c = &n->caches[ce->site];
+    ce->prev = NET_NONE;
+    ce->next = c->head;
+    if (c->head != NET_NONE)
+        n->entries[c->head].prev = e;
+    c->head = e;
+    if (c->tail == NET_NONE)
+        c->tail = e;
+}
+
+static void cache_evict(struct net *n, uint32_t site)
+{
+    struct site_cache *c = &n->caches[site];
+    uint32_t e = c->tail;
+    struct cache_entry *ce = &n->entries[e];
+    lru_unlink(n, e);
+    uint32_t *pp = &n->buckets[cache_hash(n, site, ce->item)];
+    while (*pp != e)
+        pp = &n->entries[*pp].hnext;
+    *pp = ce->hnext;
+    c->used_gib -= ce->gib;
+    n->item_sites[ce->item]--;
+    if (c->head == NET_NONE)
+        c->used_gib = 0;
+    ce->hnext = n->free_entry;
+    n->free_entry = e;
+    n->st.evictions++;
+}
+
+/* A look-up that counts as a hit or miss and refreshes a hit's recency. */
+static bool cache_lookup(struct net *n, uint32_t site, uint32_t item)
+{
+    uint32_t e = cache_find(n, site, item);
+    if (e == NET_NONE) {
+        n->st.misses++;
+        return false;
+    }
+    n->st.hits++;
+    lru_unlink(n, e);
+    lru_push_front(n, e);
+    return true;
+}
+
+static void cache_insert(struct net *n, uint32_t site, uint32_t item, double gib)
+{
+    struct site_cache *c = &n->caches[site];
+    if (gib > c->cap_gib || cache_find(n, site, item) != NET_NONE)
+        return;
+    while (c->used_gib + gib > c->cap_gib && c->tail != NET_NONE)
+        cache_evict(n, site);
+    uint32_t e = n->free_entry;
+    if (e != NET_NONE) {
+        n->free_entry = n->entries[e].hnext;
+    } else {
+        cpn_grow((void **)&n->entries, &n->capentries, n->nentries + 1, sizeof *n->entries);
+        e = (uint32_t)n->nentries++;
+    }
+    size_t h = cache_hash(n, site, item);
+    n->entries[e] = (struct cache_entry){.item = item, .site = site, .gib = gib,
+                                         .prev = NET_NONE, .next = NET_NONE, .hnext = n->buckets[h]};
+    n->buckets[h] = e;
+    n->item_sites[item]++;
+    lru_push_front(n, e);
+    c->used_gib += gib;
+}
+
+/* ---- items of a job ---- */
+
+static uint32_t image_item(const struct net *n, uint32_t j)
+{
+    int32_t m = n->js->v[j].model;
+    return m >= 0 ? (uint32_t)m : n->n_models + j;
+}
+
+static uint32_t data_item(const struct net *n, uint32_t j)
+{
+    return n->n_models + (uint32_t)n->js->n + j;
+}
+
+static double weights_gib(const struct net *n, uint32_t j)
+{
+    int32_t m = n->js->v[j].model;
+    if (m < 0)
+        return 0;
+    return catalog_model_params_m(n->cat, m) * 1e6 * NET_BYTES_PER_PARAM / NET_BYTES_PER_GIB;
+}
+
+double net_job_gib(const struct net *n, uint32_t j, uint32_t site)
+{
+    const struct job *jb = &n->js->v[j];
+    if (n->origin[j] == site)
+        return 0;
+    double gib = weights_gib(n, j);
+    if (jb->image_gib > 0 && cache_find(n, site, image_item(n, j)) == NET_NONE)
+        gib += jb->image_gib;
+    if (jb->data_gib > 0 && cache_find(n, site, data_item(n, j)) == NET_NONE)
+        gib += jb->data_gib;
+    return gib;
+}
+
+/* ---- flows and max-min sharing ---- */
+
+static void link_add(struct net *n, uint32_t l, uint32_t f, uint32_t hop)
+{
+    struct link_state *ls = &n->links[l];
+    cpn_grow((void **)&ls->flows, &ls->capflows, ls->nflows + 1, sizeof *ls->flows);
+    n->flows[f].pos[hop] = (uint32_t)ls->nflows;
+    ls->flows[ls->nflows++] = f;
+}
+
+static void link_remove(struct net *n, uint32_t l, uint32_t f, uint32_t hop)
+{
+    struct link_state *ls = &n->links[l];
+    uint32_t at = n->flows[f].pos[hop], last = ls->flows[--ls->nflows];
+    if (last != f) {
+        ls->flows[at] = last;
+        struct flow *lf = &n->flows[last];
+        for (uint32_t k = 0; k < lf->route->nlinks; k++)
+            if (lf->route->links[k] == l)
+                lf->pos[k] = at;
+    }
+}
+
+/* Recomputes max-min fair rates of every active flow connected, through shared
+ * links, to the given links, and pushes the completion of each flow whose rate
+ * changed. */
+static void recompute(struct net *n, const struct route *seed, double now)
+{
+    uint32_t stamp = ++n->stamp;
+    size_t nf = 0, nl = 0;
+    for (uint32_t k = 0; k < seed->nlinks; k++) {
+        uint32_t l = seed->links[k];
+        if (n->links[l].stamp == stamp)
+            continue;
+        n->links[l].stamp = stamp;
+        cpn_grow((void **)&n->comp_links, &n->comp_cap_l, nl + 1, sizeof *n->comp_links);
+        n->comp_links[nl++] = l;
+    }
+    for (size_t i = 0; i < nl; i++) {
+        struct link_state *ls = &n->links[n->comp_links[i]];
+        for (size_t q = 0; q < ls->nflows; q++) {
+            uint32_t f = ls->flows[q];
+            struct flow *fl = &n->flows[f];
+            if (fl->stamp == stamp)
+                continue;
+            fl->stamp = stamp;
+            cpn_grow((void **)&n->comp_flows, &n->comp_cap_f, nf + 1, sizeof *n->comp_flows);
+            n->comp_flows[nf++] = f;
+            for (uint32_t k = 0; k < fl->route->nlinks; k++) {
+                uint32_t l = fl->route->links[k];
+                if (n->links[l].stamp == stamp)
+                    continue;
+                n->links[l].stamp = stamp;
+                cpn_grow((void **)&n->comp_links, &n->comp_cap_l, nl + 1, sizeof *n->comp_links);
+                n->comp_links[nl++] = l;
+            }
+        }
+    }
+    /* Progressive filling. */
+    for (size_t i = 0; i < nl; i++) {
+        struct link_state *ls = &n->links[n->comp_links[i]];
+        ls->cap_left = ls->cap;
+        ls->unfrozen = (uint32_t)ls->nflows;
+    }
+    for (size_t i = 0; i < nf; i++)
+        n->flows[n->comp_flows[i]].frozen = false;
+    for (;;) {
+        struct link_state *best = NULL;
+        double share = INFINITY;
+        for (size_t i = 0; i < nl; i++) {
+            struct link_state *ls = &n->links[n->comp_links[i]];
+            if (ls->unfrozen == 0)
+                continue;
+            double s = ls->cap_left / ls->unfrozen;
+            if (s < share) {
+                share = s;
+                best = ls;
+            }
+        }
+        if (!best)
+            break;
+        if (share < 0)
+            share = 0;
+        for (size_t q = 0; q < best->nflows; q++) {
+            struct flow *fl = &n->flows[best->flows[q]];
+            if (fl->frozen)
+                continue;
+            fl->frozen = true;
+            fl->new_rate = share;
+            for (uint32_t k = 0; k < fl->route->nlinks; k++) {
+                struct link_state *ls = &n->links[fl->route->links[k]];
+                ls->cap_left -= share;
+                ls->unfrozen--;
+            }
+        }
+    }
+    for (size_t i = 0; i < nf; i++) {
+        uint32_t f = n->comp_flows[i];
+        struct flow *fl = &n->flows[f];
+        if (fl->new_rate == fl->rate)
+            continue;
+        fl->remaining_gib -= fl->rate * (now - fl->last_s);
+        if (fl->remaining_gib < 0)
+            fl->remaining_gib = 0;
+        fl->last_s = now;
+        fl->rate = fl->new_rate;
+        uint32_t gen = ++n->job_gen[fl->job];
+        if (fl->rate > 0)
+            eq_schedule(n->eq, NET_KEY_DONE(fl->job), now + fl->remaining_gib / fl->rate,
+                        EV_FLOW_DONE, fl->job, gen);
+        else
+            eq_cancel(n->eq, NET_KEY_DONE(fl->job));
+    }
+}
+
+/* ---- processor sharing: one event per link ---- */
+
+static bool ps_before(const struct net *n, uint32_t a, uint32_t b)
+{
+    const struct flow *x = &n->flows[a], *y = &n->flows[b];
+    return x->vfinish < y->vfinish || (x->vfinish == y->vfinish && x->job < y->job);
+}
+
+static void ps_set(struct net *n, struct link_state *ls, size_t i, uint32_t f)
+{
+    ls->heap[i] = f;
+    n->flows[f].hpos = (uint32_t)i;
+}
+
+static void ps_push(struct net *n, struct link_state *ls, uint32_t f)
+{
+    cpn_grow((void **)&ls->heap, &ls->capheap, ls->nheap + 1, sizeof *ls->heap);
+    size_t i = ls->nheap++;
+    while (i > 0 && ps_before(n, f, ls->heap[(i - 1) / 2])) {
+        ps_set(n, ls, i, ls->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    ps_set(n, ls, i, f);
+}
+
+static uint32_t ps_pop(struct net *n, struct link_state *ls)
+{
+    uint32_t top = ls->heap[0], last = ls->heap[--ls->nheap];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= ls->nheap)
+            break;
+        if (c + 1 < ls->nheap && ps_before(n, ls->heap[c + 1], ls->heap[c]))
+            c++;
+        if (!ps_before(n, ls->heap[c], last))
+            break;
+        ps_set(n, ls, i, ls->heap[c]);
+        i = c;
+    }
+    if (ls->nheap)
+        ps_set(n, ls, i, last);
+    return top;
+}
+
+/* Brings the link's virtual time up to now. */
+static void ps_advance(struct link_state *ls, double now)
+{
+    if (ls->nflows)
+        ls->vtime += (now - ls->vlast_s) * ls->cap / (double)ls->nflows;
+    ls->vlast_s = now;
+}
+
+/* (Re)schedules the link's one event: the end of its least-vfinish flow. */
+static void ps_schedule(struct net *n, uint32_t l, double now)
+{
+    struct link_state *ls = &n->links[l];
+    if (ls->nheap == 0) {
+        eq_cancel(n->eq, NET_KEY_LINK(n, l));
+        return;
+    }
+    double left = n->flows[ls->heap[0]].vfinish - ls->vtime;
+    double dt = left > 0 ? left * (double)ls->nflows / ls->cap : 0;
+    eq_schedule(n->eq, NET_KEY_LINK(n, l), now + dt, EV_LINK_DONE, l, ++ls->gen);
+}
+
+/* Removes a finished flow: caches its items, counts it, frees its slot. */
+static void flow_finish(struct net *n, uint32_t f, double now)
+{
+    struct flow *fl = &n->flows[f];
+    for (int i = 0; i < 2; i++)
+        if (fl->items[i] != NET_NONE)
+            cache_insert(n, fl->site, fl->items[i], fl->item_gib[i]);
+    n->st.transfer_s_sum += now - fl->begin_s;
+    fl->active = false;
+    fl->next_free = n->free_flow;
+    n->free_flow = f;
+    n->job_flow[fl->job] = NET_NONE;
+    n->job_gen[fl->job]++;
+}
+
+uint32_t net_link_done(struct net *n, uint32_t l, uint32_t gen, double now)
+{
+    struct link_state *ls = &n->links[l];
+    if (!n->ps || gen != ls->gen || ls->nheap == 0)
+        return NET_NONE;
+    ps_advance(ls, now);
+    uint32_t f = ps_pop(n, ls);
+    uint32_t j = n->flows[f].job;
+    link_remove(n, l, f, 0);
+    flow_finish(n, f, now);
+    ps_schedule(n, l, now);
+    return j;
+}
+
+bool net_transfer_begin(struct net *n, uint32_t j, uint32_t site, double now)
+{
+    const struct job *jb = &n->js->v[j];
+    n->st.transfer_count++;
+    if (n->origin[j] == site)
+        return false;
+    uint32_t img = image_item(n, j), dat = data_item(n, j);
+    double gib = weights_gib(n, j);
+    struct flow tmp = {.items = {NET_NONE, NET_NONE}};
+    if (jb->image_gib > 0 && !cache_lookup(n, site, img)) {
+        gib += jb->image_gib;
+        tmp.items[0] = img;
+        tmp.item_gib[0] = jb->image_gib;
+    }
+    if (jb->data_gib > 0 && !cache_lookup(n, site, dat)) {
+        gib += jb->data_gib;
+        tmp.items[1] = dat;
+        tmp.item_gib[1] = jb->data_gib;
+    }
+    if (gib <= 0)
+        return false;
+    uint32_t f = n->free_flow;
+    if (f != NET_NONE) {
+        n->free_flow = n->flows[f].next_free;
+    } else {
+        cpn_grow((void **)&n->flows, &n->capflows, n->nflows + 1, sizeof *n->flows);
+        f = (uint32_t)n->nflows++;
+    }
+    struct flow *fl = &n->flows[f];
+    *fl = tmp;
+    fl->remaining_gib = gib;
+    fl->begin_s = now;
+    fl->last_s = now;
+    fl->route = route_of(n, n->origin[j], site);
+    CPN_ASSERT(fl->route->exists);
+    fl->job = j;
+    fl->site = site;
+    fl->next_free = NET_NONE;
+    n->job_flow[j] = f;
+    n->st.transfers++;
+    n->st.moved_gib += gib;
+    eq_push(n->eq, now + fl->route->latency_s, EV_FLOW_START, j, ++n->job_gen[j]);
+    return true;
+}
+
+void net_flow_start(struct net *n, uint32_t j, uint32_t gen, double now)
+{
+    uint32_t f = n->job_flow[j];
+    if (f == NET_NONE || gen != n->job_gen[j] || n->flows[f].active)
+        return;
+    struct flow *fl = &n->flows[f];
+    fl->active = true;
+    fl->last_s = now;
+    fl->rate = 0;
+    if (n->ps && fl->route->nlinks == 1) {
+        uint32_t l = fl->route->links[0];
+        struct link_state *ls = &n->links[l];
+        ps_advance(ls, now);
+        fl->vfinish = ls->vtime + fl->remaining_gib;
+        link_add(n, l, f, 0);
+        ps_push(n, ls, f);
+        ps_schedule(n, l, now);
+        return;
+    }
+    for (uint32_t k = 0; k < fl->route->nlinks; k++)
+        link_add(n, fl->route->links[k], f, k);
+    recompute(n, fl->route, now);
+}
+
+bool net_flow_done(struct net *n, uint32_t j, uint32_t gen, double now)
+{
+    uint32_t f = n->job_flow[j];
+    if (f == NET_NONE || gen != n->job_gen[j] || !n->flows[f].active)
+        return false;
+    struct flow *fl = &n->flows[f];
+    for (uint32_t k = 0; k < fl->route->nlinks; k++)
+        link_remove(n, fl->route->links[k], f, k);
+    const struct route *r = fl->route;
+    flow_finish(n, f, now);
+    recompute(n, r, now);
+    return true;
+}
+
+double net_estimate_job_s(const struct net *n, const struct jobset *js, uint32_t j, uint32_t site)
+{
+    (void)js;
+    double gib = net_job_gib(n, j, site);
+    if (gib <= 0)
+        return 0;
+    const struct route *r = route_of(n, n->origin[j], site);
+    if (!r->exists)
+        return INFINITY;
+    double share = INFINITY;
+    for (uint32_t k = 0; k < r->nlinks; k++) {
+        const struct link_state *ls = &n->links[r->links[k]];
+        double s = ls->cap / (double)(ls->nflows + 1);
+        if (s < share)
+            share = s;
+    }
+    return r->latency_s + gib / share;
+}
+
+const struct net_stats *net_stats(const struct net *n) { return &n->st; }
+
+/* ---- set-up ---- */
+
+int net_create(struct net **out, const struct cluster *cl, const struct catalog *cat,
+               const struct jobset *js, const uint32_t *origin_site, struct eq *eq, char *err,
+               size_t errlen)
+{
+    size_t ns = cl->n_sites;
+    int32_t *row_of = cpn_malloc(ns * sizeof *row_of);
+    for (size_t i = 0; i < ns; i++)
+        row_of[i] = -1;
+    size_t rows = 0;
+    uint32_t *first_job = cpn_malloc(ns * sizeof *first_job);
+    for (size_t j = 0; j < js->n; j++)
+        if (row_of[origin_site[j]] < 0) {
+            row_of[origin_site[j]] = (int32_t)rows++;
+            first_job[origin_site[j]] = (uint32_t)j;
+        }
+    struct route *routes = cpn_calloc(rows * ns, sizeof *routes);
+    for (uint32_t s = 0; s < ns; s++) {
+        if (row_of[s] < 0)
+            continue;
+        struct route *row = &routes[(size_t)row_of[s] * ns];
+        dijkstra(cl, s, row);
+        for (uint32_t d = 0; d < ns; d++) {
+            if (row[d].exists || cl->sites[d].gpu_count == 0)
+                continue;
+            const struct job *jb = &js->v[first_job[s]];
+            int rc = cpn_fail(err, errlen, CPN_EINPUT,
+                              "%s: links: no route (of at most %d links) from site '%s' to site "
+                              "'%s', which has GPUs (site '%s' is the origin of job '%s' at %s:%u)",
+                              cl->source, NET_MAX_HOPS, cl->sites[s].name, cl->sites[d].name,
+                              cl->sites[s].name, jobset_str(js, jb->id), js->source, jb->line);
+            free(routes);
+            free(row_of);
+            free(first_job);
+            return rc;
+        }
+    }
+    free(first_job);
+
+    struct net *n = cpn_calloc(1, sizeof *n);
+    n->cl = cl;
+    n->cat = cat;
+    n->js = js;
+    n->origin = origin_site;
+    n->eq = eq;
+    n->n_sites = ns;
+    n->routes = routes;
+    n->row_of = row_of;
+    n->links = cpn_calloc(cl->n_links, sizeof *n->links);
+    n->ps = true;
+    for (size_t row = 0; row < rows; row++)
+        for (size_t d = 0; d < ns; d++)
+            if (routes[row * ns + d].nlinks > 1)
+                n->ps = false;
+    for (size_t l = 0; l < cl->n_links; l++)
+        n->links[l].cap = gbps_to_gib_s(cl->links[l].gbps * cl->cfg.link_gbps_scale);
+    n->free_flow = NET_NONE;
+    n->job_flow = cpn_malloc(js->n * sizeof *n->job_flow);
+    for (size_t j = 0; j < js->n; j++)
+        n->job_flow[j] = NET_NONE;
+    n->job_gen = cpn_calloc(js->n, sizeof *n->job_gen);
+    n->n_models = (uint32_t)catalog_model_count(cat);
+    n->caches = cpn_calloc(ns, sizeof *n->caches);
+    for (size_t s = 0; s < ns; s++) {
+        n->caches[s].cap_gib = cl->sites[s].cache_gib;
+        n->caches[s].head = n->caches[s].tail = NET_NONE;
+    }
+    n->free_entry = NET_NONE;
+    n->nbuckets = 1024;
+    while (n->nbuckets < js->n)
+        n->nbuckets *= 2;
+    n->buckets = cpn_malloc(n->nbuckets * sizeof *n->buckets);
+    n->item_sites = cpn_calloc(n->n_models + 2 * js->n + 1, sizeof *n->item_sites);
+    for (size_t b = 0; b < n->nbuckets; b++)
+        n->buckets[b] = NET_NONE;
+    *out = n;
+    return CPN_OK;
+}
+
+void net_destroy(struct net *n)
+{
+    if (!n)
+        return;
+    for (size_t l = 0; l < n->cl->n_links; l++) {
+        free(n->links[l].flows);
+        free(n->links[l].heap);
+    }
+    free(n->links);
+    free(n->routes);
+    free(n->row_of);
+    free(n->flows);
+    free(n->job_flow);
+    free(n->job_gen);
+    free(n->comp_flows);
+    free(n->comp_links);
+    free(n->caches);
+    free(n->entries);
+    free(n->buckets);
+    free(n->item_sites);
+    free(n);
+}

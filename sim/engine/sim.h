@@ -1,0 +1,189 @@
+/* sim: the one simulation loop and the truth it advances. The loop pops events in
+ * (time, seq) order, applies them to the truth (jobs on GPUs time-slicing, GPU
+ * memory and OOM kills, CPU use), keeps the controller's view (scrapes, polls, its
+ * bookkeeping) and, after the events of each instant, asks the policy for
+ * placements through a checking wrapper. All state of a run hangs off struct sim;
+ * the cluster, catalogue, jobs, policy and predictor are borrowed and must outlive it. */
+#ifndef CPN_SIM_H
+#define CPN_SIM_H
+
+#include <gsl/gsl_rng.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "policy.h"
+#include "catalog.h"
+#include "cluster.h"
+#include "eq.h"
+#include "nodeidx.h"
+#include "job.h"
+#include "view.h"
+
+enum job_state {
+    JS_PENDING,    /* not yet submitted */
+    JS_QUEUED,     /* waiting in the controller's queue */
+    JS_TRANSFER,   /* placed; image, model and data moving; GPUs held */
+    JS_RUNNING,    /* computing */
+    JS_KILLED,     /* OOM-killed; the controller has not learnt it yet */
+    JS_BACKOFF,    /* waiting out the retry back-off */
+    JS_DONE,       /* finished its work */
+    JS_FAILED,     /* OOM-killed more often than the back-off limit allows */
+    JS_STUCK,      /* still queued when the run deadlocked */
+    JS_UNFINISHED, /* not ended when the horizon was reached */
+    JS_NSTATES
+};
+extern const char *const job_state_name[JS_NSTATES];
+
+/* Run-time state of one job; index-aligned with jobset.v. */
+struct jobrt {
+    double work_left_s;   /* work still to do, in seconds at full rate on its GPUs */
+    double rate;          /* current progress rate (time-slicing share) */
+    double last_update_s; /* when work_left_s was last brought up to date */
+    double transfer_start_s, start_s, end_s; /* of the last attempt; -1 when none */
+    double peak_gib;      /* peak GPU memory per GPU on its current placement */
+    double bk_mem_gib;    /* the controller's predicted peak for it, in gpu_assigned_mem */
+    uint32_t node;        /* current or last node, VIEW_NONE when never placed */
+    uint32_t gen;         /* bumped to invalidate its pending END/PEAK events */
+    uint32_t qnext, qprev;/* queue links */
+    uint32_t attempts;    /* placements so far */
+    uint16_t kills;       /* OOM kills so far */
+    uint8_t state;        /* enum job_state */
+    uint8_t peaked;       /* its memory counts on its GPUs */
+    uint8_t known_active; /* counted in the controller's bookkeeping */
+};
+
+/* One job's use of one GPU: jobs hold job->gpus consecutive slots in sim.slots; each
+ * slot is linked into its GPU's list of resident jobs. */
+struct slot {
+    uint32_t job;
+    uint32_t gpu;
+    uint32_t next, prev; /* in the GPU's resident list */
+};
+
+struct sim_stats {
+    uint64_t events;
+    uint64_t oom_events;
+    uint64_t oom_jobs;   /* jobs killed at least once */
+    uint64_t placements;
+    size_t completed, failed, stuck, unfinished;
+    bool deadlock;
+    bool horizon_reached;
+    double first_submit_s;
+    double last_end_s;
+    double gpu_busy_integral; /* GPU-seconds with at least one job computing */
+};
+
+struct sim {
+    const struct cluster *cl;
+    const struct catalog *cat;
+    const struct jobset *jobs;
+    const struct policy_ops *pol;
+    void *pol_state;
+    uint64_t seed;
+    gsl_rng *rng;
+    struct net *net;
+
+    double now;
+    struct eq eq;
+    struct jobrt *rt;       /* [jobs] */
+    uint32_t *origin_site;  /* [jobs] */
+    uint32_t *arrival_order;/* [jobs] job indices by (submit_s, input order) */
+    size_t next_arrival;
+    struct slot *slots;     /* [sum of job gpus] */
+    uint32_t *slot_first;   /* [jobs] first slot of each job */
+
+    /* Truth. */
+    uint32_t *gpu_resident;   /* [gpus] head of the slot list, VIEW_NONE if empty */
+    uint32_t *gpu_running;    /* [gpus] jobs computing on it */
+    double *gpu_mem_gib;      /* [gpus] memory of peaked jobs */
+    double *gpu_util;         /* [gpus] 1 when computing */
+    double *node_cpus_held;   /* [nodes] CPU requests of jobs holding the node */
+    double *node_mem_held;    /* [nodes] memory requests of jobs holding the node */
+    uint32_t *node_jobs;      /* [nodes] jobs holding the node */
+    double *node_cpus_run;    /* [nodes] CPU cores of running jobs */
+    double *node_cpu_util;    /* [nodes] node_cpus_run / cpus, at most 1 */
+    uint32_t busy_gpus;
+    double busy_since_s;
+    size_t active;            /* jobs holding resources (transfer or running) */
+    size_t running;           /* jobs computing */
+    size_t backoff;           /* jobs in back-off */
+    size_t unlearnt;          /* ended jobs the controller has not learnt of */
+    size_t terminal;          /* done + failed */
+    double last_change_s;     /* last change of the truth that a scrape shows */
+
+    /* The controller. */
+    struct view view;
+    double *scr_node_cpu_util, *scr_gpu_util, *scr_gpu_mem; /* snapshot buffers */
+    double *bk_node_cpus, *bk_node_mem;
+    uint32_t *bk_gpu_assigned;
+    uint32_t *attempts;       /* [jobs] mirrors rt.attempts for the view */
+    double *bk_gpu_mem;       /* [gpus] predicted peak memory of assigned jobs */
+    uint8_t *job_active;      /* [jobs] view copies of per-job placement facts */
+    uint32_t *job_node;
+    double *job_placed_s, *job_started_s;
+    uint32_t *job_gpus;       /* [slots] the GPU of each slot */
+    double wakeup_at;         /* pending policy wake-up, INFINITY for none */
+    struct nodeidx nidx;      /* free requests and idle-looking GPUs per node, as viewed */
+    /* What changed in the truth since the last scrape, so that a scrape copies only
+     * that (cost proportional to the changes, not to the cluster). */
+    uint32_t *dirty_gpus, *dirty_nodes;
+    size_t n_dirty_gpus, n_dirty_nodes;
+    uint8_t *gpu_dirty, *node_dirty;
+    /* Per site, for the timeline: GPUs computing, and GPU memory of peaked jobs. */
+    uint32_t *site_busy;
+    uint32_t *site_idle; /* [sites] GPUs that look idle in the view (view.site_idle_gpus) */
+    uint32_t *node_idle; /* [nodes] the same per node, as the index last saw it */
+    uint32_t *node_free; /* [nodes] GPUs no job of the bookkeeping uses (view.node_free_gpus) */
+    uint64_t *free_bits; /* bit n: node_free[n] > 0 (view.free_node_bits) */
+    double *site_mem_gib;
+    uint32_t *queue_next;     /* [jobs] */
+    uint32_t queue_tail;
+    uint32_t *unlearnt_list;  /* ended jobs awaiting a poll */
+    size_t unlearnt_cap;
+    bool poll_scheduled;
+    bool dirty;               /* a scheduling point happened at this instant */
+    uint64_t samples;         /* scrapes (timeline rows) taken */
+
+    const struct sim_sampler *sampler; /* borrowed; NULL for none */
+    struct sim_stats st;
+    /* Borrowed; NULL for none. Set by the caller after sim_create: once it points to
+     * a non-zero value (a signal number, set by a SIGINT or SIGTERM handler), sim_run
+     * stops before the next event and returns CPN_ESTOP. */
+    const volatile sig_atomic_t *stop;
+};
+
+/* Who receives the run's samples (the timeline): begin once before the first event,
+ * sample at each scrape (or timeline_interval_s with live metrics), each with the
+ * simulation as it stands. Each returns 0, or -1 on a write error (errno set), which
+ * ends the run with CPN_EIO. The engine knows no output format; sim/io/report.c
+ * provides the timeline CSV's pair. */
+struct sim_sampler {
+    int (*begin)(void *ctx, const struct sim *s);
+    int (*sample)(void *ctx, const struct sim *s);
+    void *ctx;
+};
+
+/* Prepares a run: resolves origins, checks job/cluster consistency (unknown origin
+ * site is CPN_EINPUT naming the jobs file and line; so is a submission further from
+ * time 0 than the config's max_timeline_rows timeline rows, docs/reliability.md),
+ * calls the policy's init. pred
+ * is what policies are told (NULL: the catalogue's truth).
+ * sampler, when not NULL, receives the samples (see above). Returns 0 with *out, or a
+ * negative code with a message. */
+int sim_create(struct sim **out, const struct cluster *cl, const struct catalog *cat,
+               const struct jobset *jobs, const struct policy_ops *pol,
+               const struct predictor *pred, uint64_t seed, const struct sim_sampler *sampler, char *err,
+               size_t errlen);
+/* Runs to the end (all jobs ended, deadlock or horizon). Returns 0, or a negative code
+ * with a message when the policy's init failed, the timeline could not be written, the
+ * run reached max_timeline_rows rows with jobs unfinished (CPN_EINPUT: a job too long
+ * to follow) or s->stop was set (CPN_ESTOP). */
+int sim_run(struct sim *s, char *err, size_t errlen);
+void sim_destroy(struct sim *s); /* NULL is a no-op */
+
+/* The per-job rate of a job when k jobs share each of its GPUs (exposed for tests). */
+double sim_job_rate(const struct sim *s, uint32_t job);
+
+#endif

@@ -1,0 +1,125 @@
+/* view: what the controller knows, and all that a policy may read. The cluster's
+ * static description, the submitted jobs, the queue, the last metrics scrape and the
+ * controller's own bookkeeping of what it assigned. It never shows the truth except
+ * through a scrape (with scrape_interval_s 0 the scrape arrays are the live ones).
+ * The engine owns every array; policies only read them. */
+#ifndef CPN_VIEW_H
+#define CPN_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog.h"
+#include "cluster.h"
+#include "job.h"
+
+#define VIEW_NONE UINT32_MAX
+
+struct predictor;
+struct net;
+struct view_memo;
+struct nodeidx;
+
+struct view {
+    double now;
+    /* Grows whenever anything a policy reads might have changed (a scrape, the
+     * bookkeeping, or with live metrics the truth); the queue is not counted. A policy
+     * may remember a decision that depends on the view until it grows. */
+    uint64_t version;
+    const struct cluster *cl; /* topology and config (cl->cfg.cpu_threshold, ...) */
+    const struct catalog *cat;
+    const struct jobset *jobs; /* what was submitted (jobs->v[j]) */
+    const struct predictor *pred; /* predictions; NULL means the catalogue's truth (oracle) */
+    const struct net *net;        /* links and transfers; NULL means transfers take no time */
+    struct view_memo *memo;       /* predictions already made (engine-owned; may be NULL) */
+    const struct nodeidx *nodeidx; /* for view_first_node (engine-owned; may be NULL) */
+
+    /* The queue of jobs waiting for a placement, in order of (re-)entry: arrivals and
+     * jobs back from an OOM back-off are appended. Iterate with
+     * for (j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j]). */
+    uint32_t queue_head;
+    const uint32_t *queue_next; /* [jobs] */
+    size_t queue_len;
+    const uint32_t *attempts; /* [jobs]: placements so far of each job */
+
+    /* The last scrape, taken at scrape_time_s. */
+    double scrape_time_s;
+    const double *node_cpu_util;    /* [nodes] 0..1 */
+    const double *gpu_util;         /* [gpus] 0..1: 1 when a job is computing on it */
+    const double *gpu_mem_used_gib; /* [gpus] */
+    const uint32_t *site_idle_gpus; /* [sites] GPUs that looked idle (view_gpu_looks_idle) */
+
+    /* Bookkeeping: jobs the controller placed and does not yet know have ended. */
+    const double *node_cpus_req;    /* [nodes] CPU cores they requested */
+    const double *node_mem_req_gib; /* [nodes] host memory they requested */
+    const uint32_t *gpu_assigned;   /* [gpus] how many of them use each GPU */
+    const uint32_t *node_free_gpus; /* [nodes] its GPUs that none of them uses */
+    const uint64_t *free_node_bits; /* bit n: node_free_gpus[n] > 0 (for view_next_free_node) */
+    const double *gpu_assigned_mem_gib; /* [gpus] their predicted peak memory per GPU */
+    size_t active_jobs;             /* how many jobs that is */
+
+    /* Per job, as the controller placed it (its last attempt). */
+    const uint8_t *job_active;     /* [jobs] 1 while counted in the bookkeeping */
+    const uint32_t *job_node;      /* [jobs] node, VIEW_NONE when never placed */
+    const double *job_placed_s;    /* [jobs] when it was placed */
+    const double *job_started_s;   /* [jobs] when its data had arrived and it started; -1 before */
+    const uint32_t *job_gpu_first; /* [jobs] index of its first GPU in job_gpus */
+    const uint32_t *job_gpus;      /* global GPU indices: job_gpus[job_gpu_first[j] + k], k < gpus */
+};
+
+/* What the controller predicts for a job on a node: run time alone on the node's GPU
+ * type (seconds) and peak GPU memory per GPU (GiB). known is false when the predictor
+ * has never seen the model (it should then run alone the first time). */
+struct view_estimate {
+    double run_s;
+    double mem_gib;
+    bool known;
+};
+void view_estimate(const struct view *v, uint32_t j, uint32_t node, struct view_estimate *out);
+
+/* The first node >= from, in cluster order, where job j's CPU and memory requests fit
+ * by the controller's bookkeeping and at least idle_gpus GPUs looked idle in the last
+ * scrape; VIEW_NONE when there is none. With the engine's index this costs O(log n)
+ * per node skipped, not a scan of every node. */
+uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32_t idle_gpus);
+
+/* The first node >= from, in cluster order, with at least `gpus` GPUs that no job of
+ * the bookkeeping uses (any node when gpus is 0); VIEW_NONE when there is none. With
+ * the engine's index this costs O(log n) per node skipped. */
+uint32_t view_next_free_node(const struct view *v, uint32_t from, uint32_t gpus);
+
+/* A memo of predictions by (model, batch, GPU type, GPU count): a prediction is a pure
+ * function of those, and the forest is far slower than a look-up. Owned by the engine. */
+struct view_memo *view_memo_create(void);
+void view_memo_destroy(struct view_memo *m); /* NULL is a no-op */
+
+/* Estimated seconds to move job j's image, model and data to a site now, as the
+ * controller can know it (link parameters, caches, the transfers it started). */
+double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site);
+
+static inline const struct job *view_job(const struct view *v, uint32_t j) { return &v->jobs->v[j]; }
+
+/* True when the node's requested CPU and memory, by the controller's bookkeeping,
+ * leave room for job j's requests. */
+static inline bool view_node_fits_requests(const struct view *v, uint32_t node, uint32_t j)
+{
+    const struct node *n = &v->cl->nodes[node];
+    const struct job *jb = view_job(v, j);
+    return v->node_cpus_req[node] + jb->cpus <= n->cpus + 1e-9 &&
+           v->node_mem_req_gib[node] + jb->mem_gib <= n->mem_gib + 1e-9;
+}
+
+/* True when the last scrape showed the GPU idle: no utilisation and no memory in use. */
+static inline bool view_gpu_looks_idle(const struct view *v, uint32_t gpu)
+{
+    return v->gpu_util[gpu] <= 0.0 && v->gpu_mem_used_gib[gpu] <= 0.0;
+}
+
+/* True when the node's scraped CPU utilisation is below the threshold. */
+static inline bool view_node_below_cpu_threshold(const struct view *v, uint32_t node)
+{
+    return v->node_cpu_util[node] < v->cl->cfg.cpu_threshold;
+}
+
+#endif

@@ -1,0 +1,410 @@
+/* jobin: the job CSV's rules for readers of other formats.
+ *
+ * Each field is checked as the CSV reader checks its cell (sim/io/trace.c), and the
+ * messages use the same words, so a JSON or YAML user meets the same explanations.
+ * A value comes either as text, which is parsed exactly as a CSV cell is (the
+ * Kubernetes annotations are text), or as a number the input typed as one (JSON,
+ * importers), which skips the parsing but not the bounds. The first error stops the
+ * row and nothing of it is kept.
+ *
+ * Jobs accumulate in a private jobset that jobin_finish hands over whole. Ids are
+ * checked for uniqueness, and origin names are stored once, with open-addressing
+ * hash sets over offsets into the set's string pool. */
+#include "jobin.h"
+
+#include "../engine/catalog.h"
+#include "trace.h"
+#include "../base/util.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    JOBIN_SHOW_MAX = 40,  /* longest value quoted in a message */
+    JOBIN_SET_MIN = 64,   /* first size of a hash set (a power of two) */
+    JOBIN_DIGITS_MIN = 15, /* %.15g first: short and exact for most values */
+    JOBIN_DIGITS_MAX = 17, /* %.17g always reads back to the same double */
+};
+/* Whole numbers below this print the same with %.15g as plain digits. */
+#define JOBIN_PLAIN_LIMIT 1e15
+/* batch, epochs and gpus must be below 2^31, as in the CSV. */
+#define JOBIN_WHOLE_LIMIT UINT64_C(2147483648)
+/* A typed number above 2^53 may not be the whole number that was written. */
+#define JOBIN_EXACT_LIMIT 9007199254740992.0
+
+static const struct jobin_def {
+    const char *name;
+    bool required;
+} jobin_defs[JOBIN_NFIELDS] = {
+    [JOBIN_ID] = {"id", true},           [JOBIN_SUBMIT] = {"submit_s", true},
+    [JOBIN_MODEL] = {"model", true},     [JOBIN_BATCH] = {"batch", true},
+    [JOBIN_EPOCHS] = {"epochs", true},   [JOBIN_DATA] = {"data_gib", true},
+    [JOBIN_GPUS] = {"gpus", true},       [JOBIN_CPUS] = {"cpus", true},
+    [JOBIN_MEM] = {"mem_gib", true},     [JOBIN_IMAGE] = {"image_gib", true},
+    [JOBIN_ORIGIN] = {"origin", true},   [JOBIN_DURATION] = {"duration_s", false},
+    [JOBIN_GPU_MEM] = {"gpu_mem_gib", false}, [JOBIN_SAMPLES] = {"samples", false},
+};
+
+/* The model written for a job that has none. */
+static const char jobin_no_model[] = "-";
+
+const char *jobin_field_name(int field)
+{
+    CPN_ASSERT(field >= 0 && field < JOBIN_NFIELDS);
+    return jobin_defs[field].name;
+}
+
+int jobin_field_find(const char *name)
+{
+    for (int f = 0; f < JOBIN_NFIELDS; f++)
+        if (strcmp(jobin_defs[f].name, name) == 0)
+            return f;
+    return -1;
+}
+
+bool jobin_field_required(int field)
+{
+    CPN_ASSERT(field >= 0 && field < JOBIN_NFIELDS);
+    return jobin_defs[field].required;
+}
+
+void jobin_format_real(double v, char buf[JOBIN_REAL_BUF])
+{
+    if (v >= 0 && v < JOBIN_PLAIN_LIMIT && v == floor(v)) {
+        snprintf(buf, JOBIN_REAL_BUF, "%.0f", v);
+        return;
+    }
+    for (int digits = JOBIN_DIGITS_MIN; digits <= JOBIN_DIGITS_MAX; digits++) {
+        snprintf(buf, JOBIN_REAL_BUF, "%.*g", digits, v);
+        double back;
+        if (cpn_parse_double(buf, &back) == CPN_OK && back == v)
+            return;
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* A set of pool strings: open addressing, linear probing, load at most 1/2. */
+
+struct jset {
+    struct jslot {
+        uint32_t hash;
+        uint32_t off1; /* pool offset + 1; 0 marks an empty slot */
+        uint32_t val;
+    } *slot;
+    size_t cap, n;
+};
+
+static uint32_t jset_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static struct jslot *jset_find(const struct jset *set, const char *pool, const char *s,
+                               uint32_t h)
+{
+    size_t mask = set->cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        struct jslot *sl = &set->slot[i];
+        if (!sl->off1 || (sl->hash == h && strcmp(pool + sl->off1 - 1, s) == 0))
+            return sl;
+    }
+}
+
+/* Makes room for one more string; returns s's slot or the empty one where it goes. */
+static struct jslot *jset_slot(struct jset *set, const char *pool, const char *s)
+{
+    if (2 * (set->n + 1) > set->cap) {
+        struct jset big = {.cap = set->cap ? 2 * set->cap : JOBIN_SET_MIN, .n = set->n};
+        big.slot = cpn_calloc(big.cap, sizeof *big.slot);
+        for (size_t i = 0; i < set->cap; i++) {
+            if (!set->slot[i].off1)
+                continue;
+            size_t k = set->slot[i].hash & (big.cap - 1);
+            while (big.slot[k].off1)
+                k = (k + 1) & (big.cap - 1);
+            big.slot[k] = set->slot[i];
+        }
+        free(set->slot);
+        *set = big;
+    }
+    return jset_find(set, pool, s, jset_hash(s));
+}
+
+/* ------------------------------------------------------------------------- */
+
+struct jobin {
+    char *name;
+    const struct catalog *cat;
+    struct jobset js;
+    struct jset ids;     /* val: job index */
+    struct jset origins; /* val unused */
+};
+
+struct jobin *jobin_create(const char *name, const struct catalog *cat)
+{
+    struct jobin *b = cpn_calloc(1, sizeof *b);
+    b->name = cpn_strdup(name);
+    b->cat = cat;
+    jobset_init(&b->js);
+    return b;
+}
+
+void jobin_destroy(struct jobin *b)
+{
+    if (!b)
+        return;
+    jobset_free(&b->js);
+    free(b->ids.slot);
+    free(b->origins.slot);
+    free(b->name);
+    free(b);
+}
+
+
+/* The state of one jobin_add. */
+struct jrow {
+    struct jobin *b;
+    const struct jobin_row *row;
+    char *err;
+    size_t errlen;
+};
+
+static int jr_fail(const struct jrow *r, int f, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int jr_fail(const struct jrow *r, int f, const char *fmt, ...)
+{
+    char msg[CPN_ERR_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const struct jobin_val *v = &r->row->f[f];
+    uint32_t line = v->line ? v->line : r->row->line;
+    return cpn_fail(r->err, r->errlen, CPN_EINPUT, "%s:%" PRIu32 ": %s: %s", r->b->name, line,
+                    v->label ? v->label : jobin_defs[f].name, msg);
+}
+
+/* The value as a message shows it: the text, or the number in its shortest form. */
+static const char *jr_show(const struct jobin_val *v, char buf[JOBIN_REAL_BUF])
+{
+    if (v->kind == JOBIN_TEXT)
+        return v->text;
+    jobin_format_real(v->num, buf);
+    return buf;
+}
+
+/* True when the value is given and not an empty text. */
+static bool jr_given(const struct jobin_val *v)
+{
+    return v->kind == JOBIN_NUM || (v->kind == JOBIN_TEXT && v->text[0]);
+}
+
+static bool has_blank_edge(const char *s)
+{
+    size_t n = strlen(s);
+    return n && (strchr(" \t", s[0]) || strchr(" \t", s[n - 1]));
+}
+
+/* A required text field. */
+static int jr_text(const struct jrow *r, int f, const char **out)
+{
+    const struct jobin_val *v = &r->row->f[f];
+    if (v->kind == JOBIN_ABSENT)
+        return jr_fail(r, f, "missing (a value is required)");
+    if (v->kind == JOBIN_NUM)
+        return jr_fail(r, f, "must be text (got a number)");
+    if (!v->text[0])
+        return jr_fail(r, f, "empty (a value is required)");
+    if (has_blank_edge(v->text))
+        return jr_fail(r, f, "blanks around '%.*s'", JOBIN_SHOW_MAX, v->text);
+    *out = v->text;
+    return CPN_OK;
+}
+
+/* The largest value of a real field (trace.h, as in the CSV). */
+static double jr_max(int f)
+{
+    if (f == JOBIN_SUBMIT || f == JOBIN_DURATION)
+        return TRACE_MAX_TIME_S;
+    return f == JOBIN_CPUS ? TRACE_MAX_CPUS : TRACE_MAX_GIB;
+}
+
+/* A real field: finite, >= 0 (> 0 when positive), at most jr_max(f). An absent
+ * optional one leaves *out. */
+static int jr_real(const struct jrow *r, int f, bool positive, double *out)
+{
+    const struct jobin_val *v = &r->row->f[f];
+    char buf[JOBIN_REAL_BUF];
+    if (!jr_given(v)) {
+        if (!jobin_defs[f].required)
+            return CPN_OK;
+        return jr_fail(r, f, v->kind == JOBIN_ABSENT ? "missing (a value is required)"
+                                                     : "empty (a value is required)");
+    }
+    double x = v->num;
+    if (v->kind == JOBIN_TEXT ? cpn_parse_double(v->text, &x) != CPN_OK : !isfinite(x))
+        return jr_fail(r, f, "'%.*s' is not a finite number", JOBIN_SHOW_MAX, jr_show(v, buf));
+    if (positive ? !(x > 0) : !(x >= 0))
+        return jr_fail(r, f, "must be %s 0 (got '%.*s')", positive ? ">" : ">=", JOBIN_SHOW_MAX,
+                       jr_show(v, buf));
+    if (x > jr_max(f))
+        return jr_fail(r, f, "must be at most %g (got '%.*s')", jr_max(f), JOBIN_SHOW_MAX,
+                       jr_show(v, buf));
+    *out = x == 0 ? 0.0 : x; /* no negative zero */
+    return CPN_OK;
+}
+
+/* A whole-number field in [min, limit) (limit 0: none). An absent optional one
+ * leaves *out. */
+static int jr_whole(const struct jrow *r, int f, uint64_t min, uint64_t limit, uint64_t *out)
+{
+    const struct jobin_val *v = &r->row->f[f];
+    char buf[JOBIN_REAL_BUF];
+    if (!jr_given(v)) {
+        if (!jobin_defs[f].required)
+            return CPN_OK;
+        return jr_fail(r, f, v->kind == JOBIN_ABSENT ? "missing (a value is required)"
+                                                     : "empty (a value is required)");
+    }
+    const char *shown = jr_show(v, buf);
+    uint64_t x = 0;
+    if (v->kind == JOBIN_TEXT) {
+        if (cpn_parse_u64(v->text, &x) != CPN_OK)
+            return jr_fail(r, f, "'%.*s' is not a whole number >= %" PRIu64, JOBIN_SHOW_MAX,
+                           shown, min);
+    } else {
+        if (!isfinite(v->num) || v->num != floor(v->num) || v->num < 0)
+            return jr_fail(r, f, "'%.*s' is not a whole number >= %" PRIu64, JOBIN_SHOW_MAX,
+                           shown, min);
+        if (v->num > JOBIN_EXACT_LIMIT)
+            return jr_fail(r, f,
+                           "must be at most %.0f (got '%s'; larger whole numbers are not exact "
+                           "as typed numbers)",
+                           JOBIN_EXACT_LIMIT, shown);
+        x = (uint64_t)v->num;
+    }
+    if (x < min)
+        return jr_fail(r, f, "must be >= %" PRIu64 " (got '%s')", min, shown);
+    if (limit && x >= limit)
+        return jr_fail(r, f, "must be below %" PRIu64 " (got '%s')", limit, shown);
+    *out = x;
+    return CPN_OK;
+}
+
+static int jr_whole32(const struct jrow *r, int f, uint32_t *out)
+{
+    uint64_t x = 0;
+    int rc = jr_whole(r, f, 1, JOBIN_WHOLE_LIMIT, &x);
+    *out = (uint32_t)x;
+    return rc;
+}
+
+/* The model: a catalogue model, or (only with a duration) absent, empty or "-". */
+static int jr_model(const struct jrow *r, bool has_duration, int32_t *out)
+{
+    const struct jobin_val *v = &r->row->f[JOBIN_MODEL];
+    if (v->kind == JOBIN_NUM)
+        return jr_fail(r, JOBIN_MODEL, "must be text (got a number)");
+    if (v->kind == JOBIN_ABSENT || !v->text[0] || strcmp(v->text, jobin_no_model) == 0) {
+        if (!has_duration)
+            return jr_fail(r, JOBIN_MODEL, "a job without a model needs a duration_s");
+        *out = -1;
+        return CPN_OK;
+    }
+    int m = catalog_model_find(r->b->cat, v->text);
+    if (m < 0)
+        return jr_fail(r, JOBIN_MODEL, "unknown model '%.*s'", JOBIN_SHOW_MAX, v->text);
+    *out = m;
+    return CPN_OK;
+}
+
+int jobin_add(struct jobin *b, const struct jobin_row *row, char *err, size_t errlen)
+{
+    struct jrow r = {b, row, err, errlen};
+    struct job j = {.duration_s = -1, .gpu_mem_gib = -1, .line = row->line};
+    const char *id = NULL, *origin = NULL;
+    uint64_t samples = 0;
+    bool has_duration = jr_given(&row->f[JOBIN_DURATION]);
+    int rc = jr_text(&r, JOBIN_ID, &id);
+    struct jslot *id_slot = NULL;
+    if (!rc) {
+        id_slot = jset_slot(&b->ids, b->js.pool, id);
+        if (id_slot->off1)
+            rc = jr_fail(&r, JOBIN_ID, "duplicate id '%.*s' (first at line %" PRIu32 ")",
+                         JOBIN_SHOW_MAX, id, b->js.v[id_slot->val].line);
+    }
+    if (!rc)
+        rc = jr_real(&r, JOBIN_SUBMIT, false, &j.submit_s);
+    if (!rc)
+        rc = jr_model(&r, has_duration, &j.model);
+    if (!rc)
+        rc = jr_whole32(&r, JOBIN_BATCH, &j.batch);
+    if (!rc)
+        rc = jr_whole32(&r, JOBIN_EPOCHS, &j.epochs);
+    if (!rc)
+        rc = jr_real(&r, JOBIN_DATA, false, &j.data_gib);
+    if (!rc)
+        rc = jr_whole32(&r, JOBIN_GPUS, &j.gpus);
+    if (!rc)
+        rc = jr_real(&r, JOBIN_CPUS, false, &j.cpus);
+    if (!rc)
+        rc = jr_real(&r, JOBIN_MEM, false, &j.mem_gib);
+    if (!rc)
+        rc = jr_real(&r, JOBIN_IMAGE, false, &j.image_gib);
+    if (!rc)
+        rc = jr_text(&r, JOBIN_ORIGIN, &origin);
+    if (!rc)
+        rc = jr_real(&r, JOBIN_DURATION, true, &j.duration_s);
+    if (!rc)
+        rc = jr_real(&r, JOBIN_GPU_MEM, false, &j.gpu_mem_gib);
+    if (!rc)
+        rc = jr_whole(&r, JOBIN_SAMPLES, 0, 0, &samples);
+    if (!rc && b->js.n >= UINT32_MAX)
+        rc = jr_fail(&r, JOBIN_ID, "too many jobs");
+    if (!rc && b->js.pool_len + strlen(id) + strlen(origin) + 2 > UINT32_MAX)
+        rc = jr_fail(&r, JOBIN_ID, "the ids and origins exceed 4 GiB");
+    if (rc)
+        return rc;
+    j.samples = samples;
+
+    j.id = jobset_intern(&b->js, id);
+    struct jslot *os = jset_slot(&b->origins, b->js.pool, origin);
+    if (os->off1) {
+        j.origin = os->off1 - 1;
+    } else {
+        j.origin = jobset_intern(&b->js, origin);
+        os->hash = jset_hash(origin);
+        os->off1 = j.origin + 1;
+        b->origins.n++;
+    }
+    size_t idx = jobset_push(&b->js, &j);
+    /* The id's slot is still valid: only the origin set grew since. */
+    id_slot->hash = jset_hash(id);
+    id_slot->off1 = j.id + 1;
+    id_slot->val = (uint32_t)idx;
+    b->ids.n++;
+    return CPN_OK;
+}
+
+int jobin_finish(struct jobin *b, const char sha256[65], struct jobset *out, char *err,
+                 size_t errlen)
+{
+    if (b->js.n == 0) {
+        int rc = cpn_fail(err, errlen, CPN_EINPUT, "%s: no jobs", b->name);
+        jobin_destroy(b);
+        return rc;
+    }
+    b->js.source = cpn_strdup(b->name);
+    memcpy(b->js.sha256, sha256, sizeof b->js.sha256);
+    jobset_free(out);
+    *out = b->js;
+    jobset_init(&b->js);
+    jobin_destroy(b);
+    return CPN_OK;
+}

@@ -1,0 +1,1011 @@
+/* k8s: Kubernetes quantities and Job YAML.
+ *
+ * Quantities follow apimachinery's resource.ParseQuantity step by step: the same
+ * scanner (sign, leading zeros, integer digits, an optional fraction, then a suffix
+ * made of the letters of the unit names, an optional sign and digits), the same
+ * suffix tables, and the same rounding when a value is read out: Value() and
+ * MilliValue() round up, so "0.1m" of CPU is 1 millicore and "0.5" bytes is 1. The
+ * value is kept exactly, as its decimal digits and two exponents, and the rounding is
+ * done on the digit string, so no binary floating point comes between the text and
+ * the whole number Kubernetes would see.
+ *
+ * The YAML reader uses libyaml's document API, one document at a time, so memory
+ * grows with the jobs, not the file. Every mapping is sorted into the keys it reads,
+ * keys that cannot change a simulation (names, commands, environment, volumes) and
+ * skips silently, and the rest, which it ignores with a warning because the simulator
+ * does not model them (node selectors, affinity, tolerations, parallelism...). Scalars
+ * are typed as Kubernetes' YAML decoder types them (YAML 1.1: an unquoted 3 is a
+ * number, yes is a boolean), so a manifest Kubernetes would reject is rejected here
+ * too. The values found go to sim/jobin, which applies the job CSV's rules. */
+#include "k8s.h"
+
+#include "../engine/catalog.h"
+#include "jobin.h"
+#include "trace.h"
+#include "../base/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <nettle/sha2.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+enum {
+    K8S_EXP_MAX = 1000,    /* largest |n| of a decimal exponent suffix (eN) accepted */
+    K8S_DIGITS_BUF = K8S_QUANTITY_MAX + 24, /* digits of a value times up to 2^60 */
+    K8S_INT64_DIGITS = 19, /* decimal digits of 2^63 - 1 */
+    K8S_PATH_MAX = 256,    /* longest field path in a message */
+    K8S_SHOW_MAX = 40,     /* longest value quoted in a message */
+    K8S_WARN_MAX = 200,    /* distinct warnings kept; more are only counted */
+    K8S_MILLI = 1000,      /* millis in a unit */
+    K8S_NAME_MAX = 253,    /* longest DNS-1123 subdomain (a Job's name) */
+};
+#define K8S_INT64_MAX UINT64_C(9223372036854775807)
+#define K8S_BYTES_PER_GIB 1073741824.0
+/* The simulator's default backoff_limit (sim/engine/cluster.c); a Job asking for another
+ * is told that the cluster's value applies. */
+#define K8S_SIM_BACKOFF_LIMIT 4
+
+/* ------------------------------------------------------------------------- */
+/* Quantities. */
+
+static const struct k8s_suffix {
+    const char *s;
+    int exp10, exp2, format;
+} k8s_suffixes[] = {
+    {"n", -9, 0, K8S_DECIMAL_SI},  {"u", -6, 0, K8S_DECIMAL_SI},  {"m", -3, 0, K8S_DECIMAL_SI},
+    {"", 0, 0, K8S_DECIMAL_SI},    {"k", 3, 0, K8S_DECIMAL_SI},   {"M", 6, 0, K8S_DECIMAL_SI},
+    {"G", 9, 0, K8S_DECIMAL_SI},   {"T", 12, 0, K8S_DECIMAL_SI},  {"P", 15, 0, K8S_DECIMAL_SI},
+    {"E", 18, 0, K8S_DECIMAL_SI},  {"Ki", 0, 10, K8S_BINARY_SI},  {"Mi", 0, 20, K8S_BINARY_SI},
+    {"Gi", 0, 30, K8S_BINARY_SI},  {"Ti", 0, 40, K8S_BINARY_SI},  {"Pi", 0, 50, K8S_BINARY_SI},
+    {"Ei", 0, 60, K8S_BINARY_SI},
+};
+/* The letters a suffix may be made of (Kubernetes' scanner takes any run of them). */
+static const char k8s_suffix_chars[] = "eEinumkKMGTP";
+
+static bool k8s_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* True when s is one or more ASCII letters and nothing else. */
+static bool k8s_letters(const char *s)
+{
+    size_t i = 0;
+    while ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z'))
+        i++;
+    return i > 0 && !s[i];
+}
+
+static int k8s_qfail(char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int k8s_qfail(char *why, size_t whylen, const char *fmt, ...)
+{
+    if (why && whylen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, whylen, fmt, ap);
+        va_end(ap);
+    }
+    return CPN_EINPUT;
+}
+
+/* Interprets a suffix as Kubernetes' suffixHandler does: the SI tables first, then
+ * an exponent "eN" / "EN". Returns false for an unknown suffix. */
+static bool k8s_suffix(const char *s, size_t n, int *exp10, int *exp2, int *format)
+{
+    for (size_t i = 0; i < sizeof k8s_suffixes / sizeof k8s_suffixes[0]; i++)
+        if (strlen(k8s_suffixes[i].s) == n && memcmp(k8s_suffixes[i].s, s, n) == 0) {
+            *exp10 = k8s_suffixes[i].exp10;
+            *exp2 = k8s_suffixes[i].exp2;
+            *format = k8s_suffixes[i].format;
+            return true;
+        }
+    if (n < 2 || (s[0] != 'e' && s[0] != 'E'))
+        return false;
+    /* strconv.ParseInt: an optional sign, then at least one digit, nothing else. */
+    size_t i = 1;
+    bool neg = false;
+    if (s[i] == '+' || s[i] == '-')
+        neg = s[i++] == '-';
+    if (i == n)
+        return false;
+    long v = 0;
+    for (; i < n; i++) {
+        if (!k8s_digit(s[i]))
+            return false;
+        if (v <= K8S_EXP_MAX)
+            v = v * 10 + (s[i] - '0');
+    }
+    if (v > K8S_EXP_MAX)
+        return false;
+    *exp10 = (int)(neg ? -v : v);
+    *exp2 = 0;
+    *format = K8S_DECIMAL_EXPONENT;
+    return true;
+}
+
+int k8s_quantity_parse(const char *str, struct k8s_quantity *q, char *why, size_t whylen)
+{
+    static const char grammar[] =
+        "a number with an optional unit, such as 500m, 2Gi, 1.5, 1e3";
+    size_t end = strlen(str), pos = 0;
+    if (end == 0)
+        return k8s_qfail(why, whylen, "empty (a quantity is required: %s)", grammar);
+    if (end > K8S_QUANTITY_MAX)
+        return k8s_qfail(why, whylen, "'%.*s...' is longer than %d characters", K8S_SHOW_MAX,
+                         str, K8S_QUANTITY_MAX);
+    bool negative = false;
+    if (str[0] == '-' || str[0] == '+')
+        negative = str[pos++] == '-';
+    while (pos < end && str[pos] == '0')
+        pos++;
+    size_t num_b = pos, num_e = pos, den_b = 0, den_e = 0, suf_b = end;
+    if (pos < end) {
+        while (pos < end && k8s_digit(str[pos]))
+            pos++;
+        num_e = pos;
+        if (pos < end && str[pos] == '.') {
+            den_b = ++pos;
+            while (pos < end && k8s_digit(str[pos]))
+                pos++;
+            den_e = pos;
+        }
+        if (pos < end) {
+            suf_b = pos;
+            while (pos < end && strchr(k8s_suffix_chars, str[pos]))
+                pos++;
+            if (pos < end && (str[pos] == '-' || str[pos] == '+'))
+                pos++;
+            while (pos < end && k8s_digit(str[pos]))
+                pos++;
+            if (pos < end && !k8s_letters(str + suf_b))
+                return k8s_qfail(why, whylen, "'%.*s' is not a Kubernetes quantity (%s)",
+                                 K8S_SHOW_MAX, str, grammar);
+        }
+    }
+    /* Kubernetes calls "2GB" malformed rather than a bad suffix; either way it is
+     * rejected, and naming the unit says more. */
+    int exp10 = 0, exp2 = 0, format = K8S_DECIMAL_SI;
+    if (pos < end || !k8s_suffix(str + suf_b, end - suf_b, &exp10, &exp2, &format))
+        return k8s_qfail(why, whylen,
+                         "unknown unit '%.*s' in '%.*s' (Kubernetes units: n u m k M G T P E, "
+                         "Ki Mi Gi Ti Pi Ei, or an exponent such as e3)",
+                         K8S_SHOW_MAX, str + suf_b, K8S_SHOW_MAX, str);
+
+    struct k8s_quantity r = {.format = format, .exp2 = exp2};
+    size_t n = 0;
+    for (size_t i = num_b; i < num_e; i++)
+        r.digits[n++] = str[i];
+    for (size_t i = den_b; i < den_e; i++)
+        if (n || str[i] != '0') /* no leading zeros */
+            r.digits[n++] = str[i];
+    r.exp10 = exp10 - (int)(den_e - den_b);
+    while (n > 0 && r.digits[n - 1] == '0') { /* trailing zeros go to the exponent */
+        n--;
+        r.exp10++;
+    }
+    if (n == 0) {
+        r.digits[n++] = '0';
+        r.exp10 = 0;
+        r.exp2 = 0;
+        negative = false;
+    }
+    r.digits[n] = '\0';
+    r.negative = negative;
+    *q = r;
+    return CPN_OK;
+}
+
+int k8s_quantity_scaled(const struct k8s_quantity *q, int scale, uint64_t *out)
+{
+    /* N = digits x 2^exp2, as a decimal string (doubling digit by digit). */
+    char n[K8S_DIGITS_BUF];
+    size_t len = strlen(q->digits);
+    CPN_ASSERT(len < sizeof n);
+    memcpy(n, q->digits, len + 1);
+    for (int i = 0; i < q->exp2; i++) {
+        int carry = 0;
+        for (size_t k = len; k-- > 0;) {
+            int d = (n[k] - '0') * 2 + carry;
+            n[k] = (char)('0' + d % 10);
+            carry = d / 10;
+        }
+        if (carry) {
+            CPN_ASSERT(len + 1 < sizeof n);
+            memmove(n + 1, n, len + 1);
+            n[0] = (char)('0' + carry);
+            len++;
+        }
+    }
+    if (strcmp(n, "0") == 0) {
+        *out = 0;
+        return CPN_OK;
+    }
+    /* Multiply by 10^shift: keep the digits left of the decimal point, and round up
+     * when any digit right of it is not zero. */
+    long shift = (long)q->exp10 + scale;
+    size_t keep = len;
+    bool frac = false;
+    if (shift < 0) {
+        size_t k = (size_t)-shift;
+        keep = k >= len ? 0 : len - k;
+        for (size_t i = keep; i < len; i++)
+            frac |= n[i] != '0';
+    } else if (len + (size_t)shift > K8S_INT64_DIGITS) {
+        return CPN_EINPUT; /* at least 10^19 */
+    }
+    if (keep > K8S_INT64_DIGITS)
+        return CPN_EINPUT;
+    uint64_t v = 0;
+    for (size_t i = 0; i < keep + (shift > 0 ? (size_t)shift : 0); i++) {
+        unsigned d = i < keep ? (unsigned)(n[i] - '0') : 0;
+        if (v > (UINT64_MAX - d) / 10)
+            return CPN_EINPUT;
+        v = v * 10 + d;
+    }
+    if (frac)
+        v++;
+    if (v > K8S_INT64_MAX)
+        return CPN_EINPUT;
+    *out = v;
+    return CPN_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The YAML reader. */
+
+struct kwarn {
+    char *text; /* "path: message" */
+    uint32_t line;
+    size_t count;
+};
+
+struct kr {
+    const char *name;
+    const struct catalog *cat;
+    char *err;
+    size_t errlen;
+    yaml_document_t *doc;
+    struct jobin *b;
+    struct kwarn *warns;
+    size_t nwarn, capwarn, warn_more;
+};
+
+enum ktype { KT_MAPPING, KT_SEQUENCE, KT_STRING, KT_NUMBER, KT_BOOL, KT_NULL };
+
+static const char *const kt_names[] = {
+    [KT_MAPPING] = "a mapping", [KT_SEQUENCE] = "a list", [KT_STRING] = "a string",
+    [KT_NUMBER] = "a number",   [KT_BOOL] = "a boolean",  [KT_NULL] = "null",
+};
+
+/* Plain scalars that YAML 1.1 (Kubernetes' decoder) reads as null or a boolean. */
+static const char *const kt_nulls[] = {"", "~", "null", "Null", "NULL"};
+static const char *const kt_bools[] = {"y",   "Y",   "yes", "Yes", "YES", "n",     "N",
+                                       "no",  "No",  "NO",  "true", "True", "TRUE", "false",
+                                       "False", "FALSE", "on",  "On",  "ON",  "off",   "Off",
+                                       "OFF"};
+
+static bool kt_in(const char *s, const char *const *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, set[i]) == 0)
+            return true;
+    return false;
+}
+
+static const char *k_str(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+
+static enum ktype k_type(const yaml_node_t *n)
+{
+    if (n->type == YAML_MAPPING_NODE)
+        return KT_MAPPING;
+    if (n->type == YAML_SEQUENCE_NODE)
+        return KT_SEQUENCE;
+    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return KT_STRING;
+    const char *s = k_str(n);
+    double d;
+    if (kt_in(s, kt_nulls, sizeof kt_nulls / sizeof *kt_nulls))
+        return KT_NULL;
+    if (kt_in(s, kt_bools, sizeof kt_bools / sizeof *kt_bools))
+        return KT_BOOL;
+    if (cpn_parse_double(s, &d) == CPN_OK || strcmp(s, ".inf") == 0 || strcmp(s, "-.inf") == 0 ||
+        strcmp(s, ".nan") == 0)
+        return KT_NUMBER;
+    return KT_STRING;
+}
+
+static uint32_t k_line(const yaml_node_t *n)
+{
+    size_t l = n->start_mark.line + 1;
+    return l > UINT32_MAX ? UINT32_MAX : (uint32_t)l;
+}
+
+static yaml_node_t *k_node(const struct kr *k, int index)
+{
+    yaml_node_t *n = yaml_document_get_node(k->doc, index);
+    CPN_ASSERT(n);
+    return n;
+}
+
+static int k_fail(struct kr *k, const yaml_node_t *n, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int k_fail(struct kr *k, const yaml_node_t *n, const char *path, const char *fmt, ...)
+{
+    char msg[CPN_ERR_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return cpn_fail(k->err, k->errlen, CPN_EINPUT, "%s:%" PRIu32 ": %s: %s", k->name, k_line(n),
+                    path, msg);
+}
+
+/* Records a warning; the same path and message again only counts. */
+static void k_warn(struct kr *k, const yaml_node_t *n, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void k_warn(struct kr *k, const yaml_node_t *n, const char *path, const char *fmt, ...)
+{
+    char msg[CPN_ERR_LEN], text[CPN_ERR_LEN + K8S_PATH_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(text, sizeof text, "%s: %s", path, msg);
+    for (size_t i = 0; i < k->nwarn; i++)
+        if (strcmp(k->warns[i].text, text) == 0) {
+            k->warns[i].count++;
+            return;
+        }
+    if (k->nwarn == K8S_WARN_MAX) {
+        k->warn_more++;
+        return;
+    }
+    cpn_grow((void **)&k->warns, &k->capwarn, k->nwarn + 1, sizeof *k->warns);
+    k->warns[k->nwarn++] = (struct kwarn){cpn_strdup(text), k_line(n), 1};
+}
+
+/* out = path.key (just key at the top), cut to K8S_PATH_MAX - 1 bytes. */
+static void k_path(char *out, const char *path, const char *key)
+{
+    size_t n = 0;
+    const char *parts[] = {path, *path ? "." : "", key};
+    for (size_t i = 0; i < 3; i++)
+        for (const char *c = parts[i]; *c && n + 1 < K8S_PATH_MAX; c++)
+            out[n++] = *c;
+    out[n] = '\0';
+}
+
+/* A key of a mapping and where its value goes. */
+struct kfield {
+    const char *key;
+    yaml_node_t *val;
+};
+
+/* Sorts the keys of mapping m (at path) into those in want (their values stored),
+ * those in inert (no effect on a simulation: skipped) and the rest (ignored with a
+ * warning). A non-mapping, a key that is not a string, and a repeated key are
+ * errors. */
+static int k_map(struct kr *k, yaml_node_t *m, const char *path, struct kfield *want, size_t nwant,
+                 const char *const *inert)
+{
+    if (m->type != YAML_MAPPING_NODE)
+        return k_fail(k, m, path, "must be a mapping (got %s)", kt_names[k_type(m)]);
+    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+        yaml_node_t *kn = k_node(k, p->key);
+        if (kn->type != YAML_SCALAR_NODE)
+            return k_fail(k, kn, path, "a key must be a name (got %s)", kt_names[k_type(kn)]);
+        const char *key = k_str(kn);
+        char sub[K8S_PATH_MAX];
+        k_path(sub, path, key);
+        for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; q++) {
+            yaml_node_t *qn = k_node(k, q->key);
+            if (qn->type == YAML_SCALAR_NODE && strcmp(k_str(qn), key) == 0)
+                return k_fail(k, kn, sub, "duplicate key (also line %" PRIu32 ")", k_line(qn));
+        }
+        size_t i = 0;
+        while (i < nwant && strcmp(want[i].key, key) != 0)
+            i++;
+        if (i < nwant) {
+            want[i].val = k_node(k, p->value);
+            continue;
+        }
+        bool quiet = false;
+        for (const char *const *s = inert; s && *s && !quiet; s++)
+            quiet = strcmp(*s, key) == 0;
+        if (!quiet)
+            k_warn(k, kn, sub, "not modeled by the simulator; ignored");
+    }
+    return CPN_OK;
+}
+
+/* A string value (quoted, or plain that YAML reads as text); null is "" when
+ * null_ok. Returns 0 with *out set, or CPN_EINPUT. */
+static int k_string(struct kr *k, const yaml_node_t *n, const char *path, bool null_ok,
+                    const char **out)
+{
+    enum ktype t = k_type(n);
+    if (t == KT_NULL && null_ok) {
+        *out = "";
+        return CPN_OK;
+    }
+    if (t != KT_STRING) {
+        if (n->type == YAML_SCALAR_NODE)
+            return k_fail(k, n, path,
+                          "must be a string (got %s '%.*s'; Kubernetes rejects it: quote it)",
+                          kt_names[t], K8S_SHOW_MAX, k_str(n));
+        return k_fail(k, n, path, "must be a string (got %s)", kt_names[t]);
+    }
+    if (strlen(k_str(n)) != n->data.scalar.length)
+        return k_fail(k, n, path, "contains a NUL byte");
+    *out = k_str(n);
+    return CPN_OK;
+}
+
+/* A whole number >= 0 given as a YAML number (an int32 field of the Job). */
+static int k_count(struct kr *k, const yaml_node_t *n, const char *path, uint64_t *out)
+{
+    enum ktype t = k_type(n);
+    if (t != KT_NUMBER)
+        return k_fail(k, n, path, "must be a number (got %s)", kt_names[t]);
+    if (cpn_parse_u64(k_str(n), out) != CPN_OK || *out > INT32_MAX)
+        return k_fail(k, n, path, "must be a whole number from 0 to %d (got '%.*s')", INT32_MAX,
+                      K8S_SHOW_MAX, k_str(n));
+    return CPN_OK;
+}
+
+/* A quantity: a string or a number (Kubernetes accepts both); null is zero. */
+static int k_quantity(struct kr *k, const yaml_node_t *n, const char *path, struct k8s_quantity *q)
+{
+    enum ktype t = k_type(n);
+    if (t == KT_NULL) {
+        return k8s_quantity_parse("0", q, NULL, 0);
+    }
+    if (t != KT_STRING && t != KT_NUMBER)
+        return k_fail(k, n, path, "must be a quantity (got %s)", kt_names[t]);
+    char why[CPN_ERR_LEN];
+    if (k8s_quantity_parse(k_str(n), q, why, sizeof why) != CPN_OK)
+        return k_fail(k, n, path, "%s", why);
+    if (q->negative)
+        return k_fail(k, n, path, "must be >= 0 (got '%.*s')", K8S_SHOW_MAX, k_str(n));
+    return CPN_OK;
+}
+
+/* A DNS-1123 subdomain: dot-separated labels of lower-case letters, digits and
+ * inner hyphens, at most 253 characters; Kubernetes requires it of a Job's name. */
+static bool k_dns_subdomain(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > K8S_NAME_MAX)
+        return false;
+    for (const char *p = s;;) {
+        size_t len = strcspn(p, ".");
+        if (len == 0)
+            return false;
+        for (size_t i = 0; i < len; i++) {
+            char c = p[i];
+            bool ok = (c >= 'a' && c <= 'z') || k8s_digit(c) || (c == '-' && i > 0 && i + 1 < len);
+            if (!ok)
+                return false;
+        }
+        if (!p[len])
+            return true;
+        p += len + 1;
+    }
+}
+
+/* ---- annotations ---- */
+
+enum kann_how { KA_TEXT, KA_SIZE };
+
+/* The annotations read. model_name, data_size and epoch are the original
+ * controller's; the others are cpnsim's, named after the job CSV's columns. */
+static const struct kann {
+    const char *key;
+    int field; /* enum jobin_field */
+    int how;   /* KA_TEXT: as a CSV cell; KA_SIZE: GiB, or a quantity of bytes */
+} k8s_annotations[] = {
+    {"model_name", JOBIN_MODEL, KA_TEXT},  {"data_size", JOBIN_DATA, KA_SIZE},
+    {"epoch", JOBIN_EPOCHS, KA_TEXT},      {"batch_size", JOBIN_BATCH, KA_TEXT},
+    {"origin", JOBIN_ORIGIN, KA_TEXT},     {"submit_s", JOBIN_SUBMIT, KA_TEXT},
+    {"image_size", JOBIN_IMAGE, KA_SIZE},  {"duration_s", JOBIN_DURATION, KA_TEXT},
+    {"gpu_mem_gib", JOBIN_GPU_MEM, KA_TEXT}, {"samples", JOBIN_SAMPLES, KA_TEXT},
+};
+
+/* Labels ("metadata.annotations.epoch") live as long as the reader: one per field. */
+struct klabels {
+    char ann[JOBIN_NFIELDS][K8S_PATH_MAX];
+    char cpu[K8S_PATH_MAX], mem[K8S_PATH_MAX], gpu[K8S_PATH_MAX];
+};
+
+static int k_annotations(struct kr *k, yaml_node_t *m, struct jobin_row *row, struct klabels *lb)
+{
+    static const char path[] = "metadata.annotations";
+    if (m->type != YAML_MAPPING_NODE)
+        return k_fail(k, m, path, "must be a mapping (got %s)", kt_names[k_type(m)]);
+    struct kfield want[sizeof k8s_annotations / sizeof *k8s_annotations];
+    size_t nk = sizeof want / sizeof *want;
+    for (size_t i = 0; i < nk; i++)
+        want[i] = (struct kfield){k8s_annotations[i].key, NULL};
+    int rc = k_map(k, m, path, want, nk, NULL);
+    for (size_t i = 0; i < nk && !rc; i++) {
+        if (!want[i].val)
+            continue;
+        const struct kann *a = &k8s_annotations[i];
+        char *label = lb->ann[a->field];
+        k_path(label, path, a->key);
+        const char *s = NULL;
+        rc = k_string(k, want[i].val, label, true, &s);
+        if (rc)
+            break;
+        struct jobin_val *v = &row->f[a->field];
+        *v = (struct jobin_val){.kind = JOBIN_TEXT, .text = s, .line = k_line(want[i].val),
+                                .label = label};
+        double d;
+        if (a->how == KA_SIZE && *s && cpn_parse_double(s, &d) != CPN_OK) {
+            struct k8s_quantity q;
+            uint64_t bytes = 0;
+            rc = k_quantity(k, want[i].val, label, &q);
+            if (!rc && k8s_quantity_scaled(&q, 0, &bytes) != CPN_OK)
+                rc = k_fail(k, want[i].val, label, "'%.*s' is too large", K8S_SHOW_MAX, s);
+            v->kind = JOBIN_NUM;
+            v->num = (double)bytes / K8S_BYTES_PER_GIB;
+        }
+    }
+    return rc;
+}
+
+/* ---- resources ---- */
+
+enum kres { KR_CPU, KR_MEM, KR_GPU, KR_N };
+static const char *const k8s_res_names[KR_N] = {"cpu", "memory", "nvidia.com/gpu"};
+
+/* One container's requests or limits: millicores, bytes, milli-GPUs. */
+struct kreq {
+    bool set[KR_N];
+    uint64_t v[KR_N];
+    const yaml_node_t *node[KR_N];
+};
+
+static int k_reqs(struct kr *k, yaml_node_t *m, const char *path, struct kreq *out)
+{
+    struct kfield want[KR_N];
+    for (int r = 0; r < KR_N; r++)
+        want[r] = (struct kfield){k8s_res_names[r], NULL};
+    int rc = k_map(k, m, path, want, KR_N, NULL);
+    for (int r = 0; r < KR_N && !rc; r++) {
+        if (!want[r].val)
+            continue;
+        char sub[K8S_PATH_MAX];
+        k_path(sub, path, k8s_res_names[r]);
+        struct k8s_quantity q;
+        rc = k_quantity(k, want[r].val, sub, &q);
+        if (rc)
+            break;
+        if (k8s_quantity_scaled(&q, r == KR_MEM ? 0 : 3, &out->v[r]) != CPN_OK)
+            return k_fail(k, want[r].val, sub, "'%.*s' is too large", K8S_SHOW_MAX,
+                          k_str(want[r].val));
+        if (r == KR_GPU && out->v[r] % K8S_MILLI)
+            return k_fail(k, want[r].val, sub, "must be a whole number of GPUs (got '%.*s')",
+                          K8S_SHOW_MAX, k_str(want[r].val));
+        out->set[r] = true;
+        out->node[r] = want[r].val;
+    }
+    return rc;
+}
+
+/* The Pod's totals: the sum over containers of each request (a missing request
+ * defaults to the limit, as Kubernetes defaults it). */
+struct ktotal {
+    uint64_t v[KR_N];
+    bool gpu_set;
+    const yaml_node_t *node[KR_N]; /* the first value given, for messages */
+};
+
+static int k_container(struct kr *k, yaml_node_t *c, const char *path, struct ktotal *tot,
+                       struct klabels *lb)
+{
+    static const char *const inert[] = {
+        "name", "command", "args", "env", "envFrom", "workingDir", "ports", "volumeMounts",
+        "volumeDevices", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty",
+        "terminationMessagePath", "terminationMessagePolicy", "livenessProbe", "readinessProbe",
+        "startupProbe", "lifecycle", NULL};
+    struct kfield want[] = {{"image", NULL}, {"resources", NULL}};
+    int rc = k_map(k, c, path, want, 2, inert);
+    if (rc)
+        return rc;
+    char sub[K8S_PATH_MAX];
+    k_path(sub, path, "image");
+    const char *image = NULL;
+    if (!want[0].val)
+        return k_fail(k, c, sub, "missing (a container needs an image)");
+    rc = k_string(k, want[0].val, sub, false, &image);
+    if (!rc && !*image)
+        rc = k_fail(k, want[0].val, sub, "empty (a container needs an image)");
+    if (rc || !want[1].val)
+        return rc;
+
+    char rpath[K8S_PATH_MAX];
+    k_path(rpath, path, "resources");
+    struct kfield rw[] = {{"requests", NULL}, {"limits", NULL}};
+    rc = k_map(k, want[1].val, rpath, rw, 2, NULL);
+    struct kreq req = {0}, lim = {0};
+    char qpath[K8S_PATH_MAX], lpath[K8S_PATH_MAX];
+    k_path(qpath, rpath, "requests");
+    k_path(lpath, rpath, "limits");
+    if (!rc && rw[0].val)
+        rc = k_reqs(k, rw[0].val, qpath, &req);
+    if (!rc && rw[1].val)
+        rc = k_reqs(k, rw[1].val, lpath, &lim);
+    for (int r = 0; r < KR_N && !rc; r++) {
+        char rq[K8S_PATH_MAX], lm[K8S_PATH_MAX];
+        k_path(rq, qpath, k8s_res_names[r]);
+        k_path(lm, lpath, k8s_res_names[r]);
+        if (r == KR_GPU && req.set[r] && !lim.set[r])
+            return k_fail(k, req.node[r], rq,
+                          "needs a limit too (Kubernetes does not overcommit extended "
+                          "resources: give limits.%s)",
+                          k8s_res_names[r]);
+        if (r == KR_GPU && req.set[r] && req.v[r] != lim.v[r])
+            return k_fail(k, req.node[r], rq, "must equal %s ('%.*s')", lm, K8S_SHOW_MAX,
+                          k_str(lim.node[r]));
+        if (req.set[r] && lim.set[r] && req.v[r] > lim.v[r])
+            return k_fail(k, req.node[r], rq, "must be <= %s ('%.*s')", lm, K8S_SHOW_MAX,
+                          k_str(lim.node[r]));
+        bool use_req = req.set[r];
+        if (!use_req && !lim.set[r])
+            continue;
+        uint64_t v = use_req ? req.v[r] : lim.v[r];
+        if (tot->v[r] > K8S_INT64_MAX - v)
+            return k_fail(k, use_req ? req.node[r] : lim.node[r], use_req ? rq : lm,
+                          "the Pod's total is too large");
+        tot->v[r] += v;
+        if (!tot->node[r]) {
+            tot->node[r] = use_req ? req.node[r] : lim.node[r];
+            char *label = r == KR_CPU ? lb->cpu : r == KR_MEM ? lb->mem : lb->gpu;
+            snprintf(label, K8S_PATH_MAX, "%s", use_req ? rq : lm);
+        }
+        if (r == KR_GPU)
+            tot->gpu_set = true;
+    }
+    return rc;
+}
+
+/* ---- one Job ---- */
+
+static int k_job_spec(struct kr *k, yaml_node_t *spec, struct ktotal *tot, struct klabels *lb)
+{
+    static const char *const spec_inert[] = {"ttlSecondsAfterFinished", "selector",
+                                             "manualSelector", NULL};
+    struct kfield sw[] = {{"template", NULL}, {"backoffLimit", NULL}, {"parallelism", NULL},
+                          {"completions", NULL}};
+    int rc = k_map(k, spec, "spec", sw, 4, spec_inert);
+    if (rc)
+        return rc;
+    uint64_t v;
+    if (sw[1].val) {
+        rc = k_count(k, sw[1].val, "spec.backoffLimit", &v);
+        if (!rc && v != K8S_SIM_BACKOFF_LIMIT)
+            k_warn(k, sw[1].val, "spec.backoffLimit",
+                   "the simulator applies the cluster's backoff_limit (default %d) to every "
+                   "job; this Job's %" PRIu64 " is ignored",
+                   K8S_SIM_BACKOFF_LIMIT, v);
+    }
+    for (size_t i = 2; i < 4 && !rc; i++) {
+        char sub[K8S_PATH_MAX];
+        k_path(sub, "spec", sw[i].key);
+        if (sw[i].val && !(rc = k_count(k, sw[i].val, sub, &v)) && v != 1)
+            k_warn(k, sw[i].val, sub,
+                   "the simulator runs one Pod per Job; %" PRIu64 " is ignored", v);
+    }
+    if (rc)
+        return rc;
+    if (!sw[0].val)
+        return k_fail(k, spec, "spec.template", "missing (a Job needs a Pod template)");
+
+    struct kfield tw[] = {{"spec", NULL}};
+    static const char *const tmpl_inert[] = {"metadata", NULL};
+    rc = k_map(k, sw[0].val, "spec.template", tw, 1, tmpl_inert);
+    if (rc)
+        return rc;
+    if (!tw[0].val)
+        return k_fail(k, sw[0].val, "spec.template.spec", "missing (a Pod template needs a spec)");
+    static const char pspec[] = "spec.template.spec";
+    static const char *const pod_inert[] = {
+        "volumes", "imagePullSecrets", "serviceAccountName", "serviceAccount",
+        "terminationGracePeriodSeconds", "securityContext", "hostname", "subdomain",
+        "dnsPolicy", "dnsConfig", "enableServiceLinks", "automountServiceAccountToken", NULL};
+    struct kfield pw[] = {{"containers", NULL}, {"restartPolicy", NULL}};
+    rc = k_map(k, tw[0].val, pspec, pw, 2, pod_inert);
+    if (rc)
+        return rc;
+    if (pw[1].val) {
+        const char *rp = NULL;
+        rc = k_string(k, pw[1].val, "spec.template.spec.restartPolicy", false, &rp);
+        if (!rc && strcmp(rp, "Never") != 0 && strcmp(rp, "OnFailure") != 0)
+            rc = k_fail(k, pw[1].val, "spec.template.spec.restartPolicy",
+                        "must be Never or OnFailure for a Job (got '%.*s')", K8S_SHOW_MAX, rp);
+        if (rc)
+            return rc;
+    }
+    yaml_node_t *cs = pw[0].val;
+    static const char cpath[] = "spec.template.spec.containers";
+    if (!cs)
+        return k_fail(k, tw[0].val, cpath, "missing (a Pod needs a container)");
+    if (cs->type != YAML_SEQUENCE_NODE)
+        return k_fail(k, cs, cpath, "must be a list (got %s)", kt_names[k_type(cs)]);
+    if (cs->data.sequence.items.start == cs->data.sequence.items.top)
+        return k_fail(k, cs, cpath, "empty (a Pod needs a container)");
+    size_t i = 0;
+    for (yaml_node_item_t *it = cs->data.sequence.items.start; it < cs->data.sequence.items.top && !rc;
+         it++, i++) {
+        char sub[K8S_PATH_MAX];
+        snprintf(sub, sizeof sub, "%s[%zu]", cpath, i);
+        rc = k_container(k, k_node(k, *it), sub, tot, lb);
+    }
+    return rc;
+}
+
+/* The value of key in mapping m, or NULL. */
+static yaml_node_t *k_lookup(const struct kr *k, const yaml_node_t *m, const char *key)
+{
+    if (m->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+        yaml_node_t *kn = k_node(k, p->key);
+        if (kn->type == YAML_SCALAR_NODE && strcmp(k_str(kn), key) == 0)
+            return k_node(k, p->value);
+    }
+    return NULL;
+}
+
+static int k_document(struct kr *k, yaml_node_t *root)
+{
+    if (root->type == YAML_SCALAR_NODE && k_type(root) == KT_NULL)
+        return k_fail(k, root, "document",
+                      "empty document (remove the extra '---', or give a Job)");
+    if (root->type != YAML_MAPPING_NODE)
+        return k_fail(k, root, "document", "must be a Kubernetes object, a mapping (got %s)",
+                      kt_names[k_type(root)]);
+    const char *kind = NULL, *api = NULL;
+    yaml_node_t *kn = k_lookup(k, root, "kind");
+    if (!kn)
+        return k_fail(k, root, "kind", "missing (every Kubernetes object names its kind)");
+    int rc = k_string(k, kn, "kind", false, &kind);
+    if (rc)
+        return rc;
+    if (strcmp(kind, "Job") != 0) {
+        k_warn(k, kn, "kind", "'%.*s' is not a Job; the document is skipped", K8S_SHOW_MAX, kind);
+        return CPN_OK;
+    }
+    struct kfield top[] = {{"apiVersion", NULL}, {"kind", NULL}, {"metadata", NULL},
+                           {"spec", NULL}};
+    static const char *const top_inert[] = {"status", NULL};
+    rc = k_map(k, root, "", top, 4, top_inert);
+    if (rc)
+        return rc;
+    if (!top[0].val)
+        return k_fail(k, root, "apiVersion", "missing (a Job is batch/v1)");
+    if ((rc = k_string(k, top[0].val, "apiVersion", false, &api)))
+        return rc;
+    if (strcmp(api, "batch/v1") != 0)
+        return k_fail(k, top[0].val, "apiVersion", "must be batch/v1 for a Job (got '%.*s')",
+                      K8S_SHOW_MAX, api);
+    if (!top[2].val)
+        return k_fail(k, root, "metadata", "missing (a Job needs metadata.name)");
+    if (!top[3].val)
+        return k_fail(k, root, "spec", "missing (a Job needs a spec)");
+
+    static const char *const meta_inert[] = {"namespace", "labels", "uid", "resourceVersion",
+                                             "generation", "creationTimestamp", "managedFields",
+                                             "ownerReferences", "finalizers", NULL};
+    struct kfield mw[] = {{"name", NULL}, {"annotations", NULL}};
+    if ((rc = k_map(k, top[2].val, "metadata", mw, 2, meta_inert)))
+        return rc;
+    if (!mw[0].val)
+        return k_fail(k, top[2].val, "metadata.name", "missing (the Job's name is its id)");
+    const char *name = NULL;
+    if ((rc = k_string(k, mw[0].val, "metadata.name", false, &name)))
+        return rc;
+    if (!k_dns_subdomain(name))
+        return k_fail(k, mw[0].val, "metadata.name",
+                      "'%.*s' is not a valid Job name (lower-case letters, digits, '-' and '.', "
+                      "at most 253 characters, starting and ending with a letter or digit)",
+                      K8S_SHOW_MAX, name);
+
+    struct jobin_row row = {.line = k_line(root)};
+    struct klabels lb;
+    memset(&lb, 0, sizeof lb);
+    row.f[JOBIN_ID] = (struct jobin_val){.kind = JOBIN_TEXT, .text = name,
+                                         .line = k_line(mw[0].val), .label = "metadata.name"};
+    if (mw[1].val && (rc = k_annotations(k, mw[1].val, &row, &lb)))
+        return rc;
+    struct ktotal tot = {{0}, false, {NULL}};
+    if ((rc = k_job_spec(k, top[3].val, &tot, &lb)))
+        return rc;
+
+    /* Defaults for what the manifest does not say (docs/jobs.md). */
+    struct jobin_val *f = row.f;
+    bool has_duration = f[JOBIN_DURATION].kind != JOBIN_ABSENT && f[JOBIN_DURATION].text[0];
+    if (f[JOBIN_SUBMIT].kind == JOBIN_ABSENT)
+        f[JOBIN_SUBMIT] = (struct jobin_val){.kind = JOBIN_NUM, .num = 0};
+    if (f[JOBIN_IMAGE].kind == JOBIN_ABSENT)
+        f[JOBIN_IMAGE] = (struct jobin_val){.kind = JOBIN_NUM, .num = 0};
+    if (has_duration && f[JOBIN_EPOCHS].kind == JOBIN_ABSENT)
+        f[JOBIN_EPOCHS] = (struct jobin_val){.kind = JOBIN_NUM, .num = 1};
+    if (has_duration && f[JOBIN_DATA].kind == JOBIN_ABSENT)
+        f[JOBIN_DATA] = (struct jobin_val){.kind = JOBIN_NUM, .num = 0};
+    if (f[JOBIN_BATCH].kind == JOBIN_ABSENT) {
+        /* The model's smallest measured batch; 1 when there is no model (jobin then
+         * reports a missing or unknown model). */
+        int m = f[JOBIN_MODEL].kind == JOBIN_TEXT ? catalog_model_find(k->cat, f[JOBIN_MODEL].text)
+                                                  : -1;
+        size_t nb = 0;
+        const unsigned *bs = m >= 0 ? catalog_model_batches(k->cat, m, &nb) : NULL;
+        f[JOBIN_BATCH] = (struct jobin_val){.kind = JOBIN_NUM, .num = nb ? bs[0] : 1};
+    }
+    for (int r = 0; r < JOBIN_NFIELDS; r++) {
+        if (f[r].kind == JOBIN_ABSENT && !f[r].label) {
+            /* A required annotation that is missing is named as one. */
+            const char *key = NULL;
+            for (size_t a = 0; a < sizeof k8s_annotations / sizeof *k8s_annotations; a++)
+                if (k8s_annotations[a].field == r)
+                    key = k8s_annotations[a].key;
+            if (key) {
+                k_path(lb.ann[r], "metadata.annotations", key);
+                f[r].label = lb.ann[r];
+                f[r].line = k_line(mw[1].val ? mw[1].val : top[2].val);
+            }
+        }
+    }
+    f[JOBIN_CPUS] = (struct jobin_val){.kind = JOBIN_NUM, .num = (double)tot.v[KR_CPU] / K8S_MILLI,
+                                       .line = tot.node[KR_CPU] ? k_line(tot.node[KR_CPU]) : 0,
+                                       .label = lb.cpu[0] ? lb.cpu : NULL};
+    f[JOBIN_MEM] = (struct jobin_val){.kind = JOBIN_NUM,
+                                      .num = (double)tot.v[KR_MEM] / K8S_BYTES_PER_GIB,
+                                      .line = tot.node[KR_MEM] ? k_line(tot.node[KR_MEM]) : 0,
+                                      .label = lb.mem[0] ? lb.mem : NULL};
+    /* Without nvidia.com/gpu a Job runs on one GPU, as in the original deployment,
+     * where Jobs did not request GPUs as a resource. */
+    f[JOBIN_GPUS] = (struct jobin_val){
+        .kind = JOBIN_NUM, .num = tot.gpu_set ? (double)(tot.v[KR_GPU] / K8S_MILLI) : 1,
+        .line = tot.node[KR_GPU] ? k_line(tot.node[KR_GPU]) : 0,
+        .label = lb.gpu[0] ? lb.gpu : NULL};
+    return jobin_add(k->b, &row, k->err, k->errlen);
+}
+
+/* ---- the stream ---- */
+
+struct kin {
+    FILE *f;
+    struct sha256_ctx sha;
+    int read_errno;
+    bool failed;
+};
+
+static int k_read(void *data, unsigned char *buffer, size_t size, size_t *size_read)
+{
+    struct kin *in = data;
+    errno = 0;
+    size_t got = fread(buffer, 1, size, in->f);
+    if (got == 0 && ferror(in->f)) {
+        in->failed = true;
+        in->read_errno = errno;
+        return 0;
+    }
+    sha256_update(&in->sha, got, buffer);
+    *size_read = got;
+    return 1;
+}
+
+static int k_syntax(struct kr *k, const yaml_parser_t *p)
+{
+    const char *problem = p->problem ? p->problem : "malformed YAML";
+    if (p->error == YAML_READER_ERROR)
+        return cpn_fail(k->err, k->errlen, CPN_EINPUT, "%s:%zu: YAML: %s (byte %zu)", k->name,
+                        p->mark.line + 1, problem, p->problem_offset);
+    if (p->context)
+        return cpn_fail(k->err, k->errlen, CPN_EINPUT,
+                        "%s:%zu: YAML syntax error: %s (%s that starts at line %zu)", k->name,
+                        p->problem_mark.line + 1, problem, p->context, p->context_mark.line + 1);
+    return cpn_fail(k->err, k->errlen, CPN_EINPUT, "%s:%zu: YAML syntax error: %s", k->name,
+                    p->problem_mark.line + 1, problem);
+}
+
+static void k_print_warnings(const struct kr *k, FILE *warn)
+{
+    for (size_t i = 0; i < k->nwarn && warn; i++) {
+        const struct kwarn *w = &k->warns[i];
+        fprintf(warn, "cpnsim: warning: %s:%" PRIu32 ": %s", k->name, w->line, w->text);
+        if (w->count > 1)
+            fprintf(warn, " (%zu times)", w->count);
+        fputc('\n', warn);
+    }
+    if (k->warn_more && warn)
+        fprintf(warn, "cpnsim: warning: %s: %zu more warnings not shown\n", k->name, k->warn_more);
+}
+
+/* Reads every document of the parser's input. */
+static int k_stream(const char *name, yaml_parser_t *p, const struct kin *in,
+                    const struct catalog *cat, struct jobset *out, FILE *warn,
+                    const char *sha_hex, char *err, size_t errlen)
+{
+    struct kr k = {.name = name, .cat = cat, .err = err, .errlen = errlen};
+    k.b = jobin_create(name, cat);
+    int rc = CPN_OK;
+    size_t docs = 0;
+    for (;;) {
+        yaml_document_t doc;
+        if (!yaml_parser_load(p, &doc)) {
+            rc = in && in->failed ? cpn_fail(err, errlen, CPN_EINPUT, "%s: read error: %s", name,
+                                             strerror(in->read_errno))
+                                  : k_syntax(&k, p);
+            break;
+        }
+        yaml_node_t *root = yaml_document_get_root_node(&doc);
+        if (!root) {
+            yaml_document_delete(&doc);
+            break;
+        }
+        docs++;
+        k.doc = &doc;
+        rc = k_document(&k, root);
+        yaml_document_delete(&doc);
+        if (rc)
+            break;
+    }
+    /* Warnings are shown when every document was read, even if none was a Job. */
+    bool read_all = rc == CPN_OK;
+    if (!rc && docs == 0)
+        rc = cpn_fail(err, errlen, CPN_EINPUT, "%s: empty file (no YAML document)", name);
+    char hex[65] = "";
+    if (sha_hex) {
+        memcpy(hex, sha_hex, sizeof hex);
+    } else if (in) {
+        uint8_t d[SHA256_DIGEST_SIZE];
+        struct sha256_ctx c = in->sha;
+        sha256_digest(&c, sizeof d, d);
+        for (size_t i = 0; i < sizeof d; i++)
+            snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    }
+    if (!rc) {
+        rc = jobin_finish(k.b, hex, out, err, errlen);
+        k.b = NULL;
+    }
+    if (read_all)
+        k_print_warnings(&k, warn);
+    jobin_destroy(k.b);
+    for (size_t i = 0; i < k.nwarn; i++)
+        free(k.warns[i].text);
+    free(k.warns);
+    return rc;
+}
+
+int k8s_read_jobs_buf(const char *name, const char *buf, size_t len, const struct catalog *cat,
+                      struct jobset *out, FILE *warn, char *err, size_t errlen)
+{
+    yaml_parser_t p;
+    CPN_ASSERT(yaml_parser_initialize(&p));
+    yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+    char hex[65];
+    cpn_sha256_hex(buf, len, hex);
+    int rc = k_stream(name, &p, NULL, cat, out, warn, hex, err, errlen);
+    yaml_parser_delete(&p);
+    return rc;
+}
+
+int k8s_read_jobs(const char *path, const struct catalog *cat, struct jobset *out, FILE *warn,
+                  char *err, size_t errlen)
+{
+    struct kin in = {.f = fopen(path, "rb")};
+    if (!in.f)
+        return cpn_fail(err, errlen, CPN_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    sha256_init(&in.sha);
+    yaml_parser_t p;
+    CPN_ASSERT(yaml_parser_initialize(&p));
+    yaml_parser_set_input(&p, k_read, &in);
+    int rc = k_stream(path, &p, &in, cat, out, warn, NULL, err, errlen);
+    yaml_parser_delete(&p);
+    fclose(in.f);
+    return rc;
+}

@@ -1,0 +1,204 @@
+/* report: formatting of run outputs. Times in CSV files are printed with three
+ * decimals (milliseconds); summary numbers with cJSON's shortest exact form. The
+ * order of summary fields is fixed, with the wall-clock fields last, so that two
+ * runs of the same inputs differ only in those. */
+#include "report.h"
+
+#include <cjson/cJSON.h>
+#include <csv.h>
+#include <errno.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/net.h"
+#include "../engine/sim.h"
+#include "../base/util.h"
+
+int report_timeline_header(void *ctx, const struct sim *s)
+{
+    FILE *f = ctx;
+    fputs("time_s,queue_len,running,transferring,busy_gpus", f);
+    for (size_t i = 0; i < s->cl->n_sites; i++)
+        fprintf(f, ",%s_gpu_util,%s_gpu_mem_gib", s->cl->sites[i].name, s->cl->sites[i].name);
+    fputc('\n', f);
+    return ferror(f) ? -1 : 0;
+}
+
+int report_timeline_row(void *ctx, const struct sim *s)
+{
+    FILE *f = ctx;
+    fprintf(f, "%.3f,%zu,%zu,%zu,%u", s->now, s->view.queue_len, s->running,
+            s->active - s->running, s->busy_gpus);
+    for (size_t i = 0; i < s->cl->n_sites; i++) {
+        const struct site *st = &s->cl->sites[i];
+        double util = st->gpu_count ? (double)s->site_busy[i] / st->gpu_count : 0.0;
+        double mem = s->site_mem_gib[i];
+        if (mem < 5e-4) /* sums kept incrementally: no "-0.000" from rounding */
+            mem = 0;
+        fprintf(f, ",%.4f,%.3f", util, mem);
+    }
+    fputc('\n', f);
+    return ferror(f) ? -1 : 0;
+}
+
+/* A text cell, quoted (by libcsv) only when it holds a comma, a quote or a line end. */
+static void put_text(FILE *f, const char *s)
+{
+    if (strpbrk(s, ",\"\r\n"))
+        csv_fwrite(f, s, strlen(s));
+    else
+        fputs(s, f);
+}
+
+static void put_time(FILE *f, double t)
+{
+    if (t >= 0)
+        fprintf(f, ",%.3f", t);
+    else
+        fputs(",", f);
+}
+
+int report_jobs_csv(FILE *f, const struct sim *s)
+{
+    const struct jobset *js = s->jobs;
+    const struct cluster *cl = s->cl;
+    fputs("id,model,submit_s,site,node,gpus,gpu_ids,transfer_start_s,start_s,end_s,wait_s,jct_s,"
+          "oom_kills,attempts,status\n",
+          f);
+    for (size_t j = 0; j < js->n; j++) {
+        const struct job *jb = &js->v[j];
+        const struct jobrt *r = &s->rt[j];
+        put_text(f, jobset_str(js, jb->id));
+        fprintf(f, ",%s,%.3f,", jb->model >= 0 ? catalog_model_name(s->cat, jb->model) : "-",
+                jb->submit_s);
+        if (r->node != VIEW_NONE) {
+            const struct node *nd = &cl->nodes[r->node];
+            const struct site *st = &cl->sites[nd->site];
+            put_text(f, st->name);
+            fputc(',', f);
+            put_text(f, st->name);
+            fprintf(f, "-n%u,%u,", r->node - st->node_first, jb->gpus);
+            for (uint32_t k = 0; k < jb->gpus && k < CLUSTER_MAX_NODE_GPUS; k++)
+                fprintf(f, "%s%u", k ? ";" : "", s->slots[s->slot_first[j] + k].gpu - nd->gpu_first);
+        } else {
+            fprintf(f, ",,%u,", jb->gpus);
+        }
+        put_time(f, r->transfer_start_s);
+        put_time(f, r->start_s);
+        put_time(f, r->end_s);
+        bool ended = r->state == JS_DONE || r->state == JS_FAILED;
+        put_time(f, r->start_s >= 0 ? r->start_s - jb->submit_s : -1);
+        put_time(f, ended ? r->end_s - jb->submit_s : -1);
+        fprintf(f, ",%u,%u,%s\n", r->kills, r->attempts, job_state_name[r->state]);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+static void add_num_or_null(cJSON *o, const char *k, bool ok, double v)
+{
+    if (ok)
+        cJSON_AddNumberToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+char *report_summary_json(const struct sim *s, const struct report_meta *m)
+{
+    const struct jobset *js = s->jobs;
+    const struct sim_stats *st = &s->st;
+    double *jct = cpn_calloc(js->n, sizeof *jct);
+    double *wait = cpn_calloc(js->n, sizeof *wait);
+    size_t nd = 0;
+    for (size_t j = 0; j < js->n; j++)
+        if (s->rt[j].state == JS_DONE) {
+            jct[nd] = s->rt[j].end_s - js->v[j].submit_s;
+            wait[nd] = s->rt[j].start_s - js->v[j].submit_s;
+            nd++;
+        }
+    gsl_sort(jct, 1, nd);
+    bool all_ended = st->completed + st->failed == js->n;
+    double span = st->last_end_s - st->first_submit_s;
+    if (!all_ended)
+        span = s->now - st->first_submit_s;
+
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "policy", m->policy);
+    cJSON_AddNumberToObject(o, "seed", (double)m->seed);
+    cJSON_AddStringToObject(o, "predictor", m->predictor);
+    cJSON_AddNumberToObject(o, "jobs", (double)js->n);
+    cJSON_AddNumberToObject(o, "completed", (double)st->completed);
+    cJSON_AddNumberToObject(o, "failed", (double)st->failed);
+    cJSON_AddNumberToObject(o, "stuck", (double)st->stuck);
+    cJSON_AddNumberToObject(o, "unfinished", (double)st->unfinished);
+    cJSON_AddNumberToObject(o, "oom_events", (double)st->oom_events);
+    cJSON_AddNumberToObject(o, "oom_jobs", (double)st->oom_jobs);
+    cJSON_AddBoolToObject(o, "deadlock", st->deadlock);
+    cJSON_AddBoolToObject(o, "horizon_reached", st->horizon_reached);
+    add_num_or_null(o, "makespan_s", all_ended, span);
+    add_num_or_null(o, "jct_mean_s", nd > 0, nd ? gsl_stats_mean(jct, 1, nd) : 0);
+    add_num_or_null(o, "jct_p50_s", nd > 0, nd ? gsl_stats_quantile_from_sorted_data(jct, 1, nd, 0.50) : 0);
+    add_num_or_null(o, "jct_p95_s", nd > 0, nd ? gsl_stats_quantile_from_sorted_data(jct, 1, nd, 0.95) : 0);
+    add_num_or_null(o, "jct_p99_s", nd > 0, nd ? gsl_stats_quantile_from_sorted_data(jct, 1, nd, 0.99) : 0);
+    add_num_or_null(o, "wait_mean_s", nd > 0, nd ? gsl_stats_mean(wait, 1, nd) : 0);
+    double gpu_util = span > 0 && s->cl->n_gpus ? st->gpu_busy_integral / ((double)s->cl->n_gpus * span) : 0;
+    cJSON_AddNumberToObject(o, "gpu_util_mean", gpu_util);
+    const struct net_stats *ns = net_stats(s->net);
+    cJSON_AddNumberToObject(o, "transfer_gib", ns->moved_gib);
+    cJSON_AddNumberToObject(o, "transfers", (double)ns->transfers);
+    cJSON_AddNumberToObject(o, "transfer_mean_s",
+                            ns->transfer_count ? ns->transfer_s_sum / (double)ns->transfer_count : 0);
+    uint64_t lookups = ns->hits + ns->misses;
+    add_num_or_null(o, "cache_hit_rate", lookups > 0, lookups ? (double)ns->hits / (double)lookups : 0);
+    cJSON_AddNumberToObject(o, "cache_hits", (double)ns->hits);
+    cJSON_AddNumberToObject(o, "cache_misses", (double)ns->misses);
+    cJSON_AddNumberToObject(o, "cache_evictions", (double)ns->evictions);
+    cJSON_AddNumberToObject(o, "placements", (double)st->placements);
+    cJSON_AddNumberToObject(o, "events", (double)st->events);
+    cJSON *stuck = cJSON_AddArrayToObject(o, "stuck_jobs");
+    for (size_t j = 0; j < js->n; j++)
+        if (s->rt[j].state == JS_STUCK)
+            cJSON_AddItemToArray(stuck, cJSON_CreateString(jobset_str(js, js->v[j].id)));
+    cJSON_AddStringToObject(o, "cluster", s->cl->source);
+    cJSON_AddStringToObject(o, "jobs_file", js->source);
+    cJSON_AddStringToObject(o, "cluster_sha256", s->cl->sha256);
+    cJSON_AddStringToObject(o, "jobs_sha256", js->sha256);
+    cJSON *sets = cJSON_AddArrayToObject(o, "overrides");
+    for (size_t i = 0; i < m->n_sets; i++)
+        cJSON_AddItemToArray(sets, cJSON_CreateString(m->sets[i]));
+    cJSON_AddStringToObject(o, "version", CPN_VERSION);
+    /* Wall-clock fields last: they are the only ones that differ between repeats. */
+    cJSON_AddNumberToObject(o, "wall_s", m->wall_s);
+    cJSON_AddNumberToObject(o, "events_per_s", m->wall_s > 0 ? (double)st->events / m->wall_s : 0);
+    char *txt = cJSON_Print(o);
+    cJSON_Delete(o);
+    free(jct);
+    free(wait);
+    return txt;
+}
+
+int report_write_run(const char *dir, const struct sim *s, const struct report_meta *m,
+                     char *err, size_t errlen)
+{
+    struct afile af = {0};
+    int rc = afile_open(&af, dir, "jobs.csv", err, errlen);
+    if (rc)
+        return rc;
+    if (report_jobs_csv(af.f, s) != 0) {
+        int e = errno;
+        afile_abort(&af);
+        return cpn_fail(err, errlen, CPN_EIO, "%s/jobs.csv: write failed: %s", dir, strerror(e));
+    }
+    if ((rc = afile_commit(&af, err, errlen)) != 0)
+        return rc;
+    char *txt = report_summary_json(s, m);
+    if ((rc = afile_open(&af, dir, "summary.json", err, errlen)) != 0) {
+        free(txt);
+        return rc;
+    }
+    fputs(txt, af.f);
+    fputc('\n', af.f);
+    free(txt);
+    return afile_commit(&af, err, errlen);
+}

@@ -1,0 +1,56 @@
+/* trace: the job queue's file formats. Reads the job CSV
+ * (streaming, via libcsv) and writes it back. It knows the catalogue (to resolve
+ * model names) but not the cluster: origin sites stay names until the run resolves
+ * them. */
+#ifndef CPN_TRACE_H
+#define CPN_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../engine/job.h"
+
+struct catalog;
+
+/* Reads a job CSV (DESIGN.md §3): a header row naming the columns in any order;
+ * id, submit_s, model, batch, epochs, data_gib, gpus, cpus, mem_gib, image_gib,
+ * origin are required; duration_s, gpu_mem_gib, samples are optional; columns named
+ * x_* are ignored; any other column is an error. model may be empty or "-" only when
+ * duration_s is given. Ids must be unique. Errors read "file:line: column: what is
+ * wrong". Returns 0 with *out filled (it must be initialised; anything it held is
+ * freed and replaced), or CPN_EINPUT leaving *out untouched (so empty when freshly
+ * initialised). Sets out->source to path and out->sha256 to the digest of the bytes. */
+int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *out, char *err,
+                   size_t errlen);
+/* Same from a buffer; name is used in messages. */
+int trace_read_csv_buf(const char *name, const char *buf, size_t len, const struct catalog *cat,
+                       struct jobset *out, char *err, size_t errlen);
+/* Writes the jobs as CSV with the columns above (optional ones only when any job has
+ * them). Returns 0 or CPN_EIO. */
+int trace_write_csv(FILE *f, const struct jobset *js, const struct catalog *cat);
+/* SHA-256 (64 hex digits and a NUL) of the bytes trace_write_csv would write, computed
+ * without writing them: a generated queue's digest equals that of its file. */
+void trace_csv_sha256(const struct jobset *js, const struct catalog *cat, char out[65]);
+
+/* ---- Other job formats (sim/io/trace_json.c, sim/io/k8s.c; docs/jobs.md) ---- */
+
+/* Reads jobs as JSON: an array of objects whose keys are the CSV's columns (x_*
+ * keys ignored), numbers as JSON numbers, text as JSON strings, null for an absent
+ * optional value. Same rules, messages and contract as trace_read_csv. */
+int trace_read_json(const char *path, const struct catalog *cat, struct jobset *out, char *err,
+                    size_t errlen);
+int trace_read_json_buf(const char *name, const char *buf, size_t len, const struct catalog *cat,
+                        struct jobset *out, char *err, size_t errlen);
+/* Writes the jobs as that JSON, one object per line. Returns 0 or CPN_EIO. */
+int trace_write_json(FILE *f, const struct jobset *js, const struct catalog *cat);
+/* Reads a job file by its extension (any case): .json (trace_read_json), .yaml or
+ * .yml (Kubernetes Job YAML, k8s_read_jobs, with its warnings on stderr), anything
+ * else (.csv, a pipe) as CSV (trace_read_csv). Same contract as trace_read_csv. */
+int trace_read_any(const char *path, const struct catalog *cat, struct jobset *out, char *err,
+                   size_t errlen);
+/* Writes JSON when path ends in .json, else CSV. Returns 0 or CPN_EIO. */
+int trace_write_any(FILE *f, const char *path, const struct jobset *js, const struct catalog *cat);
+
+#endif

@@ -1,0 +1,105 @@
+/* run: one simulation as a library call (see run.h). Every object is created and
+ * destroyed here, on every path. */
+#include "run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/policy.h"
+#include "../engine/catalog.h"
+#include "../engine/cluster.h"
+#include "../io/gen.h"
+#include "../engine/predict.h"
+#include "../io/report.h"
+#include "../engine/sim.h"
+#include "../io/trace.h"
+#include "../base/util.h"
+
+static int generate_default_queue(const struct run_request *req, const struct catalog *cat,
+                                  const struct cluster *cl, struct jobset *js, char *err,
+                                  size_t errlen)
+{
+    const char **origins = cluster_site_names(cl);
+    struct gen_spec spec = {.count = RUN_DEFAULT_JOBS, .seed = req->seed, .arrival = GEN_BATCH,
+                            .origins = origins, .n_origins = cl->n_sites};
+    int rc = gen_jobs(&spec, cat, js, err, errlen);
+    free(origins);
+    return rc;
+}
+
+int run_simulation(const struct run_request *req, struct run_result *res, char *err,
+                   size_t errlen)
+{
+    const struct policy_ops *pol = policy_find(req->policy);
+    if (!pol) {
+        int n = snprintf(err, errlen, "--policy: unknown policy '%s'; known:", req->policy);
+        for (size_t i = 0; i < policy_registry_len && n > 0 && (size_t)n < errlen; i++)
+            n += snprintf(err + n, errlen - (size_t)n, " %s", policy_registry[i]->name);
+        return CPN_EINPUT;
+    }
+    struct catalog *cat = NULL;
+    struct cluster *cl = NULL;
+    struct predictor *pred = NULL;
+    struct sim *s = NULL;
+    struct jobset js;
+    jobset_init(&js);
+    struct afile tl = {0};
+    int rc = catalog_create(&cat, err, errlen);
+    if (!rc)
+        rc = cluster_load(req->cluster, req->sets, req->n_sets, cat, &cl, err, errlen);
+    if (!rc)
+        rc = req->jobs ? trace_read_any(req->jobs, cat, &js, err, errlen)
+                       : generate_default_queue(req, cat, cl, &js, err, errlen);
+    if (!rc)
+        rc = predictor_create(&pred, req->predictor, cat, req->seed, err, errlen);
+    if (!rc)
+        rc = cpn_mkdir_p(req->out, err, errlen);
+    if (!rc) {
+        /* An old summary.json would make a half-rewritten directory look complete. */
+        size_t n = strlen(req->out) + sizeof "/summary.json";
+        char *old = cpn_malloc(n);
+        snprintf(old, n, "%s/summary.json", req->out);
+        remove(old);
+        free(old);
+        rc = afile_open(&tl, req->out, "timeline.csv", err, errlen);
+    }
+    struct sim_sampler timeline = {report_timeline_header, report_timeline_row, tl.f};
+    if (!rc)
+        rc = sim_create(&s, cl, cat, &js, pol, pred, req->seed, &timeline, err, errlen);
+    if (!rc)
+        s->stop = req->stop;
+    double t0 = cpn_wall_s();
+    if (!rc)
+        rc = sim_run(s, err, errlen);
+    if (!rc && req->stop && *req->stop) /* a signal after the last event */
+        rc = cpn_fail(err, errlen, CPN_ESTOP, "stopped by signal %d", (int)*req->stop);
+    if (rc == CPN_EIO && s) { /* the timeline: name its directory, as afile does */
+        char msg[CPN_ERR_LEN];
+        snprintf(msg, sizeof msg, "%s", err);
+        cpn_fail(err, errlen, CPN_EIO, "%s/%s", req->out, msg);
+    }
+    double wall = cpn_wall_s() - t0;
+    if (!rc)
+        rc = afile_commit(&tl, err, errlen);
+    else
+        afile_abort(&tl);
+    struct report_meta m = {.policy = pol->name, .seed = req->seed, .predictor = req->predictor,
+                            .sets = req->sets, .n_sets = req->n_sets, .wall_s = wall};
+    if (!rc)
+        rc = report_write_run(req->out, s, &m, err, errlen);
+    if (!rc && res) {
+        const struct sim_stats *st = &s->st;
+        *res = (struct run_result){
+            .jobs = js.n, .completed = st->completed, .failed = st->failed, .stuck = st->stuck,
+            .oom_events = st->oom_events, .events = st->events, .deadlock = st->deadlock,
+            .makespan_s = st->completed + st->failed == js.n ? st->last_end_s - st->first_submit_s : -1,
+            .wall_s = wall};
+    }
+    sim_destroy(s);
+    predictor_destroy(pred);
+    jobset_free(&js);
+    cluster_destroy(cl);
+    catalog_destroy(cat);
+    return rc;
+}
