@@ -140,3 +140,59 @@ Test(eq, keyed_events_random_against_model)
     gsl_rng_free(rng);
     eq_free(&q);
 }
+
+/* Pushes, moves, cancels and pops interleaved, each pop checked against the least
+ * (t, seq) of a brute-force list of the live events: the exact order, ties included. */
+Test(eq, interleaved_exact_order_against_model)
+{
+    enum { K = 32, MAX = 4096 };
+    struct mev {
+        double t;
+        uint64_t seq;
+        uint32_t key;
+    } live[MAX];
+    size_t n = 0;
+    struct eq q;
+    eq_init(&q);
+    eq_init_keys(&q, K);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    double now = 0;
+    for (int step = 0; step < 20000; step++) {
+        unsigned long op = gsl_rng_uniform_int(rng, 8);
+        double t = now + (double)gsl_rng_uniform_int(rng, 5);
+        uint32_t k = (uint32_t)gsl_rng_uniform_int(rng, K);
+        size_t at = n;
+        for (size_t i = 0; i < n; i++)
+            if (live[i].key == k)
+                at = i;
+        if (op < 2 && n < MAX) {
+            live[n++] = (struct mev){t, q.next_seq, EQ_NOKEY};
+            eq_push(&q, t, EV_SAMPLE, 0, 0);
+        } else if (op < 4) {
+            if (at == n)
+                n++;
+            live[at] = (struct mev){t, q.next_seq, k};
+            eq_schedule(&q, k, t, EV_END, k, 0);
+        } else if (op < 5) {
+            if (at < n)
+                live[at] = live[--n];
+            eq_cancel(&q, k);
+        } else if (n > 0) {
+            size_t m = 0;
+            for (size_t i = 1; i < n; i++)
+                if (live[i].t < live[m].t || (live[i].t == live[m].t && live[i].seq < live[m].seq))
+                    m = i;
+            struct event e;
+            cr_assert(eq_pop(&q, &e));
+            cr_assert(e.t == live[m].t && e.seq == live[m].seq && e.key == live[m].key,
+                      "step %d: popped (%g, %llu), model (%g, %llu)", step, e.t,
+                      (unsigned long long)e.seq, live[m].t, (unsigned long long)live[m].seq);
+            now = e.t;
+            live[m] = live[--n];
+        }
+        cr_assert_eq(eq_size(&q), n, "step %d", step);
+    }
+    gsl_rng_free(rng);
+    eq_free(&q);
+}

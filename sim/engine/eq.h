@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/heap.h"
+
 enum ev_kind {
     EV_ARRIVAL,       /* the next job in submit order arrives */
     EV_TRANSFER_DONE, /* a placed job's image, model and data are at its site */
@@ -40,8 +42,7 @@ struct event {
  * it instead of adding another, so the heap holds only live events (a job's END and
  * a flow's completion change often). */
 struct eq {
-    struct event *heap;
-    size_t n, cap;
+    struct heap heap; /* of struct event */
     uint64_t next_seq;
     uint32_t *pos; /* [nkeys] heap index of each key's event, EQ_NOKEY when none */
     size_t nkeys;
@@ -63,6 +64,6 @@ void eq_cancel(struct eq *q, uint32_t key);
 int eq_pop(struct eq *q, struct event *out);
 /* The earliest event without removing it, or NULL when empty. */
 const struct event *eq_peek(const struct eq *q);
-static inline size_t eq_size(const struct eq *q) { return q->n; }
+static inline size_t eq_size(const struct eq *q) { return q->heap.n; }
 
 #endif

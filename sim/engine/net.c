@@ -29,6 +29,7 @@
 #include "cluster.h"
 #include "eq.h"
 #include "job.h"
+#include "../base/heap.h"
 #include "../base/util.h"
 
 #define NET_BYTES_PER_GIB 1073741824.0
@@ -69,7 +70,6 @@ struct flow {
     uint32_t items[2];    /* image and dataset to cache at the end, NET_NONE if none */
     double item_gib[2];
     double vfinish;       /* processor sharing: the link's vtime at which it ends */
-    uint32_t hpos;        /* processor sharing: its index in the link's heap */
     bool active;          /* latency paid: it shares links */
     bool frozen;
     uint32_t next_free;
@@ -87,8 +87,7 @@ struct link_state {
      * link was created; a flow ends when vtime reaches its vfinish. The link has one
      * event: the end of the flow whose vfinish is least (heap). */
     double vtime, vlast_s;
-    uint32_t *heap;
-    size_t nheap, capheap;
+    struct heap heap;    /* of flow slots (uint32_t), least vfinish first */
     uint32_t gen;
 };
 
@@ -472,47 +471,20 @@ static void recompute(struct net *n, const struct route *seed, double now)
 
 /* ---- processor sharing: one event per link ---- */
 
-static bool ps_before(const struct net *n, uint32_t a, uint32_t b)
+/* Flow slots by vfinish, ties by job; the context is the network (its flows array
+ * moves when it grows, so the heap holds slots, not pointers). */
+static bool ps_before(const void *a, const void *b, const void *ctx)
 {
-    const struct flow *x = &n->flows[a], *y = &n->flows[b];
+    const struct net *n = ctx;
+    const struct flow *x = &n->flows[*(const uint32_t *)a], *y = &n->flows[*(const uint32_t *)b];
     return x->vfinish < y->vfinish || (x->vfinish == y->vfinish && x->job < y->job);
 }
 
-static void ps_set(struct net *n, struct link_state *ls, size_t i, uint32_t f)
-{
-    ls->heap[i] = f;
-    n->flows[f].hpos = (uint32_t)i;
-}
+static const struct heap_ops ps_ops = {.size = sizeof(uint32_t), .less = ps_before};
 
-static void ps_push(struct net *n, struct link_state *ls, uint32_t f)
+static uint32_t ps_top(const struct link_state *ls)
 {
-    cpn_grow((void **)&ls->heap, &ls->capheap, ls->nheap + 1, sizeof *ls->heap);
-    size_t i = ls->nheap++;
-    while (i > 0 && ps_before(n, f, ls->heap[(i - 1) / 2])) {
-        ps_set(n, ls, i, ls->heap[(i - 1) / 2]);
-        i = (i - 1) / 2;
-    }
-    ps_set(n, ls, i, f);
-}
-
-static uint32_t ps_pop(struct net *n, struct link_state *ls)
-{
-    uint32_t top = ls->heap[0], last = ls->heap[--ls->nheap];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= ls->nheap)
-            break;
-        if (c + 1 < ls->nheap && ps_before(n, ls->heap[c + 1], ls->heap[c]))
-            c++;
-        if (!ps_before(n, ls->heap[c], last))
-            break;
-        ps_set(n, ls, i, ls->heap[c]);
-        i = c;
-    }
-    if (ls->nheap)
-        ps_set(n, ls, i, last);
-    return top;
+    return *(const uint32_t *)heap_at(&ls->heap, &ps_ops, 0);
 }
 
 /* Brings the link's virtual time up to now. */
@@ -527,11 +499,11 @@ static void ps_advance(struct link_state *ls, double now)
 static void ps_schedule(struct net *n, uint32_t l, double now)
 {
     struct link_state *ls = &n->links[l];
-    if (ls->nheap == 0) {
+    if (ls->heap.n == 0) {
         eq_cancel(n->eq, NET_KEY_LINK(n, l));
         return;
     }
-    double left = n->flows[ls->heap[0]].vfinish - ls->vtime;
+    double left = n->flows[ps_top(ls)].vfinish - ls->vtime;
     double dt = left > 0 ? left * (double)ls->nflows / ls->cap : 0;
     eq_schedule(n->eq, NET_KEY_LINK(n, l), now + dt, EV_LINK_DONE, l, ++ls->gen);
 }
@@ -554,10 +526,11 @@ static void flow_finish(struct net *n, uint32_t f, double now)
 uint32_t net_link_done(struct net *n, uint32_t l, uint32_t gen, double now)
 {
     struct link_state *ls = &n->links[l];
-    if (!n->ps || gen != ls->gen || ls->nheap == 0)
+    if (!n->ps || gen != ls->gen || ls->heap.n == 0)
         return NET_NONE;
     ps_advance(ls, now);
-    uint32_t f = ps_pop(n, ls);
+    uint32_t f;
+    heap_pop(&ls->heap, &ps_ops, n, &f);
     uint32_t j = n->flows[f].job;
     link_remove(n, l, f, 0);
     flow_finish(n, f, now);
@@ -625,7 +598,7 @@ void net_flow_start(struct net *n, uint32_t j, uint32_t gen, double now)
         ps_advance(ls, now);
         fl->vfinish = ls->vtime + fl->remaining_gib;
         link_add(n, l, f, 0);
-        ps_push(n, ls, f);
+        heap_push(&ls->heap, &ps_ops, n, &f);
         ps_schedule(n, l, now);
         return;
     }
@@ -755,7 +728,7 @@ void net_destroy(struct net *n)
         return;
     for (size_t l = 0; l < n->cl->n_links; l++) {
         free(n->links[l].flows);
-        free(n->links[l].heap);
+        heap_free(&n->links[l].heap);
     }
     free(n->links);
     free(n->routes);
