@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/base/heap.h"
 #include "../sim/base/util.h"
 #include "../sim/engine/policy.h"
 
@@ -108,9 +109,9 @@ struct dflt_state {
     uint32_t tries_cap;
 
     struct dflt_ids elig;   /* eligible cohorts, between points and while one starts */
-    struct dflt_ids boff;   /* a min-heap of cohorts in back-off, by backoff_until */
+    struct heap boff;       /* cohorts (uint32_t) in back-off, by backoff_until */
     struct dflt_ids parked; /* parked cohorts, in no order */
-    struct dflt_ids walk;   /* a min-heap of this point's cohorts, by their first job */
+    struct heap walk;       /* this point's cohorts (uint32_t), by their first job */
     struct dflt_ids aside;  /* this point's cohorts known to fail, set aside */
     struct dflt_sortkey *keys; /* scratch for merging the eligible cohorts */
     size_t cap_keys;
@@ -210,48 +211,44 @@ static void dflt_cohort_free(struct dflt_state *st, uint32_t c)
     st->free_co = c;
 }
 
-/* True when cohort a comes out of heap h before cohort b: by back-off for the
- * back-off heap, else by first job. */
-static bool dflt_co_before(const struct dflt_state *st, const struct dflt_ids *h, uint32_t a,
-                           uint32_t b)
+/* The back-off heap orders cohorts by back-off (ties keep the heap's fixed order),
+ * the walk by first job. The context is the state. */
+static bool dflt_boff_before(const void *a, const void *b, const void *ctx)
 {
-    if (h == &st->boff)
-        return st->co[a].backoff_until < st->co[b].backoff_until;
-    return st->seq[st->co[a].root] < st->seq[st->co[b].root];
+    const struct dflt_state *st = ctx;
+    return st->co[*(const uint32_t *)a].backoff_until < st->co[*(const uint32_t *)b].backoff_until;
 }
 
-static void dflt_heap_push(struct dflt_state *st, struct dflt_ids *h, uint32_t c)
+static bool dflt_walk_before(const void *a, const void *b, const void *ctx)
 {
-    dflt_ids_push(h, c);
-    size_t i = h->n - 1;
-    while (i > 0) {
-        size_t up = (i - 1) / 2;
-        if (!dflt_co_before(st, h, c, h->v[up]))
-            break;
-        h->v[i] = h->v[up];
-        i = up;
-    }
-    h->v[i] = c;
+    const struct dflt_state *st = ctx;
+    return st->seq[st->co[*(const uint32_t *)a].root] < st->seq[st->co[*(const uint32_t *)b].root];
 }
 
-static uint32_t dflt_heap_pop(struct dflt_state *st, struct dflt_ids *h)
+static const struct heap_ops dflt_boff_ops = {.size = sizeof(uint32_t), .less = dflt_boff_before};
+static const struct heap_ops dflt_walk_ops = {.size = sizeof(uint32_t), .less = dflt_walk_before};
+
+static const struct heap_ops *dflt_ops_of(const struct dflt_state *st, const struct heap *h)
 {
-    uint32_t top = h->v[0], last = h->v[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t k = 2 * i + 1;
-        if (k >= h->n)
-            break;
-        if (k + 1 < h->n && dflt_co_before(st, h, h->v[k + 1], h->v[k]))
-            k++;
-        if (!dflt_co_before(st, h, h->v[k], last))
-            break;
-        h->v[i] = h->v[k];
-        i = k;
-    }
-    if (h->n > 0)
-        h->v[i] = last;
+    return h == &st->boff ? &dflt_boff_ops : &dflt_walk_ops;
+}
+
+static void dflt_heap_push(struct dflt_state *st, struct heap *h, uint32_t c)
+{
+    heap_push(h, dflt_ops_of(st, h), st, &c);
+}
+
+static uint32_t dflt_heap_pop(struct dflt_state *st, struct heap *h)
+{
+    uint32_t top;
+    heap_pop(h, dflt_ops_of(st, h), st, &top);
     return top;
+}
+
+/* The cohort whose back-off ends first (the back-off heap must not be empty). */
+static uint32_t dflt_boff_first(const struct dflt_state *st)
+{
+    return *(const uint32_t *)heap_at(&st->boff, &dflt_boff_ops, 0);
 }
 
 /* Shape ids: jobs with equal GPUs, CPU and memory share one. Open addressing. */
@@ -336,9 +333,9 @@ static void dflt_destroy(void *state)
     free(st->fresh_round);
     free(st->co);
     free(st->elig.v);
-    free(st->boff.v);
+    heap_free(&st->boff);
     free(st->parked.v);
-    free(st->walk.v);
+    heap_free(&st->walk);
     free(st->aside.v);
     free(st->keys);
     free(st);
@@ -515,7 +512,7 @@ static void dflt_begin_round(struct dflt_state *st, const struct view *v)
         }
         st->parked.n = 0;
     }
-    while (st->boff.n > 0 && st->co[st->boff.v[0]].backoff_until <= v->now) {
+    while (st->boff.n > 0 && st->co[dflt_boff_first(st)].backoff_until <= v->now) {
         uint32_t c = dflt_heap_pop(st, &st->boff);
         st->co[c].state = DFLT_ELIGIBLE;
         dflt_ids_push(&st->elig, c);
@@ -661,7 +658,7 @@ static double dflt_wakeup(void *state, const struct view *v)
     /* Every cohort of the point was tried or set aside and failed: the ones that
      * failed into a cohort of this point are done with it. */
     CPN_ASSERT(st->walk.n == 0 && st->aside.n == 0);
-    return st->boff.n > 0 ? st->co[st->boff.v[0]].backoff_until : INFINITY;
+    return st->boff.n > 0 ? st->co[dflt_boff_first(st)].backoff_until : INFINITY;
 }
 
 const struct policy_ops default_policy = {

@@ -69,6 +69,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/base/heap.h"
 #include "../sim/base/util.h"
 #include "../sim/engine/policy.h"
 
@@ -91,11 +92,6 @@ struct opt_hent {
     double k1;
     uint64_t k2;
     uint32_t job, gen;
-};
-
-struct opt_heap {
-    struct opt_hent *v;
-    size_t n, cap;
 };
 
 /* Where a job stands in the queue's heaps. */
@@ -160,10 +156,10 @@ struct opt_state {
     uint32_t *gen;       /* [jobs] its pods so far */
     uint8_t *stage;      /* [jobs] OPT_OUT, OPT_YOUNG or OPT_AGED */
     double *okey;        /* [jobs] its key in the configured order */
-    struct opt_heap young; /* not yet waited reserve_after_s: by (okey, entry) */
-    struct opt_heap aging; /* the same jobs by (submit time, entry) */
-    struct opt_heap aged;  /* waited reserve_after_s: by (submit time, entry) */
-    struct opt_heap big;   /* those of them with reserve_min_gpus GPUs or more */
+    struct heap young;     /* not yet waited reserve_after_s: by (okey, entry) */
+    struct heap aging;     /* the same jobs by (submit time, entry) */
+    struct heap aged;      /* waited reserve_after_s: by (submit time, entry) */
+    struct heap big;       /* those of them with reserve_min_gpus GPUs or more */
     size_t n_big;          /* how many jobs that is */
     struct opt_hent *popped; /* [3 * window + 3] scratch: entries taken off to be put back */
     uint32_t *fresh;     /* [jobs] jobs queued since the last scheduling point */
@@ -282,48 +278,20 @@ static void *opt_alloc(size_t n, size_t size) { return cpn_calloc(n ? n : 1, siz
 
 /* ---- the queue's heaps ---- */
 
-static bool opt_hent_less(const struct opt_hent *a, const struct opt_hent *b)
+static bool opt_hent_less(const void *a, const void *b, const void *ctx)
 {
-    if (a->k1 != b->k1)
-        return a->k1 < b->k1;
-    return a->k2 < b->k2;
+    const struct opt_hent *x = a, *y = b;
+    (void)ctx;
+    if (x->k1 != y->k1)
+        return x->k1 < y->k1;
+    return x->k2 < y->k2;
 }
 
-static void opt_heap_push(struct opt_heap *h, struct opt_hent e)
-{
-    cpn_grow((void **)&h->v, &h->cap, h->n + 1, sizeof *h->v);
-    size_t i = h->n++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!opt_hent_less(&e, &h->v[p]))
-            break;
-        h->v[i] = h->v[p];
-        i = p;
-    }
-    h->v[i] = e;
-}
+static const struct heap_ops opt_hent_ops = {.size = sizeof(struct opt_hent), .less = opt_hent_less};
 
-static void opt_heap_pop(struct opt_heap *h)
-{
-    struct opt_hent e = h->v[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        const struct opt_hent *best = &e;
-        if (l < h->n && opt_hent_less(&h->v[l], best)) {
-            m = l;
-            best = &h->v[l];
-        }
-        if (r < h->n && opt_hent_less(&h->v[r], best))
-            m = r;
-        if (m == i)
-            break;
-        h->v[i] = h->v[m];
-        i = m;
-    }
-    if (h->n > 0)
-        h->v[i] = e;
-}
+static void opt_heap_push(struct heap *h, struct opt_hent e) { heap_push(h, &opt_hent_ops, NULL, &e); }
+
+static void opt_heap_pop(struct heap *h) { heap_pop(h, &opt_hent_ops, NULL, NULL); }
 
 /* True when entry e still stands for its job in a heap of stage `stage`. */
 static bool opt_current(const struct opt_state *st, const struct opt_hent *e, uint8_t stage)
@@ -332,40 +300,26 @@ static bool opt_current(const struct opt_state *st, const struct opt_hent *e, ui
 }
 
 /* Drops entries that no longer stand from the top of h; returns the top, or NULL. */
-static const struct opt_hent *opt_heap_top(const struct opt_state *st, struct opt_heap *h, uint8_t stage)
+static const struct opt_hent *opt_heap_top(const struct opt_state *st, struct heap *h, uint8_t stage)
 {
-    while (h->n > 0 && !opt_current(st, &h->v[0], stage))
+    while (h->n > 0 && !opt_current(st, heap_at(h, &opt_hent_ops, 0), stage))
         opt_heap_pop(h);
-    return h->n > 0 ? &h->v[0] : NULL;
+    return h->n > 0 ? heap_at(h, &opt_hent_ops, 0) : NULL;
 }
 
 /* Drops the entries that no longer stand once they outnumber the live ones, so that
  * a heap stays O(queue) however many jobs have come and gone. */
-static void opt_heap_compact(const struct opt_state *st, struct opt_heap *h, uint8_t stage, size_t live)
+static void opt_heap_compact(const struct opt_state *st, struct heap *h, uint8_t stage, size_t live)
 {
     if (h->n <= 2 * live + 1024)
         return;
+    struct opt_hent *v = h->v;
     size_t m = 0;
     for (size_t i = 0; i < h->n; i++)
-        if (opt_current(st, &h->v[i], stage))
-            h->v[m++] = h->v[i];
+        if (opt_current(st, &v[i], stage))
+            v[m++] = v[i];
     h->n = m;
-    for (size_t i = m / 2; i-- > 0;) { /* heapify */
-        struct opt_hent e = h->v[i];
-        size_t c = i;
-        for (;;) {
-            size_t l = 2 * c + 1, r = l + 1, w = l;
-            if (l >= m)
-                break;
-            if (r < m && opt_hent_less(&h->v[r], &h->v[l]))
-                w = r;
-            if (!opt_hent_less(&h->v[w], &e))
-                break;
-            h->v[c] = h->v[w];
-            c = w;
-        }
-        h->v[c] = e;
-    }
+    heap_heapify(h, &opt_hent_ops, NULL);
 }
 
 /* ---- the jobs running on a node ---- */
@@ -674,10 +628,10 @@ static void opt_destroy(void *state)
     free(st->gen);
     free(st->stage);
     free(st->okey);
-    free(st->young.v);
-    free(st->aging.v);
-    free(st->aged.v);
-    free(st->big.v);
+    heap_free(&st->young);
+    heap_free(&st->aging);
+    heap_free(&st->aged);
+    heap_free(&st->big);
     free(st->fresh);
     free(st->fresh_gen);
     free(st->avail);
@@ -1092,7 +1046,7 @@ static int opt_cmp_key(const void *a, const void *b)
 /* Takes up to `want` current entries off heap h in order, skipping jobs this plan has
  * handled; each taken entry is kept in st->popped (from *npop on) to be put back.
  * Appends the jobs to out. Returns how many it appended. */
-static size_t opt_take(struct opt_state *st, struct opt_heap *h, uint8_t stage, size_t want,
+static size_t opt_take(struct opt_state *st, struct heap *h, uint8_t stage, size_t want,
                        struct opt_key *out, size_t *npop)
 {
     size_t m = 0;
@@ -1108,7 +1062,7 @@ static size_t opt_take(struct opt_state *st, struct opt_heap *h, uint8_t stage, 
     return m;
 }
 
-static void opt_put_back(struct opt_state *st, struct opt_heap *h, size_t from, size_t to)
+static void opt_put_back(struct opt_state *st, struct heap *h, size_t from, size_t to)
 {
     for (size_t i = from; i < to; i++)
         opt_heap_push(h, st->popped[i]);

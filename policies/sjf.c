@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../sim/base/heap.h"
 #include "../sim/base/util.h"
 #include "jobshape.h"
 #include "../sim/engine/policy.h"
@@ -33,8 +34,7 @@ struct sjf_key {
 
 /* The queued jobs of one shape (jobshape.h). */
 struct sjf_shape {
-    struct sjf_key *heap; /* its queued jobs, shortest (then earliest queued) first */
-    size_t n, cap;
+    struct heap heap; /* its queued jobs (sjf_key), shortest (then earliest queued) first */
 };
 
 struct sjf_state {
@@ -47,8 +47,7 @@ struct sjf_state {
     size_t n_shapes, cap_shapes;
     uint32_t *job_shape;    /* [jobs] */
     uint64_t seq;           /* entries into the queue so far: queue order */
-    uint32_t *ready;        /* this point's heap of shapes by their first job */
-    size_t n_ready;
+    struct heap ready;      /* this point's shapes (uint32_t) by their first job */
     bool started;           /* ready holds this scheduling point's shapes */
     double *type_run, *site_tr; /* per-search caches of one job's estimates */
     double *tmp_mem;        /* [types] per-search cache of one job's predicted memory */
@@ -80,7 +79,6 @@ static int sjf_init(void **state, const struct view *v, char *err, size_t errlen
             st->hclass_node[st->n_hclass++] = i;
     }
     jobshape_init(&st->table, v);
-    st->ready = cpn_calloc(1, sizeof *st->ready);
     st->type_run = cpn_calloc(nt, sizeof *st->type_run);
     st->site_tr = cpn_calloc(ns, sizeof *st->site_tr);
     st->tmp_mem = cpn_calloc(nt, sizeof *st->tmp_mem);
@@ -94,11 +92,11 @@ static void sjf_destroy(void *state)
     if (!st)
         return;
     for (size_t s = 0; s < st->n_shapes; s++)
-        free(st->shapes[s].heap);
+        heap_free(&st->shapes[s].heap);
     free(st->shapes);
     jobshape_free(&st->table);
     free(st->job_shape);
-    free(st->ready);
+    heap_free(&st->ready);
     free(st->len);
     free(st->hclass_node);
     free(st->type_run);
@@ -133,8 +131,10 @@ static double sjf_len(struct sjf_state *st, const struct view *v, uint32_t j)
     return st->len[j];
 }
 
-static bool sjf_key_less(const struct sjf_key *x, const struct sjf_key *y)
+static bool sjf_key_less(const void *a, const void *b, const void *ctx)
 {
+    const struct sjf_key *x = a, *y = b;
+    (void)ctx;
     if (x->len != y->len)
         return x->len < y->len;
     return x->seq < y->seq;
@@ -148,63 +148,28 @@ static uint32_t sjf_shape_of(struct sjf_state *st, const struct view *v, uint32_
         cpn_grow((void **)&st->shapes, &st->cap_shapes, id + 1, sizeof *st->shapes);
         st->shapes[id] = (struct sjf_shape){0};
         st->n_shapes = id + 1;
-        free(st->ready);
-        st->ready = cpn_calloc(st->n_shapes, sizeof *st->ready);
+        heap_reserve(&st->ready, st->n_shapes, sizeof(uint32_t));
     }
     return id;
 }
 
-static void sjf_heap_push(struct sjf_shape *s, struct sjf_key key)
+static const struct heap_ops sjf_key_ops = {.size = sizeof(struct sjf_key), .less = sjf_key_less};
+
+/* The shape's first job (the shape must have one). */
+static const struct sjf_key *sjf_first(const struct sjf_shape *s)
 {
-    cpn_grow((void **)&s->heap, &s->cap, s->n + 1, sizeof *s->heap);
-    size_t i = s->n++;
-    while (i > 0 && sjf_key_less(&key, &s->heap[(i - 1) / 2])) {
-        s->heap[i] = s->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    s->heap[i] = key;
+    return heap_at(&s->heap, &sjf_key_ops, 0);
 }
 
-static void sjf_heap_pop(struct sjf_shape *s)
+/* Shapes by their first jobs; the context is the state. */
+static bool sjf_ready_less(const void *a, const void *b, const void *ctx)
 {
-    struct sjf_key last = s->heap[--s->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= s->n)
-            break;
-        if (c + 1 < s->n && sjf_key_less(&s->heap[c + 1], &s->heap[c]))
-            c++;
-        if (!sjf_key_less(&s->heap[c], &last))
-            break;
-        s->heap[i] = s->heap[c];
-        i = c;
-    }
-    if (s->n)
-        s->heap[i] = last;
+    const struct sjf_state *st = ctx;
+    return sjf_key_less(sjf_first(&st->shapes[*(const uint32_t *)a]),
+                        sjf_first(&st->shapes[*(const uint32_t *)b]), NULL);
 }
 
-static bool sjf_ready_less(const struct sjf_state *st, uint32_t a, uint32_t b)
-{
-    return sjf_key_less(&st->shapes[a].heap[0], &st->shapes[b].heap[0]);
-}
-
-static void sjf_ready_down(struct sjf_state *st, size_t i)
-{
-    uint32_t x = st->ready[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= st->n_ready)
-            break;
-        if (c + 1 < st->n_ready && sjf_ready_less(st, st->ready[c + 1], st->ready[c]))
-            c++;
-        if (!sjf_ready_less(st, st->ready[c], x))
-            break;
-        st->ready[i] = st->ready[c];
-        i = c;
-    }
-    st->ready[i] = x;
-}
+static const struct heap_ops sjf_ready_ops = {.size = sizeof(uint32_t), .less = sjf_ready_less};
 
 /* Fills *out with job j's place of earliest predicted finish among nodes where it can
  * start now. Returns 1, or 0 when there is none. Nodes with no GPU free are skipped:
@@ -262,31 +227,26 @@ static int sjf_place(void *state, const struct view *v, struct placement *out)
 {
     struct sjf_state *st = state;
     if (!st->started) {
-        st->n_ready = 0;
+        st->ready.n = 0;
         for (uint32_t s = 0; s < st->n_shapes; s++)
-            if (st->shapes[s].n)
-                st->ready[st->n_ready++] = s;
-        for (size_t i = st->n_ready / 2; i-- > 0;)
-            sjf_ready_down(st, i);
+            if (st->shapes[s].heap.n)
+                ((uint32_t *)st->ready.v)[st->ready.n++] = s;
+        heap_heapify(&st->ready, &sjf_ready_ops, st);
         st->started = true;
     }
-    while (st->n_ready) {
-        uint32_t s = st->ready[0];
+    while (st->ready.n) {
+        uint32_t s = *(const uint32_t *)heap_at(&st->ready, &sjf_ready_ops, 0);
         struct sjf_shape *sh = &st->shapes[s];
-        if (sjf_fit(st, v, sh->heap[0].job, out)) {
-            sjf_heap_pop(sh);
-            if (sh->n)
-                sjf_ready_down(st, 0);
-            else {
-                st->ready[0] = st->ready[--st->n_ready];
-                sjf_ready_down(st, 0);
-            }
+        if (sjf_fit(st, v, sjf_first(sh)->job, out)) {
+            heap_pop(&sh->heap, &sjf_key_ops, NULL, NULL);
+            if (sh->heap.n) /* its first job is another: it moves down */
+                heap_replace(&st->ready, &sjf_ready_ops, st, 0, &s);
+            else
+                heap_pop(&st->ready, &sjf_ready_ops, st, NULL);
             return 1;
         }
         /* No job of this shape fits anywhere until the next scheduling point. */
-        st->ready[0] = st->ready[--st->n_ready];
-        if (st->n_ready)
-            sjf_ready_down(st, 0);
+        heap_pop(&st->ready, &sjf_ready_ops, st, NULL);
     }
     return 0;
 }
@@ -297,7 +257,8 @@ static void sjf_job_event(void *state, const struct view *v, uint32_t j, enum po
     if (e == POLICY_JOB_QUEUED) {
         uint32_t s = sjf_shape_of(st, v, j);
         st->job_shape[j] = s;
-        sjf_heap_push(&st->shapes[s], (struct sjf_key){sjf_len(st, v, j), st->seq++, j});
+        struct sjf_key key = {sjf_len(st, v, j), st->seq++, j};
+        heap_push(&st->shapes[s].heap, &sjf_key_ops, NULL, &key);
     }
 }
 
