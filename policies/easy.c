@@ -100,24 +100,13 @@ static void easy_free_times(struct easy_state *st, const struct view *v)
             st->free_s[g] = later; /* busy by the bookkeeping, though no estimate says so */
 }
 
-/* True when node n could ever take job j; sets its predicted run time and memory. */
-static bool easy_can_host(const struct view *v, uint32_t j, uint32_t n, struct view_estimate *e)
-{
-    const struct node *nd = &v->cl->nodes[n];
-    const struct job *jb = view_job(v, j);
-    if (nd->gpu_count < jb->gpus || nd->cpus < jb->cpus || nd->mem_gib < jb->mem_gib)
-        return false;
-    view_estimate(v, j, n, e);
-    return e->mem_gib <= v->cl->types[nd->type].mem_gib;
-}
-
 /* Fills *out with job j on node n now if it fits there. Returns 1 or 0. */
 static int easy_fit_node(const struct view *v, uint32_t j, uint32_t n, struct placement *out)
 {
     const struct node *nd = &v->cl->nodes[n];
     const struct job *jb = view_job(v, j);
     struct view_estimate e;
-    if (!view_node_fits_requests(v, n, j) || !easy_can_host(v, j, n, &e))
+    if (!view_node_fits_requests(v, n, j) || !jobshape_can_host(v, j, n, &e))
         return 0;
     double gpu_mem = v->cl->types[nd->type].mem_gib;
     uint32_t k = 0;
@@ -142,7 +131,7 @@ static uint32_t easy_reserve(const struct easy_state *st, const struct view *v, 
     for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
         const struct node *nd = &v->cl->nodes[n];
         struct view_estimate e;
-        if (!easy_can_host(v, head, n, &e))
+        if (!jobshape_can_host(v, head, n, &e))
             continue;
         /* The k-th smallest free time of the node's GPUs. */
         double t = INFINITY;

@@ -104,3 +104,13 @@ uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j)
     }
     return id;
 }
+
+bool jobshape_can_host(const struct view *v, uint32_t j, uint32_t n, struct view_estimate *e)
+{
+    const struct node *nd = &v->cl->nodes[n];
+    const struct job *jb = view_job(v, j);
+    if (nd->gpu_count < jb->gpus || nd->cpus < jb->cpus || nd->mem_gib < jb->mem_gib)
+        return false;
+    view_estimate(v, j, n, e);
+    return e->mem_gib <= v->cl->types[nd->type].mem_gib;
+}

@@ -8,6 +8,7 @@
 #ifndef CPN_JOBSHAPE_H
 #define CPN_JOBSHAPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,5 +30,10 @@ void jobshape_init(struct jobshape_table *t, const struct view *v);
 void jobshape_free(struct jobshape_table *t);
 /* The number of job j's shape, a new one when it was never seen. */
 uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j);
+
+/* True when node n could ever take job j (enough GPUs, CPUs and memory, and GPUs
+ * that hold its predicted peak memory), whatever runs there now; sets *e to its
+ * predicted run time and memory there. sjf and easy share it. */
+bool jobshape_can_host(const struct view *v, uint32_t j, uint32_t n, struct view_estimate *e);
 
 #endif

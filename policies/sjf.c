@@ -105,17 +105,6 @@ static void sjf_destroy(void *state)
     free(st);
 }
 
-/* True when node n could ever take job j; sets its predicted run time and memory. */
-static bool sjf_can_host(const struct view *v, uint32_t j, uint32_t n, struct view_estimate *e)
-{
-    const struct node *nd = &v->cl->nodes[n];
-    const struct job *jb = view_job(v, j);
-    if (nd->gpu_count < jb->gpus || nd->cpus < jb->cpus || nd->mem_gib < jb->mem_gib)
-        return false;
-    view_estimate(v, j, n, e);
-    return e->mem_gib <= v->cl->types[nd->type].mem_gib;
-}
-
 /* Nodes alike in GPU count, CPUs, memory and GPU type give the same answer, so one of
  * each class stands for all. */
 static double sjf_len(struct sjf_state *st, const struct view *v, uint32_t j)
@@ -124,7 +113,7 @@ static double sjf_len(struct sjf_state *st, const struct view *v, uint32_t j)
         double best = INFINITY;
         struct view_estimate e;
         for (size_t c = 0; c < st->n_hclass; c++)
-            if (sjf_can_host(v, j, st->hclass_node[c], &e) && e.run_s < best)
+            if (jobshape_can_host(v, j, st->hclass_node[c], &e) && e.run_s < best)
                 best = e.run_s;
         st->len[j] = best;
     }
