@@ -76,9 +76,6 @@
 /* Slack when comparing predicted times computed along different paths (seconds):
  * a rounding difference must not turn "can start now" into "wait". */
 #define OPT_TIME_EPS_S 1e-6
-/* Slack when adding requests or memory to what a node or GPU holds (floating sums),
- * as view_node_fits_requests allows. */
-#define OPT_FIT_EPS 1e-9
 
 struct opt_key {
     double key;   /* sort key, ascending */
@@ -205,8 +202,8 @@ static bool opt_can_host(struct opt_state *st, const struct view *v, uint32_t j,
 {
     const struct node *nd = &v->cl->nodes[n];
     const struct job *jb = view_job(v, j);
-    if (nd->gpu_count < jb->gpus || nd->cpus + OPT_FIT_EPS < jb->cpus ||
-        nd->mem_gib + OPT_FIT_EPS < jb->mem_gib)
+    if (nd->gpu_count < jb->gpus || nd->cpus + VIEW_FIT_EPS < jb->cpus ||
+        nd->mem_gib + VIEW_FIT_EPS < jb->mem_gib)
         return false;
     opt_est(st, v, j, nd->type, run_s, mem_gib);
     return *mem_gib <= v->cl->types[nd->type].mem_gib;
@@ -232,8 +229,8 @@ static double opt_len(struct opt_state *st, const struct view *v, uint32_t j)
         double best = INFINITY, run, mem;
         for (size_t i = 0; i < st->n_grp; i++) {
             const struct opt_group *g = &st->grp[i];
-            if (g->max_gpus < jb->gpus || g->max_cpus + OPT_FIT_EPS < jb->cpus ||
-                g->max_mem_gib + OPT_FIT_EPS < jb->mem_gib)
+            if (g->max_gpus < jb->gpus || g->max_cpus + VIEW_FIT_EPS < jb->cpus ||
+                g->max_mem_gib + VIEW_FIT_EPS < jb->mem_gib)
                 continue;
             opt_est(st, v, j, g->type, &run, &mem);
             if (run >= best || mem > v->cl->types[g->type].mem_gib)
@@ -731,8 +728,8 @@ static bool opt_fits_now(const struct opt_state *st, const struct view *v, uint3
     double now = v->now, gpu_mem = v->cl->types[nd->type].mem_gib;
     if (st->ready[n] > now || st->alone[n] != VIEW_NONE || !view_node_below_cpu_threshold(v, n))
         return false; /* (the scrape may be live: a standing plan checks it again) */
-    if (v->node_cpus_req[n] + st->cpus_now[n] + jb->cpus > nd->cpus + OPT_FIT_EPS ||
-        v->node_mem_req_gib[n] + st->mem_now[n] + jb->mem_gib > nd->mem_gib + OPT_FIT_EPS)
+    if (v->node_cpus_req[n] + st->cpus_now[n] + jb->cpus > nd->cpus + VIEW_FIT_EPS ||
+        v->node_mem_req_gib[n] + st->mem_now[n] + jb->mem_gib > nd->mem_gib + VIEW_FIT_EPS)
         return false;
     /* Alone: no job of the bookkeeping or of this plan on the node (every job holds a
      * GPU, so the GPU test below finds them; requests catch them sooner). */
@@ -742,7 +739,7 @@ static bool opt_fits_now(const struct opt_state *st, const struct view *v, uint3
     uint32_t k = 0;
     for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++) {
         bool ok = st->free_now[g] && now + dur <= st->gap_end[g] + OPT_TIME_EPS_S &&
-                  mem <= gpu_mem - v->gpu_assigned_mem_gib[g] + OPT_FIT_EPS;
+                  mem <= gpu_mem - v->gpu_assigned_mem_gib[g] + VIEW_FIT_EPS;
         if (ok && k < jb->gpus)
             gpu[k++] = g;
         else if (!ok && alone)
@@ -764,8 +761,8 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint3
     for (uint32_t i = 0; i < st->n_grp; i++) {
         const struct opt_group *g = &st->grp[i];
         double run, mem;
-        if (g->max_gpus < jb->gpus || g->max_cpus + OPT_FIT_EPS < jb->cpus ||
-            g->max_mem_gib + OPT_FIT_EPS < jb->mem_gib)
+        if (g->max_gpus < jb->gpus || g->max_cpus + VIEW_FIT_EPS < jb->cpus ||
+            g->max_mem_gib + VIEW_FIT_EPS < jb->mem_gib)
             continue;
         opt_est(st, v, j, g->type, &run, &mem);
         if (mem > cl->types[g->type].mem_gib)

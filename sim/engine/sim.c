@@ -41,9 +41,6 @@ const char *const job_state_name[JS_NSTATES] = {
  * and its transfer's completion (net.c uses 2j + 1). */
 #define SIM_KEY_END(j) (2 * (uint32_t)(j))
 
-/* Slack when comparing requested resources with capacity (floating sums). */
-#define SIM_FIT_EPS 1e-9
-
 static uint32_t job_nslots(const struct job *jb)
 {
     return jb->gpus < CLUSTER_MAX_NODE_GPUS ? jb->gpus : CLUSTER_MAX_NODE_GPUS;
@@ -177,7 +174,7 @@ static void update_node_util(struct sim *s, uint32_t n, double delta_cpus)
     const struct node *nd = &s->cl->nodes[n];
     mark_node(s, n);
     s->node_cpus_run[n] += delta_cpus;
-    if (s->node_cpus_run[n] < SIM_FIT_EPS)
+    if (s->node_cpus_run[n] < VIEW_FIT_EPS)
         s->node_cpus_run[n] = 0;
     double u = s->node_cpus_run[n] / nd->cpus;
     s->node_cpu_util[n] = u > 1.0 ? 1.0 : u;
@@ -276,15 +273,15 @@ static void learn(struct sim *s, uint32_t j)
     r->known_active = 0;
     s->bk_node_cpus[r->node] -= jb->cpus;
     s->bk_node_mem[r->node] -= jb->mem_gib;
-    if (s->bk_node_cpus[r->node] < SIM_FIT_EPS)
+    if (s->bk_node_cpus[r->node] < VIEW_FIT_EPS)
         s->bk_node_cpus[r->node] = 0;
-    if (s->bk_node_mem[r->node] < SIM_FIT_EPS)
+    if (s->bk_node_mem[r->node] < VIEW_FIT_EPS)
         s->bk_node_mem[r->node] = 0;
     for (uint32_t k = 0; k < job_nslots(jb); k++) {
         uint32_t g = s->slots[s->slot_first[j] + k].gpu;
         s->bk_gpu_assigned[g]--;
         s->bk_gpu_mem[g] -= r->bk_mem_gib;
-        if (s->bk_gpu_assigned[g] == 0 || s->bk_gpu_mem[g] < SIM_FIT_EPS)
+        if (s->bk_gpu_assigned[g] == 0 || s->bk_gpu_mem[g] < VIEW_FIT_EPS)
             s->bk_gpu_mem[g] = 0;
     }
     s->job_active[j] = 0;
@@ -432,7 +429,7 @@ static void on_peak(struct sim *s, uint32_t j)
         s->site_mem_gib[site_of_gpu(s, g)] += r->peak_gib;
         mark_gpu(s, g);
         double cap = s->cl->types[s->cl->nodes[s->cl->gpu_node[g]].type].mem_gib;
-        if (s->gpu_mem_gib[g] > cap + SIM_FIT_EPS)
+        if (s->gpu_mem_gib[g] > cap + VIEW_FIT_EPS)
             over = true;
     }
     s->last_change_s = s->now;
@@ -620,8 +617,8 @@ static void check_placement(const struct sim *s, const struct placement *p)
                 if (p->gpu[m] == p->gpu[k])
                     snprintf(why, sizeof why, "GPU %u given twice", p->gpu[k]);
         }
-        if (!why[0] && (s->node_cpus_held[p->node] + jb->cpus > nd->cpus + SIM_FIT_EPS ||
-                        s->node_mem_held[p->node] + jb->mem_gib > nd->mem_gib + SIM_FIT_EPS))
+        if (!why[0] && (s->node_cpus_held[p->node] + jb->cpus > nd->cpus + VIEW_FIT_EPS ||
+                        s->node_mem_held[p->node] + jb->mem_gib > nd->mem_gib + VIEW_FIT_EPS))
             snprintf(why, sizeof why, "node %u has not the CPU or memory job %u requests", p->node,
                      p->job);
     }

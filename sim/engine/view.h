@@ -16,6 +16,10 @@
 
 #define VIEW_NONE UINT32_MAX
 
+/* Slack when comparing requested CPU or memory (floating sums) with a capacity, or a
+ * remainder with zero: one value for the engine's checks and the policies' alike. */
+#define VIEW_FIT_EPS 1e-9
+
 struct predictor;
 struct net;
 struct view_memo;
@@ -106,8 +110,8 @@ static inline bool view_node_fits_requests(const struct view *v, uint32_t node, 
 {
     const struct node *n = &v->cl->nodes[node];
     const struct job *jb = view_job(v, j);
-    return v->node_cpus_req[node] + jb->cpus <= n->cpus + 1e-9 &&
-           v->node_mem_req_gib[node] + jb->mem_gib <= n->mem_gib + 1e-9;
+    return v->node_cpus_req[node] + jb->cpus <= n->cpus + VIEW_FIT_EPS &&
+           v->node_mem_req_gib[node] + jb->mem_gib <= n->mem_gib + VIEW_FIT_EPS;
 }
 
 /* True when the last scrape showed the GPU idle: no utilisation and no memory in use. */
