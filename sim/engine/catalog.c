@@ -9,11 +9,12 @@
  * they give on the embedded data, in docs/catalogue.md. */
 #include "catalog.h"
 
+#include "../base/csvrow.h"
 #include "../base/embed.h"
 #include "../base/util.h"
 
 #include <cjson/cJSON.h>
-#include <csv.h>
+#include <inttypes.h>
 #include <ctype.h>
 #include <gsl/gsl_multifit.h>
 #include <gsl/gsl_sort_double.h>
@@ -223,30 +224,18 @@ struct csv_row {
 struct csv_table {
     struct csv_row *rows;
     size_t nrows, cap;
-    char **cur; /* fields of the record being read */
-    size_t ncur, curcap;
-    size_t line; /* line being fed to the parser */
 };
 
-static void csv_on_field(void *s, size_t len, void *data)
+/* Keeps a copy of each record, with the line on which it ends. */
+static int csv_on_row(void *ctx, const struct csvrow *row)
 {
-    struct csv_table *t = data;
-    char *f = cpn_malloc(len + 1);
-    if (len)
-        memcpy(f, s, len);
-    f[len] = '\0';
-    cpn_grow((void **)&t->cur, &t->curcap, t->ncur + 1, sizeof *t->cur);
-    t->cur[t->ncur++] = f;
-}
-
-static void csv_on_record(int term, void *data)
-{
-    (void)term;
-    struct csv_table *t = data;
+    struct csv_table *t = ctx;
+    char **f = cpn_malloc(row->n * sizeof *f);
+    for (size_t k = 0; k < row->n; k++)
+        f[k] = cpn_strdup(row->f[k]);
     cpn_grow((void **)&t->rows, &t->cap, t->nrows + 1, sizeof *t->rows);
-    t->rows[t->nrows++] = (struct csv_row){.line = t->line, .n = t->ncur, .f = t->cur};
-    t->cur = NULL;
-    t->ncur = t->curcap = 0;
+    t->rows[t->nrows++] = (struct csv_row){.line = (size_t)row->end_line, .n = row->n, .f = f};
+    return CPN_OK;
 }
 
 static void csv_table_free(struct csv_table *t)
@@ -256,40 +245,28 @@ static void csv_table_free(struct csv_table *t)
             free(t->rows[i].f[j]);
         free(t->rows[i].f);
     }
-    for (size_t j = 0; j < t->ncur; j++)
-        free(t->cur[j]);
-    free(t->cur);
     free(t->rows);
     memset(t, 0, sizeof *t);
 }
 
-/* Reads a whole CSV text, feeding it to libcsv a line at a time so that each record
- * knows its line. Blank lines are skipped. Every data row must have as many fields as
- * the header. Returns 0, or CPN_EINPUT with "name:line: ..." (the table is then empty). */
+/* Reads a whole CSV text (up to its first NUL) through the CSV row reader. Blank
+ * lines are skipped. Every data row must have as many fields as the header. Returns
+ * 0, or CPN_EINPUT with "name:line: ..." (the table is then empty). */
 static int csv_read(struct csv_table *t, const char *name, const char *buf, char *err,
                     size_t errlen)
 {
-    struct csv_parser p;
     memset(t, 0, sizeof *t);
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
-        cpn_panic(__FILE__, __LINE__, "csv_init failed");
-    size_t left = strlen(buf);
-    const char *s = buf;
-    int rc = CPN_OK;
-    while (left && rc == CPN_OK) {
-        const char *nl = memchr(s, '\n', left);
-        size_t len = nl ? (size_t)(nl - s) + 1 : left;
-        t->line++;
-        if (csv_parse(&p, s, len, csv_on_field, csv_on_record, t) != len)
-            rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:%zu: malformed CSV: %s", name, t->line,
-                          csv_strerror(csv_error(&p)));
-        s += len;
-        left -= len;
-    }
-    if (rc == CPN_OK && csv_fini(&p, csv_on_field, csv_on_record, t) != 0)
-        rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:%zu: malformed CSV: unterminated quoted field",
-                      name, t->line);
-    csv_free(&p);
+    struct csvrow_reader r;
+    csvrow_init(&r, CSVROW_TRIM, csv_on_row, t);
+    int rc = csvrow_feed(&r, buf, strlen(buf));
+    if (rc == CPN_OK)
+        rc = csvrow_finish(&r);
+    if (rc != CPN_OK)
+        rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:%" PRIu64 ": malformed CSV: %s", name,
+                      csvrow_line(&r),
+                      csvrow_syntax(&r) == CSVROW_UNTERMINATED ? "unterminated quoted field"
+                                                               : csvrow_strerror(&r));
+    csvrow_free(&r);
     if (rc == CPN_OK && t->nrows == 0)
         rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:1: header: the file is empty", name);
     for (size_t i = 1; rc == CPN_OK && i < t->nrows; i++)

@@ -23,10 +23,10 @@
 #include "../engine/cluster.h"
 #include "jobin.h"
 #include "trace.h"
+#include "../base/csvrow.h"
 #include "../base/util.h"
 
 #include <cjson/cJSON.h>
-#include <csv.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -143,87 +143,33 @@ static void tally_print(const struct tally *t, FILE *f, const char *cmd, const c
 typedef int (*row_fn)(void *ctx, char **f, size_t nf, uint64_t line);
 
 struct icsv {
-    const char *name;
     row_fn fn;
     void *ctx;
-    char *err;
-    size_t errlen;
-    int rc;
-    uint64_t line;
-    bool pending_cr;
-    uint64_t row_line;
-    char *buf;
-    size_t len, cap;
-    size_t *off;
-    size_t nf, fcap;
 };
 
-static void icsv_field(void *s, size_t n, void *data)
+static int icsv_row(void *ctx, const struct csvrow *row)
 {
-    struct icsv *c = data;
-    if (c->rc)
-        return;
-    const char *f = n ? s : "";
-    if (c->nf == 0)
-        c->row_line = c->line;
-    c->pending_cr = false;
-    cpn_grow((void **)&c->buf, &c->cap, c->len + n + 1, 1);
-    memcpy(c->buf + c->len, f, n);
-    c->buf[c->len + n] = '\0';
-    cpn_grow((void **)&c->off, &c->fcap, c->nf + 1, sizeof *c->off);
-    c->off[c->nf++] = c->len;
-    c->len += n + 1;
-    for (size_t i = 0; i < n; i++)
-        if (f[i] == '\r' || (f[i] == '\n' && (i == 0 || f[i - 1] != '\r')))
-            c->line++;
+    const struct icsv *c = ctx;
+    return c->fn(c->ctx, row->f, row->n, row->line[0]);
 }
 
-static void icsv_record(int ch, void *data)
-{
-    struct icsv *c = data;
-    if (!c->rc && c->nf) {
-        char **fields = cpn_malloc(c->nf * sizeof *fields);
-        for (size_t i = 0; i < c->nf; i++)
-            fields[i] = c->buf + c->off[i];
-        c->rc = c->fn(c->ctx, fields, c->nf, c->row_line);
-        free(fields);
-    }
-    c->nf = 0;
-    c->len = 0;
-    if (ch == '\r') {
-        c->line++;
-        c->pending_cr = true;
-    } else if (ch == '\n') {
-        if (!c->pending_cr)
-            c->line++;
-        c->pending_cr = false;
-    }
-}
-
-/* Calls fn on each non-blank record of buf. Returns 0, fn's error, or CPN_EINPUT for
- * bad quoting. */
+/* Calls fn on each non-blank record of buf with the line it begins on. Returns 0,
+ * fn's error, or CPN_EINPUT for bad quoting. */
 static int icsv_parse(const char *name, const char *buf, size_t len, row_fn fn, void *ctx,
                       char *err, size_t errlen)
 {
-    struct icsv c = {.name = name, .fn = fn, .ctx = ctx, .err = err, .errlen = errlen, .line = 1};
-    struct csv_parser p;
-    CPN_ASSERT(csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_REPALL_NL) == 0);
-    csv_set_realloc_func(&p, cpn_realloc);
-    csv_set_free_func(&p, free);
-    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
-        buf += 3;
-        len -= 3;
-    }
-    size_t done = csv_parse(&p, buf, len, icsv_field, icsv_record, &c);
-    if (!c.rc && done < len)
-        c.rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:%" PRIu64 ": CSV: bad quoting", name, c.line);
-    if (!c.rc && csv_fini(&p, icsv_field, icsv_record, &c) != 0 && !c.rc)
-        c.rc = cpn_fail(err, errlen, CPN_EINPUT,
-                        "%s:%" PRIu64 ": CSV: unterminated quoted field", name, c.line);
-    csv_free(&p);
-    free(c.buf);
-    free(c.off);
-    return c.rc;
+    struct icsv c = {fn, ctx};
+    struct csvrow_reader r;
+    csvrow_init(&r, CSVROW_TRIM | CSVROW_BOM, icsv_row, &c);
+    int rc = csvrow_feed(&r, buf, len);
+    if (!rc)
+        rc = csvrow_finish(&r);
+    if (rc && csvrow_syntax(&r) != CSVROW_SYNTAX_OK)
+        rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:%" PRIu64 ": CSV: %s", name, csvrow_line(&r),
+                      csvrow_syntax(&r) == CSVROW_UNTERMINATED ? "unterminated quoted field"
+                                                               : "bad quoting");
+    csvrow_free(&r);
+    return rc;
 }
 
 /* Trims blanks in place (the sources pad some cells). */

@@ -1,13 +1,9 @@
 /* trace: the job queue and its CSV form.
  *
- * The reader streams. The input is read in fixed-size chunks and fed to libcsv,
- * whose callbacks deliver one field at a time and then signal the end of the record.
- * A record's fields are copied into a scratch buffer that the next record reuses, so
- * memory grows with the jobs kept, not with the file. libcsv does not count lines,
- * so the reader does: unquoted line ends arrive through the record callback
- * (CSV_REPALL_NL makes it report blank lines too, which are then skipped) and line
- * ends inside quoted fields are counted in the field's text. A message names the line
- * on which the offending field begins.
+ * The reader streams. The input is read in fixed-size chunks and fed to the CSV row
+ * reader (sim/base/csvrow.c), which keeps only the record being read, so memory
+ * grows with the jobs kept, not with the file. A message names the line on which the
+ * offending field begins.
  *
  * Each record's cells go as text to the job schema (sim/io/jobin.c), which checks
  * them in the header's column order, so the CSV, JSON and YAML readers and the
@@ -23,6 +19,7 @@
 
 #include "../engine/catalog.h"
 #include "jobin.h"
+#include "../base/csvrow.h"
 #include "../base/util.h"
 
 #include <csv.h>
@@ -40,7 +37,6 @@ enum {
     TRACE_WHOLE_BUF = 24,          /* room for any uint64_t in decimal */
     TRACE_LABEL_BUF = 32,          /* room for "field N" and "column N" */
 };
-static const char trace_bom[] = "\xEF\xBB\xBF"; /* UTF-8 byte-order mark, skipped */
 
 /* The header's marker for an x_* column, which is skipped. */
 enum { TRACE_COL_IGNORED = -1 };
@@ -50,22 +46,10 @@ enum { TRACE_COL_IGNORED = -1 };
 
 struct rd {
     const char *name;
-    const struct catalog *cat;
     char *err;
     size_t errlen;
-    int rc; /* the first error; later callbacks do nothing */
-
-    struct csv_parser p;
-    bool started;     /* the first bytes were seen (a BOM is skipped there) */
-    uint64_t line;    /* line of the next byte to be parsed */
-    bool pending_cr;  /* the last line end was an unquoted CR: a following LF is its pair */
-
-    /* The current record: field k is buf + foff[k], beginning on line fline[k]. */
-    char *buf;
-    size_t buf_len, buf_cap;
-    size_t *foff;
-    uint64_t *fline;
-    size_t nf, fcap;
+    int rc; /* the first error */
+    struct csvrow_reader csv;
 
     /* The header. */
     bool have_header;
@@ -73,8 +57,7 @@ struct rd {
     int *col_of; /* per header column: its enum jobin_field, or TRACE_COL_IGNORED */
     int *order;  /* the fields of the columns not ignored, in header order */
     size_t norder;
-    char *hdr;   /* the header's names (a copy of buf) */
-    size_t *hdr_off;
+    char **hdr;  /* the header's names */
 
     struct jobin *b; /* the jobs read so far */
 };
@@ -94,86 +77,37 @@ static int rd_fail(struct rd *r, uint64_t line, const char *column, const char *
     return r->rc;
 }
 
-/* The label of field k of the current record in messages: its header name, "header"
- * while the header is being read, or "field N" past the header's columns. */
+/* The label of field k of a record in messages: its header name, "header" while the
+ * header is being read, or "field N" past the header's columns. */
 static const char *rd_label(const struct rd *r, size_t k, char *tmp, size_t tmplen)
 {
     if (!r->have_header)
         return "header";
     if (k < r->ncols)
-        return r->hdr + r->hdr_off[k];
+        return r->hdr[k];
     snprintf(tmp, tmplen, "field %zu", k + 1);
     return tmp;
 }
 
-/* Counts the line ends in a field (CR LF, CR or LF each count once). Returns
- * SIZE_MAX when the field holds a NUL byte. One pass: fields are short. */
-static size_t scan_field(const char *s, size_t n)
-{
-    size_t c = 0;
-    for (size_t i = 0; i < n; i++) {
-        char ch = s[i];
-        if (ch > '\r')
-            continue;
-        if (ch == '\0')
-            return SIZE_MAX;
-        if (ch == '\r' || (ch == '\n' && (i == 0 || s[i - 1] != '\r')))
-            c++;
-    }
-    return c;
-}
-
-static void rd_on_field(void *s, size_t n, void *data)
-{
-    struct rd *r = data;
-    if (r->rc)
-        return;
-    const char *f = n ? s : "";
-    r->pending_cr = false;
-    size_t ends = scan_field(f, n);
-    if (ends == SIZE_MAX) {
-        char tmp[TRACE_LABEL_BUF];
-        rd_fail(r, r->line, rd_label(r, r->nf, tmp, sizeof tmp), "contains a NUL byte");
-        return;
-    }
-    if (r->nf == r->fcap) { /* foff and fline share fcap */
-        size_t cap = r->fcap;
-        cpn_grow((void **)&r->foff, &cap, r->nf + 1, sizeof *r->foff);
-        r->fline = cpn_realloc(r->fline, cap * sizeof *r->fline);
-        r->fcap = cap;
-    }
-    cpn_grow((void **)&r->buf, &r->buf_cap, r->buf_len + n + 1, 1);
-    memcpy(r->buf + r->buf_len, f, n);
-    r->buf[r->buf_len + n] = '\0';
-    r->foff[r->nf] = r->buf_len;
-    r->fline[r->nf] = r->line;
-    r->buf_len += n + 1;
-    r->nf++;
-    r->line += ends;
-}
-
-static const char *rd_field(const struct rd *r, size_t k) { return r->buf + r->foff[k]; }
-
-static int rd_header(struct rd *r)
+static int rd_header(struct rd *r, const struct csvrow *row)
 {
     size_t at[JOBIN_NFIELDS];
     for (size_t c = 0; c < JOBIN_NFIELDS; c++)
         at[c] = SIZE_MAX;
-    r->ncols = r->nf;
+    r->ncols = row->n;
     r->col_of = cpn_malloc(r->ncols * sizeof *r->col_of);
     r->order = cpn_malloc(r->ncols * sizeof *r->order);
-    r->hdr = cpn_malloc(r->buf_len);
-    memcpy(r->hdr, r->buf, r->buf_len);
-    r->hdr_off = cpn_malloc(r->ncols * sizeof *r->hdr_off);
-    memcpy(r->hdr_off, r->foff, r->ncols * sizeof *r->hdr_off);
+    r->hdr = cpn_malloc(r->ncols * sizeof *r->hdr);
+    for (size_t k = 0; k < r->ncols; k++)
+        r->hdr[k] = cpn_strdup(row->f[k]);
     r->have_header = true;
 
     for (size_t k = 0; k < r->ncols; k++) {
-        const char *name = rd_field(r, k);
+        const char *name = row->f[k];
         if (!*name) {
             char tmp[TRACE_LABEL_BUF];
             snprintf(tmp, sizeof tmp, "column %zu", k + 1);
-            return rd_fail(r, r->fline[k], tmp, "empty column name");
+            return rd_fail(r, row->line[k], tmp, "empty column name");
         }
         if (strncmp(name, "x_", 2) == 0) {
             r->col_of[k] = TRACE_COL_IGNORED;
@@ -181,10 +115,10 @@ static int rd_header(struct rd *r)
         }
         int c = jobin_field_find(name);
         if (c < 0)
-            return rd_fail(r, r->fline[k], name,
+            return rd_fail(r, row->line[k], name,
                            "unknown column (prefix it with x_ to have it ignored)");
         if (at[c] != SIZE_MAX)
-            return rd_fail(r, r->fline[k], name, "duplicate column (also column %zu)",
+            return rd_fail(r, row->line[k], name, "duplicate column (also column %zu)",
                            at[c] + 1);
         at[c] = k;
         r->col_of[k] = c;
@@ -192,56 +126,31 @@ static int rd_header(struct rd *r)
     }
     for (int c = 0; c < JOBIN_NFIELDS; c++)
         if (jobin_field_required(c) && at[c] == SIZE_MAX)
-            return rd_fail(r, r->fline[0], jobin_field_name(c), "missing required column");
+            return rd_fail(r, row->line[0], jobin_field_name(c), "missing required column");
     return CPN_OK;
 }
 
-static int rd_row(struct rd *r)
+/* The header, then one job per record. */
+static int rd_on_row(void *ctx, const struct csvrow *row)
 {
+    struct rd *r = ctx;
+    if (!r->have_header)
+        return rd_header(r, row);
     char tmp[TRACE_LABEL_BUF];
-    if (r->nf < r->ncols)
-        return rd_fail(r, r->fline[r->nf - 1], rd_label(r, r->nf, tmp, sizeof tmp),
-                       "missing (the row has %zu fields, the header %zu)", r->nf, r->ncols);
-    if (r->nf > r->ncols)
-        return rd_fail(r, r->fline[r->ncols], rd_label(r, r->ncols, tmp, sizeof tmp),
-                       "extra field (the row has %zu fields, the header %zu)", r->nf, r->ncols);
+    if (row->n < r->ncols)
+        return rd_fail(r, row->line[row->n - 1], rd_label(r, row->n, tmp, sizeof tmp),
+                       "missing (the row has %zu fields, the header %zu)", row->n, r->ncols);
+    if (row->n > r->ncols)
+        return rd_fail(r, row->line[r->ncols], rd_label(r, r->ncols, tmp, sizeof tmp),
+                       "extra field (the row has %zu fields, the header %zu)", row->n, r->ncols);
     /* Every cell is text, checked by the job schema in the header's column order. */
-    struct jobin_row row = {.line = r->fline[0]};
+    struct jobin_row jr = {.line = row->line[0]};
     for (size_t k = 0; k < r->ncols; k++)
         if (r->col_of[k] != TRACE_COL_IGNORED)
-            row.f[r->col_of[k]] = (struct jobin_val){
-                .kind = JOBIN_TEXT, .text = rd_field(r, k), .line = r->fline[k]};
-    r->rc = jobin_add_in(r->b, &row, r->order, r->norder, r->err, r->errlen);
+            jr.f[r->col_of[k]] = (struct jobin_val){
+                .kind = JOBIN_TEXT, .text = row->f[k], .line = row->line[k]};
+    r->rc = jobin_add_in(r->b, &jr, r->order, r->norder, r->err, r->errlen);
     return r->rc;
-}
-
-static void rd_on_record(int c, void *data)
-{
-    struct rd *r = data;
-    if (r->rc)
-        return;
-    if (r->nf) { /* a blank line delivers no field and is skipped */
-        if (r->have_header)
-            rd_row(r);
-        else
-            rd_header(r);
-        r->nf = 0;
-        r->buf_len = 0;
-    }
-    if (c == '\r') {
-        r->line++;
-        r->pending_cr = true;
-    } else if (c == '\n') {
-        if (!r->pending_cr)
-            r->line++;
-        r->pending_cr = false;
-    }
-}
-
-static int rd_space(unsigned char c)
-{
-    (void)c;
-    return 0; /* nothing is trimmed: blanks around a number are an error */
 }
 
 static void rd_begin(struct rd *r, const char *name, const struct catalog *cat, char *err,
@@ -249,61 +158,52 @@ static void rd_begin(struct rd *r, const char *name, const struct catalog *cat, 
 {
     memset(r, 0, sizeof *r);
     r->name = name;
-    r->cat = cat;
     r->err = err;
     r->errlen = errlen;
-    r->line = 1;
     r->b = jobin_create(name, cat);
-    CPN_ASSERT(csv_init(&r->p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_REPALL_NL) ==
-               0);
-    csv_set_space_func(&r->p, rd_space);
-    csv_set_realloc_func(&r->p, cpn_realloc);
-    csv_set_free_func(&r->p, free);
+    /* Nothing is trimmed: blanks around a number are an error. */
+    csvrow_init(&r->csv, CSVROW_NUL | CSVROW_BOM, rd_on_row, r);
+}
+
+/* Words a syntax error of the CSV row reader. */
+static void rd_syntax(struct rd *r)
+{
+    char tmp[TRACE_LABEL_BUF];
+    uint64_t line = csvrow_line(&r->csv);
+    const char *label = rd_label(r, csvrow_field_index(&r->csv), tmp, sizeof tmp);
+    switch (csvrow_syntax(&r->csv)) {
+    case CSVROW_NUL_BYTE: rd_fail(r, line, label, "contains a NUL byte"); break;
+    case CSVROW_BAD_QUOTING:
+        rd_fail(r, line, label,
+                "bad quoting (a quote inside an unquoted field, or text after a closing "
+                "quote)");
+        break;
+    case CSVROW_UNTERMINATED:
+        rd_fail(r, line, label, "unterminated quoted field (its closing quote is missing)");
+        break;
+    default: rd_fail(r, line, label, "%s", csvrow_strerror(&r->csv)); break;
+    }
 }
 
 static void rd_feed(struct rd *r, const char *p, size_t n)
 {
-    if (r->rc)
-        return;
-    if (!r->started) {
-        r->started = true;
-        size_t bom = sizeof trace_bom - 1;
-        if (n >= bom && memcmp(p, trace_bom, bom) == 0) {
-            p += bom;
-            n -= bom;
-        }
-    }
-    size_t done = csv_parse(&r->p, p, n, rd_on_field, rd_on_record, r);
-    if (done < n && !r->rc) {
-        char tmp[TRACE_LABEL_BUF];
-        int e = csv_error(&r->p);
-        if (e == CSV_EPARSE)
-            rd_fail(r, r->line, rd_label(r, r->nf, tmp, sizeof tmp),
-                    "bad quoting (a quote inside an unquoted field, or text after a closing "
-                    "quote)");
-        else
-            rd_fail(r, r->line, rd_label(r, r->nf, tmp, sizeof tmp), "%s", csv_strerror(e));
-    }
+    if (!r->rc && csvrow_feed(&r->csv, p, n) && !r->rc)
+        rd_syntax(r);
 }
 
 /* Finishes the parse, frees the reader and, on success, moves the jobs into out. */
 static int rd_end(struct rd *r, const char sha256[65], struct jobset *out)
 {
-    if (!r->rc && csv_fini(&r->p, rd_on_field, rd_on_record, r) != 0 && !r->rc) {
-        char tmp[TRACE_LABEL_BUF];
-        rd_fail(r, r->line, rd_label(r, r->nf, tmp, sizeof tmp),
-                "unterminated quoted field (its closing quote is missing)");
-    }
+    if (!r->rc && csvrow_finish(&r->csv) && !r->rc)
+        rd_syntax(r);
     if (!r->rc && !r->have_header)
         r->rc = cpn_fail(r->err, r->errlen, CPN_EINPUT, "%s: empty file (no header)", r->name);
-    csv_free(&r->p);
-    free(r->buf);
-    free(r->foff);
-    free(r->fline);
+    csvrow_free(&r->csv);
+    for (size_t k = 0; r->hdr && k < r->ncols; k++)
+        free(r->hdr[k]);
+    free(r->hdr);
     free(r->col_of);
     free(r->order);
-    free(r->hdr);
-    free(r->hdr_off);
     if (r->rc) {
         jobin_destroy(r->b);
         return r->rc;
