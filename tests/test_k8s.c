@@ -3,6 +3,7 @@
  * live in tests/data/k8s/ and traces/k8s/; the tests run from the repository root. */
 #include "../sim/engine/catalog.h"
 #include "../sim/io/k8s.h"
+#include "../sim/io/k8s_quantity.h"
 #include "../sim/io/trace.h"
 #include "../sim/base/util.h"
 

@@ -28,8 +28,6 @@ enum {
     JOBIN_DIGITS_MIN = 15, /* %.15g first: short and exact for most values */
     JOBIN_DIGITS_MAX = 17, /* %.17g always reads back to the same double */
 };
-/* Whole numbers below this print the same with %.15g as plain digits. */
-#define JOBIN_PLAIN_LIMIT 1e15
 /* batch, epochs and gpus must be below 2^31, as in the CSV. */
 #define JOBIN_WHOLE_LIMIT UINT64_C(2147483648)
 /* A typed number above 2^53 may not be the whole number that was written. */
@@ -47,9 +45,6 @@ static const struct jobin_def {
     [JOBIN_ORIGIN] = {"origin", true},   [JOBIN_DURATION] = {"duration_s", false},
     [JOBIN_GPU_MEM] = {"gpu_mem_gib", false}, [JOBIN_SAMPLES] = {"samples", false},
 };
-
-/* The model written for a job that has none. */
-static const char jobin_no_model[] = "-";
 
 const char *jobin_field_name(int field)
 {
@@ -185,8 +180,8 @@ static int jr_fail(const struct jrow *r, int f, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     const struct jobin_val *v = &r->row->f[f];
-    uint32_t line = v->line ? v->line : r->row->line;
-    return cpn_fail(r->err, r->errlen, CPN_EINPUT, "%s:%" PRIu32 ": %s: %s", r->b->name, line,
+    uint64_t line = v->line ? v->line : r->row->line;
+    return cpn_fail(r->err, r->errlen, CPN_EINPUT, "%s:%" PRIu64 ": %s: %s", r->b->name, line,
                     v->label ? v->label : jobin_defs[f].name, msg);
 }
 
@@ -311,7 +306,7 @@ static int jr_model(const struct jrow *r, bool has_duration, int32_t *out)
     const struct jobin_val *v = &r->row->f[JOBIN_MODEL];
     if (v->kind == JOBIN_NUM)
         return jr_fail(r, JOBIN_MODEL, "must be text (got a number)");
-    if (v->kind == JOBIN_ABSENT || !v->text[0] || strcmp(v->text, jobin_no_model) == 0) {
+    if (v->kind == JOBIN_ABSENT || !v->text[0] || strcmp(v->text, JOBIN_NO_MODEL) == 0) {
         if (!has_duration)
             return jr_fail(r, JOBIN_MODEL, "a job without a model needs a duration_s");
         *out = -1;
@@ -324,70 +319,94 @@ static int jr_model(const struct jrow *r, bool has_duration, int32_t *out)
     return CPN_OK;
 }
 
+/* What one row's fields have given so far. */
+struct jvals {
+    struct job j;
+    const char *id, *origin;
+    uint64_t samples;
+    struct jslot *id_slot; /* the id's empty slot in b->ids */
+};
+
+/* Checks field f of the row into v. Returns 0 or CPN_EINPUT. */
+static int jr_field(const struct jrow *r, int f, bool has_duration, struct jvals *v)
+{
+    struct jobin *b = r->b;
+    struct job *j = &v->j;
+    int rc;
+    switch ((enum jobin_field)f) {
+    case JOBIN_ID:
+        rc = jr_text(r, JOBIN_ID, &v->id);
+        if (rc)
+            return rc;
+        v->id_slot = jset_slot(&b->ids, b->js.pool, v->id);
+        if (v->id_slot->off1)
+            return jr_fail(r, JOBIN_ID, "duplicate id '%.*s' (first at line %" PRIu32 ")",
+                           JOBIN_SHOW_MAX, v->id, b->js.v[v->id_slot->val].line);
+        return CPN_OK;
+    case JOBIN_SUBMIT: return jr_real(r, f, false, &j->submit_s);
+    case JOBIN_MODEL: return jr_model(r, has_duration, &j->model);
+    case JOBIN_BATCH: return jr_whole32(r, f, &j->batch);
+    case JOBIN_EPOCHS: return jr_whole32(r, f, &j->epochs);
+    case JOBIN_DATA: return jr_real(r, f, false, &j->data_gib);
+    case JOBIN_GPUS: return jr_whole32(r, f, &j->gpus);
+    case JOBIN_CPUS: return jr_real(r, f, false, &j->cpus);
+    case JOBIN_MEM: return jr_real(r, f, false, &j->mem_gib);
+    case JOBIN_IMAGE: return jr_real(r, f, false, &j->image_gib);
+    case JOBIN_ORIGIN: return jr_text(r, JOBIN_ORIGIN, &v->origin);
+    case JOBIN_DURATION: return jr_real(r, f, true, &j->duration_s);
+    case JOBIN_GPU_MEM: return jr_real(r, f, false, &j->gpu_mem_gib);
+    case JOBIN_SAMPLES: return jr_whole(r, f, 0, 0, &v->samples);
+    case JOBIN_NFIELDS: break;
+    }
+    cpn_panic(__FILE__, __LINE__, "unreachable job field");
+    return CPN_EINPUT;
+}
+
 int jobin_add(struct jobin *b, const struct jobin_row *row, char *err, size_t errlen)
 {
+    return jobin_add_in(b, row, NULL, 0, err, errlen);
+}
+
+int jobin_add_in(struct jobin *b, const struct jobin_row *row, const int *order, size_t norder,
+                 char *err, size_t errlen)
+{
     struct jrow r = {b, row, err, errlen};
-    struct job j = {.duration_s = -1, .gpu_mem_gib = -1, .line = row->line};
-    const char *id = NULL, *origin = NULL;
-    uint64_t samples = 0;
+    struct jvals v = {
+        .j = {.duration_s = -1, .gpu_mem_gib = -1,
+              .line = row->line > UINT32_MAX ? UINT32_MAX : (uint32_t)row->line},
+    };
     bool has_duration = jr_given(&row->f[JOBIN_DURATION]);
-    int rc = jr_text(&r, JOBIN_ID, &id);
-    struct jslot *id_slot = NULL;
-    if (!rc) {
-        id_slot = jset_slot(&b->ids, b->js.pool, id);
-        if (id_slot->off1)
-            rc = jr_fail(&r, JOBIN_ID, "duplicate id '%.*s' (first at line %" PRIu32 ")",
-                         JOBIN_SHOW_MAX, id, b->js.v[id_slot->val].line);
-    }
+    size_t n = order ? norder : JOBIN_NFIELDS;
+    int rc = CPN_OK;
+    for (size_t k = 0; k < n && !rc; k++)
+        rc = jr_field(&r, order ? order[k] : (int)k, has_duration, &v);
+    /* A reader with an order names every required field in it (the CSV's header). */
     if (!rc)
-        rc = jr_real(&r, JOBIN_SUBMIT, false, &j.submit_s);
-    if (!rc)
-        rc = jr_model(&r, has_duration, &j.model);
-    if (!rc)
-        rc = jr_whole32(&r, JOBIN_BATCH, &j.batch);
-    if (!rc)
-        rc = jr_whole32(&r, JOBIN_EPOCHS, &j.epochs);
-    if (!rc)
-        rc = jr_real(&r, JOBIN_DATA, false, &j.data_gib);
-    if (!rc)
-        rc = jr_whole32(&r, JOBIN_GPUS, &j.gpus);
-    if (!rc)
-        rc = jr_real(&r, JOBIN_CPUS, false, &j.cpus);
-    if (!rc)
-        rc = jr_real(&r, JOBIN_MEM, false, &j.mem_gib);
-    if (!rc)
-        rc = jr_real(&r, JOBIN_IMAGE, false, &j.image_gib);
-    if (!rc)
-        rc = jr_text(&r, JOBIN_ORIGIN, &origin);
-    if (!rc)
-        rc = jr_real(&r, JOBIN_DURATION, true, &j.duration_s);
-    if (!rc)
-        rc = jr_real(&r, JOBIN_GPU_MEM, false, &j.gpu_mem_gib);
-    if (!rc)
-        rc = jr_whole(&r, JOBIN_SAMPLES, 0, 0, &samples);
+        CPN_ASSERT(v.id && v.origin);
     if (!rc && b->js.n >= UINT32_MAX)
         rc = jr_fail(&r, JOBIN_ID, "too many jobs");
-    if (!rc && b->js.pool_len + strlen(id) + strlen(origin) + 2 > UINT32_MAX)
+    if (!rc && b->js.pool_len + strlen(v.id) + strlen(v.origin) + 2 > UINT32_MAX)
         rc = jr_fail(&r, JOBIN_ID, "the ids and origins exceed 4 GiB");
     if (rc)
         return rc;
-    j.samples = samples;
+    struct job j = v.j;
+    j.samples = v.samples;
 
-    j.id = jobset_intern(&b->js, id);
-    struct jslot *os = jset_slot(&b->origins, b->js.pool, origin);
+    j.id = jobset_intern(&b->js, v.id);
+    struct jslot *os = jset_slot(&b->origins, b->js.pool, v.origin);
     if (os->off1) {
         j.origin = os->off1 - 1;
     } else {
-        j.origin = jobset_intern(&b->js, origin);
-        os->hash = jset_hash(origin);
+        j.origin = jobset_intern(&b->js, v.origin);
+        os->hash = jset_hash(v.origin);
         os->off1 = j.origin + 1;
         b->origins.n++;
     }
     size_t idx = jobset_push(&b->js, &j);
     /* The id's slot is still valid: only the origin set grew since. */
-    id_slot->hash = jset_hash(id);
-    id_slot->off1 = j.id + 1;
-    id_slot->val = (uint32_t)idx;
+    v.id_slot->hash = jset_hash(v.id);
+    v.id_slot->off1 = j.id + 1;
+    v.id_slot->val = (uint32_t)idx;
     b->ids.n++;
     return CPN_OK;
 }

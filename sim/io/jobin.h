@@ -1,8 +1,8 @@
-/* jobin: builds a job set from field values that a reader other than the CSV one
- * has already pulled out of its input (the JSON reader, the Kubernetes YAML reader,
- * the trace importers). It applies the job CSV's rules (docs/jobs.md) with the CSV
- * reader's messages, checks that ids are unique and stores each origin name once.
- * It does not parse any file format. */
+/* jobin: the job schema. Owns the one table of job fields and their rules
+ * (docs/jobs.md, bounds in sim/engine/job.h), and builds a job set from field values
+ * that a reader has pulled out of its input (the job CSV, JSON and Kubernetes YAML
+ * readers, the trace importers): it checks every field, that ids are unique, and
+ * stores each origin name once. It does not parse any file format. */
 #ifndef CPN_JOBIN_H
 #define CPN_JOBIN_H
 
@@ -50,13 +50,14 @@ struct jobin_val {
     int kind;          /* enum jobin_kind */
     double num;        /* JOBIN_NUM */
     const char *text;  /* JOBIN_TEXT (borrowed until jobin_add returns) */
-    uint32_t line;     /* where the value starts; 0: the row's line */
+    uint64_t line;     /* where the value starts; 0: the row's line */
     const char *label; /* the field's name in messages; NULL: the CSV column name */
 };
 
 /* One job's fields, indexed by enum jobin_field. */
 struct jobin_row {
-    uint32_t line; /* where the job starts, for messages and struct job's line */
+    uint64_t line; /* where the job starts, for messages and struct job's line (which
+                    * saturates at UINT32_MAX) */
     struct jobin_val f[JOBIN_NFIELDS];
 };
 
@@ -71,6 +72,11 @@ void jobin_destroy(struct jobin *b); /* NULL is a no-op */
  * job. A JOBIN_NUM value of a whole-number field must be integral. Returns 0, or
  * CPN_EINPUT with "name:line: field: what is wrong" in err, adding nothing. */
 int jobin_add(struct jobin *b, const struct jobin_row *row, char *err, size_t errlen);
+/* Same, checking only the fields listed in order, in that order, so that the first
+ * error reported is the first in the input (the CSV reader passes its header's
+ * columns). The list must name id and origin. */
+int jobin_add_in(struct jobin *b, const struct jobin_row *row, const int *order, size_t norder,
+                 char *err, size_t errlen);
 
 /* Moves the jobs into *out (initialised; what it held is freed), with source `name`
  * and the given digest of the input bytes, and destroys the builder. With no jobs
@@ -83,6 +89,10 @@ int jobin_finish(struct jobin *b, const char sha256[65], struct jobset *out, cha
  * below 10^15 as plain digits) that reads back to the same double: the form the
  * CSV writer uses. buf needs JOBIN_REAL_BUF bytes. */
 #define JOBIN_REAL_BUF 40
+/* Whole numbers below this print the same with %.15g as plain digits. */
+#define JOBIN_PLAIN_LIMIT 1e15
+/* The model cell of a job that has no catalogue model (model -1). */
+#define JOBIN_NO_MODEL "-"
 void jobin_format_real(double v, char buf[JOBIN_REAL_BUF]);
 
 #endif

@@ -1,18 +1,15 @@
 /* trace: the job queue and its CSV form.
  *
- * The reader streams. The input is read in fixed-size chunks and fed to libcsv,
- * whose callbacks deliver one field at a time and then signal the end of the record.
- * A record's fields are copied into a scratch buffer that the next record reuses, so
- * memory grows with the jobs kept, not with the file. libcsv does not count lines,
- * so the reader does: unquoted line ends arrive through the record callback
- * (CSV_REPALL_NL makes it report blank lines too, which are then skipped) and line
- * ends inside quoted fields are counted in the field's text. A message names the line
- * on which the offending field begins.
+ * The reader streams. The input is read in fixed-size chunks and fed to the CSV row
+ * reader (sim/base/csvrow.c), which keeps only the record being read, so memory
+ * grows with the jobs kept, not with the file. A message names the line on which the
+ * offending field begins.
  *
- * The first error stops the parse. Jobs are read into a private jobset that is freed
- * on failure, so the caller's set changes only on success. Ids are checked for
- * uniqueness with an open-addressing hash set over pool offsets; a second set stores
- * each distinct origin name once in the pool.
+ * Each record's cells go as text to the job schema (sim/io/jobin.c), which checks
+ * them in the header's column order, so the CSV, JSON and YAML readers and the
+ * importers apply one set of rules. The first error stops the parse. Jobs are built
+ * in a private set that is freed on failure, so the caller's set changes only on
+ * success.
  *
  * The writer formats one row at a time into a reusable buffer and hands it to a sink:
  * a FILE for trace_write_csv, a SHA-256 context for trace_csv_sha256. Both therefore
@@ -21,6 +18,8 @@
 #include "trace.h"
 
 #include "../engine/catalog.h"
+#include "jobin.h"
+#include "../base/csvrow.h"
 #include "../base/util.h"
 
 #include <csv.h>
@@ -35,167 +34,32 @@
 /* Reader and writer tunables. */
 enum {
     TRACE_CHUNK_BYTES = 64 * 1024, /* bytes read and parsed at a time */
-    TRACE_SHOW_MAX = 40,           /* longest cell value quoted in a message */
-    TRACE_SET_MIN_SLOTS = 64,      /* first size of a hash set (a power of two) */
-    TRACE_REAL_DIGITS_MIN = 15,    /* %.15g first: short and exact for most values */
-    TRACE_REAL_DIGITS_MAX = 17,    /* %.17g always reads back to the same double */
-    TRACE_REAL_BUF = 40,           /* room for any %.17g */
+    TRACE_WHOLE_BUF = 24,          /* room for any uint64_t in decimal */
     TRACE_LABEL_BUF = 32,          /* room for "field N" and "column N" */
 };
-/* Whole numbers below this print the same with %.15g as plain integers. */
-#define TRACE_REAL_PLAIN_LIMIT 1e15
-/* batch, epochs and gpus must be below 2^31 so that they fit an int anywhere. */
-#define TRACE_WHOLE_LIMIT UINT64_C(2147483648)
-static const char trace_bom[] = "\xEF\xBB\xBF"; /* UTF-8 byte-order mark, skipped */
 
-/* ------------------------------------------------------------------------- */
-/* Columns. The enum order is the order trace_write_csv writes them in. */
-
-enum col {
-    COL_ID,
-    COL_SUBMIT,
-    COL_MODEL,
-    COL_BATCH,
-    COL_EPOCHS,
-    COL_DATA,
-    COL_GPUS,
-    COL_CPUS,
-    COL_MEM,
-    COL_IMAGE,
-    COL_ORIGIN,
-    COL_DURATION,
-    COL_GPU_MEM,
-    COL_SAMPLES,
-    COL_COUNT,
-    COL_IGNORED = COL_COUNT, /* an x_* column */
-};
-
-static const struct col_def {
-    const char *name;
-    bool required;
-} trace_cols[COL_COUNT] = {
-    [COL_ID] = {"id", true},
-    [COL_SUBMIT] = {"submit_s", true},
-    [COL_MODEL] = {"model", true},
-    [COL_BATCH] = {"batch", true},
-    [COL_EPOCHS] = {"epochs", true},
-    [COL_DATA] = {"data_gib", true},
-    [COL_GPUS] = {"gpus", true},
-    [COL_CPUS] = {"cpus", true},
-    [COL_MEM] = {"mem_gib", true},
-    [COL_IMAGE] = {"image_gib", true},
-    [COL_ORIGIN] = {"origin", true},
-    [COL_DURATION] = {"duration_s", false},
-    [COL_GPU_MEM] = {"gpu_mem_gib", false},
-    [COL_SAMPLES] = {"samples", false},
-};
-
-/* The model cell of a job that has no catalogue model (written for model -1). */
-static const char trace_no_model[] = "-";
-
-/* ------------------------------------------------------------------------- */
-/* A set of pool strings: open addressing, linear probing, load at most 1/2. */
-
-struct strset {
-    struct strslot {
-        uint32_t hash;
-        uint32_t off1; /* pool offset + 1; 0 marks an empty slot */
-        uint32_t val;  /* the user's value (a job index for ids) */
-    } *slot;
-    size_t cap, n; /* cap is 0 or a power of two */
-};
-
-static uint32_t str_hash(const char *s)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
-/* Returns the slot holding s, or the empty slot where it would go. */
-static struct strslot *strset_find(const struct strset *set, const char *pool, const char *s,
-                                   uint32_t h)
-{
-    size_t mask = set->cap - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-        struct strslot *sl = &set->slot[i];
-        if (!sl->off1 || (sl->hash == h && strcmp(pool + sl->off1 - 1, s) == 0))
-            return sl;
-    }
-}
-
-static void strset_grow(struct strset *set)
-{
-    if (2 * (set->n + 1) <= set->cap)
-        return;
-    struct strset big = {.cap = set->cap ? 2 * set->cap : TRACE_SET_MIN_SLOTS};
-    big.slot = cpn_calloc(big.cap, sizeof *big.slot);
-    for (size_t i = 0; i < set->cap; i++) {
-        const struct strslot *sl = &set->slot[i];
-        if (!sl->off1)
-            continue;
-        size_t mask = big.cap - 1, k = sl->hash & mask;
-        while (big.slot[k].off1)
-            k = (k + 1) & mask;
-        big.slot[k] = *sl;
-    }
-    big.n = set->n;
-    free(set->slot);
-    *set = big;
-}
-
-/* Makes room for one more string and returns the slot holding s, or the empty slot
- * where s goes (fill it with strset_fill before the set changes again). */
-static struct strslot *strset_slot(struct strset *set, const char *pool, const char *s)
-{
-    strset_grow(set);
-    return strset_find(set, pool, s, str_hash(s));
-}
-
-/* Fills the empty slot returned for the pool string at off. */
-static void strset_fill(struct strset *set, struct strslot *sl, const char *pool, uint32_t off,
-                        uint32_t val)
-{
-    CPN_ASSERT(!sl->off1);
-    sl->hash = str_hash(pool + off);
-    sl->off1 = off + 1;
-    sl->val = val;
-    set->n++;
-}
+/* The header's marker for an x_* column, which is skipped. */
+enum { TRACE_COL_IGNORED = -1 };
 
 /* ------------------------------------------------------------------------- */
 /* The reader. */
 
 struct rd {
     const char *name;
-    const struct catalog *cat;
     char *err;
     size_t errlen;
-    int rc; /* the first error; later callbacks do nothing */
-
-    struct csv_parser p;
-    bool started;     /* the first bytes were seen (a BOM is skipped there) */
-    uint64_t line;    /* line of the next byte to be parsed */
-    bool pending_cr;  /* the last line end was an unquoted CR: a following LF is its pair */
-
-    /* The current record: field k is buf + foff[k], beginning on line fline[k]. */
-    char *buf;
-    size_t buf_len, buf_cap;
-    size_t *foff;
-    uint64_t *fline;
-    size_t nf, fcap;
+    int rc; /* the first error */
+    struct csvrow_reader csv;
 
     /* The header. */
     bool have_header;
     size_t ncols;
-    enum col *col_of; /* per header column */
-    char *hdr;        /* the header's names (a copy of buf) */
-    size_t *hdr_off;
+    int *col_of; /* per header column: its enum jobin_field, or TRACE_COL_IGNORED */
+    int *order;  /* the fields of the columns not ignored, in header order */
+    size_t norder;
+    char **hdr;  /* the header's names */
 
-    struct jobset js; /* the jobs read so far */
-    struct strset ids;     /* val: job index */
-    struct strset origins; /* val unused */
+    struct jobin *b; /* the jobs read so far */
 };
 
 /* Writes "name:line: column: message" as the error. Returns CPN_EINPUT. */
@@ -213,302 +77,80 @@ static int rd_fail(struct rd *r, uint64_t line, const char *column, const char *
     return r->rc;
 }
 
-/* The label of field k of the current record in messages: its header name, "header"
- * while the header is being read, or "field N" past the header's columns. */
+/* The label of field k of a record in messages: its header name, "header" while the
+ * header is being read, or "field N" past the header's columns. */
 static const char *rd_label(const struct rd *r, size_t k, char *tmp, size_t tmplen)
 {
     if (!r->have_header)
         return "header";
     if (k < r->ncols)
-        return r->hdr + r->hdr_off[k];
+        return r->hdr[k];
     snprintf(tmp, tmplen, "field %zu", k + 1);
     return tmp;
 }
 
-/* Counts the line ends in a field (CR LF, CR or LF each count once). Returns
- * SIZE_MAX when the field holds a NUL byte. One pass: fields are short. */
-static size_t scan_field(const char *s, size_t n)
+static int rd_header(struct rd *r, const struct csvrow *row)
 {
-    size_t c = 0;
-    for (size_t i = 0; i < n; i++) {
-        char ch = s[i];
-        if (ch > '\r')
-            continue;
-        if (ch == '\0')
-            return SIZE_MAX;
-        if (ch == '\r' || (ch == '\n' && (i == 0 || s[i - 1] != '\r')))
-            c++;
-    }
-    return c;
-}
-
-static void rd_on_field(void *s, size_t n, void *data)
-{
-    struct rd *r = data;
-    if (r->rc)
-        return;
-    const char *f = n ? s : "";
-    r->pending_cr = false;
-    size_t ends = scan_field(f, n);
-    if (ends == SIZE_MAX) {
-        char tmp[TRACE_LABEL_BUF];
-        rd_fail(r, r->line, rd_label(r, r->nf, tmp, sizeof tmp), "contains a NUL byte");
-        return;
-    }
-    if (r->nf == r->fcap) { /* foff and fline share fcap */
-        size_t cap = r->fcap;
-        cpn_grow((void **)&r->foff, &cap, r->nf + 1, sizeof *r->foff);
-        r->fline = cpn_realloc(r->fline, cap * sizeof *r->fline);
-        r->fcap = cap;
-    }
-    cpn_grow((void **)&r->buf, &r->buf_cap, r->buf_len + n + 1, 1);
-    memcpy(r->buf + r->buf_len, f, n);
-    r->buf[r->buf_len + n] = '\0';
-    r->foff[r->nf] = r->buf_len;
-    r->fline[r->nf] = r->line;
-    r->buf_len += n + 1;
-    r->nf++;
-    r->line += ends;
-}
-
-static const char *rd_field(const struct rd *r, size_t k) { return r->buf + r->foff[k]; }
-
-static int rd_header(struct rd *r)
-{
-    size_t at[COL_COUNT];
-    for (size_t c = 0; c < COL_COUNT; c++)
+    size_t at[JOBIN_NFIELDS];
+    for (size_t c = 0; c < JOBIN_NFIELDS; c++)
         at[c] = SIZE_MAX;
-    r->ncols = r->nf;
+    r->ncols = row->n;
     r->col_of = cpn_malloc(r->ncols * sizeof *r->col_of);
-    r->hdr = cpn_malloc(r->buf_len);
-    memcpy(r->hdr, r->buf, r->buf_len);
-    r->hdr_off = cpn_malloc(r->ncols * sizeof *r->hdr_off);
-    memcpy(r->hdr_off, r->foff, r->ncols * sizeof *r->hdr_off);
+    r->order = cpn_malloc(r->ncols * sizeof *r->order);
+    r->hdr = cpn_malloc(r->ncols * sizeof *r->hdr);
+    for (size_t k = 0; k < r->ncols; k++)
+        r->hdr[k] = cpn_strdup(row->f[k]);
     r->have_header = true;
 
     for (size_t k = 0; k < r->ncols; k++) {
-        const char *name = rd_field(r, k);
+        const char *name = row->f[k];
         if (!*name) {
             char tmp[TRACE_LABEL_BUF];
             snprintf(tmp, sizeof tmp, "column %zu", k + 1);
-            return rd_fail(r, r->fline[k], tmp, "empty column name");
+            return rd_fail(r, row->line[k], tmp, "empty column name");
         }
         if (strncmp(name, "x_", 2) == 0) {
-            r->col_of[k] = COL_IGNORED;
+            r->col_of[k] = TRACE_COL_IGNORED;
             continue;
         }
-        size_t c = 0;
-        while (c < COL_COUNT && strcmp(trace_cols[c].name, name) != 0)
-            c++;
-        if (c == COL_COUNT)
-            return rd_fail(r, r->fline[k], name,
+        int c = jobin_field_find(name);
+        if (c < 0)
+            return rd_fail(r, row->line[k], name,
                            "unknown column (prefix it with x_ to have it ignored)");
         if (at[c] != SIZE_MAX)
-            return rd_fail(r, r->fline[k], name, "duplicate column (also column %zu)",
+            return rd_fail(r, row->line[k], name, "duplicate column (also column %zu)",
                            at[c] + 1);
         at[c] = k;
-        r->col_of[k] = (enum col)c;
+        r->col_of[k] = c;
+        r->order[r->norder++] = c;
     }
-    for (size_t c = 0; c < COL_COUNT; c++)
-        if (trace_cols[c].required && at[c] == SIZE_MAX)
-            return rd_fail(r, r->fline[0], trace_cols[c].name, "missing required column");
+    for (int c = 0; c < JOBIN_NFIELDS; c++)
+        if (jobin_field_required(c) && at[c] == SIZE_MAX)
+            return rd_fail(r, row->line[0], jobin_field_name(c), "missing required column");
     return CPN_OK;
 }
 
-static bool has_blank_edge(const char *s)
+/* The header, then one job per record. */
+static int rd_on_row(void *ctx, const struct csvrow *row)
 {
-    size_t n = strlen(s);
-    return n && (strchr(" \t", s[0]) || strchr(" \t", s[n - 1]));
-}
-
-/* A text cell: non-empty, no blanks around it. */
-static int rd_text(struct rd *r, size_t k, const char *col)
-{
-    const char *s = rd_field(r, k);
-    if (!*s)
-        return rd_fail(r, r->fline[k], col, "empty (a value is required)");
-    if (has_blank_edge(s))
-        return rd_fail(r, r->fline[k], col, "blanks around '%.*s'", TRACE_SHOW_MAX, s);
-    return CPN_OK;
-}
-
-/* A real cell: finite, >= 0 (> 0 when positive), at most max. An empty optional cell
- * leaves *out. */
-static int rd_real(struct rd *r, size_t k, const char *col, bool required, bool positive,
-                   double max, double *out)
-{
-    const char *s = rd_field(r, k);
-    double v;
-    if (!*s)
-        return required ? rd_fail(r, r->fline[k], col, "empty (a value is required)") : CPN_OK;
-    if (cpn_parse_double(s, &v) != CPN_OK)
-        return rd_fail(r, r->fline[k], col, "'%.*s' is not a finite number", TRACE_SHOW_MAX, s);
-    if (positive ? !(v > 0) : !(v >= 0))
-        return rd_fail(r, r->fline[k], col, "must be %s 0 (got '%.*s')", positive ? ">" : ">=",
-                       TRACE_SHOW_MAX, s);
-    if (v > max)
-        return rd_fail(r, r->fline[k], col, "must be at most %g (got '%.*s')", max,
-                       TRACE_SHOW_MAX, s);
-    *out = v == 0 ? 0.0 : v; /* no negative zero */
-    return CPN_OK;
-}
-
-/* A whole-number cell in [min, limit). An empty optional cell leaves *out. */
-static int rd_whole(struct rd *r, size_t k, const char *col, bool required, uint64_t min,
-                    uint64_t limit, uint64_t *out)
-{
-    const char *s = rd_field(r, k);
-    uint64_t v;
-    if (!*s)
-        return required ? rd_fail(r, r->fline[k], col, "empty (a value is required)") : CPN_OK;
-    if (cpn_parse_u64(s, &v) != CPN_OK)
-        return rd_fail(r, r->fline[k], col, "'%.*s' is not a whole number >= %" PRIu64,
-                       TRACE_SHOW_MAX, s, min);
-    if (v < min)
-        return rd_fail(r, r->fline[k], col, "must be >= %" PRIu64 " (got '%s')", min, s);
-    if (limit && v >= limit)
-        return rd_fail(r, r->fline[k], col, "must be below %" PRIu64 " (got '%s')", limit, s);
-    *out = v;
-    return CPN_OK;
-}
-
-static int rd_whole32(struct rd *r, size_t k, const char *col, uint32_t *out)
-{
-    uint64_t v = 0;
-    int rc = rd_whole(r, k, col, true, 1, TRACE_WHOLE_LIMIT, &v);
-    *out = (uint32_t)v;
-    return rc;
-}
-
-/* The model cell: a catalogue model, or (only with a duration) empty or "-". */
-static int rd_model(struct rd *r, size_t k, bool has_duration, int32_t *out)
-{
-    const char *s = rd_field(r, k);
-    const char *col = trace_cols[COL_MODEL].name;
-    if (!*s || strcmp(s, trace_no_model) == 0) {
-        if (!has_duration)
-            return rd_fail(r, r->fline[k], col, "a job without a model needs a duration_s");
-        *out = -1;
-        return CPN_OK;
-    }
-    int m = catalog_model_find(r->cat, s);
-    if (m < 0)
-        return rd_fail(r, r->fline[k], col, "unknown model '%.*s'", TRACE_SHOW_MAX, s);
-    *out = m;
-    return CPN_OK;
-}
-
-static uint32_t rd_line32(uint64_t line) { return line > UINT32_MAX ? UINT32_MAX : (uint32_t)line; }
-
-/* Interns an origin name once per distinct name. */
-static uint32_t rd_origin(struct rd *r, const char *s)
-{
-    struct strslot *sl = strset_slot(&r->origins, r->js.pool, s);
-    if (sl->off1)
-        return sl->off1 - 1;
-    uint32_t off = jobset_intern(&r->js, s);
-    strset_fill(&r->origins, sl, r->js.pool, off, 0);
-    return off;
-}
-
-static int rd_row(struct rd *r)
-{
+    struct rd *r = ctx;
+    if (!r->have_header)
+        return rd_header(r, row);
     char tmp[TRACE_LABEL_BUF];
-    if (r->nf < r->ncols)
-        return rd_fail(r, r->fline[r->nf - 1], rd_label(r, r->nf, tmp, sizeof tmp),
-                       "missing (the row has %zu fields, the header %zu)", r->nf, r->ncols);
-    if (r->nf > r->ncols)
-        return rd_fail(r, r->fline[r->ncols], rd_label(r, r->ncols, tmp, sizeof tmp),
-                       "extra field (the row has %zu fields, the header %zu)", r->nf, r->ncols);
-    if (r->js.n >= UINT32_MAX)
-        return rd_fail(r, r->fline[0], "id", "too many jobs");
-
-    struct job j = {.duration_s = -1, .gpu_mem_gib = -1, .line = rd_line32(r->fline[0])};
-    bool has_duration = false;
-    size_t id_k = 0, origin_k = 0;
-    struct strslot *id_slot = NULL;
+    if (row->n < r->ncols)
+        return rd_fail(r, row->line[row->n - 1], rd_label(r, row->n, tmp, sizeof tmp),
+                       "missing (the row has %zu fields, the header %zu)", row->n, r->ncols);
+    if (row->n > r->ncols)
+        return rd_fail(r, row->line[r->ncols], rd_label(r, r->ncols, tmp, sizeof tmp),
+                       "extra field (the row has %zu fields, the header %zu)", row->n, r->ncols);
+    /* Every cell is text, checked by the job schema in the header's column order. */
+    struct jobin_row jr = {.line = row->line[0]};
     for (size_t k = 0; k < r->ncols; k++)
-        if (r->col_of[k] == COL_DURATION)
-            has_duration = *rd_field(r, k) != '\0';
-
-    for (size_t k = 0; k < r->ncols && !r->rc; k++) {
-        enum col c = r->col_of[k];
-        if (c == COL_IGNORED)
-            continue;
-        const char *col = trace_cols[c].name;
-        uint64_t samples = 0;
-        switch (c) {
-        case COL_ID:
-            id_k = k;
-            if (rd_text(r, k, col) == CPN_OK) {
-                id_slot = strset_slot(&r->ids, r->js.pool, rd_field(r, k));
-                if (id_slot->off1)
-                    rd_fail(r, r->fline[k], col, "duplicate id '%.*s' (first at line %" PRIu32 ")",
-                            TRACE_SHOW_MAX, rd_field(r, k), r->js.v[id_slot->val].line);
-            }
-            break;
-        case COL_ORIGIN:
-            origin_k = k;
-            rd_text(r, k, col);
-            break;
-        case COL_MODEL: rd_model(r, k, has_duration, &j.model); break;
-        case COL_SUBMIT: rd_real(r, k, col, true, false, TRACE_MAX_TIME_S, &j.submit_s); break;
-        case COL_DATA: rd_real(r, k, col, true, false, TRACE_MAX_GIB, &j.data_gib); break;
-        case COL_CPUS: rd_real(r, k, col, true, false, TRACE_MAX_CPUS, &j.cpus); break;
-        case COL_MEM: rd_real(r, k, col, true, false, TRACE_MAX_GIB, &j.mem_gib); break;
-        case COL_IMAGE: rd_real(r, k, col, true, false, TRACE_MAX_GIB, &j.image_gib); break;
-        case COL_DURATION: rd_real(r, k, col, false, true, TRACE_MAX_TIME_S, &j.duration_s); break;
-        case COL_GPU_MEM: rd_real(r, k, col, false, false, TRACE_MAX_GIB, &j.gpu_mem_gib); break;
-        case COL_BATCH: rd_whole32(r, k, col, &j.batch); break;
-        case COL_EPOCHS: rd_whole32(r, k, col, &j.epochs); break;
-        case COL_GPUS: rd_whole32(r, k, col, &j.gpus); break;
-        case COL_SAMPLES:
-            if (rd_whole(r, k, col, false, 0, 0, &samples) == CPN_OK)
-                j.samples = samples;
-            break;
-        case COL_COUNT: cpn_panic(__FILE__, __LINE__, "unreachable column"); break;
-        }
-    }
-    if (r->rc)
-        return r->rc;
-
-    const char *id = rd_field(r, id_k), *origin = rd_field(r, origin_k);
-    if (r->js.pool_len + strlen(id) + strlen(origin) + 2 > UINT32_MAX)
-        return rd_fail(r, r->fline[id_k], "id", "the ids and origins exceed 4 GiB");
-    j.id = jobset_intern(&r->js, id);
-    j.origin = rd_origin(r, origin);
-    size_t idx = jobset_push(&r->js, &j);
-    strset_fill(&r->ids, id_slot, r->js.pool, j.id, (uint32_t)idx);
-    return CPN_OK;
-}
-
-static void rd_on_record(int c, void *data)
-{
-    struct rd *r = data;
-    if (r->rc)
-        return;
-    if (r->nf) { /* a blank line delivers no field and is skipped */
-        if (r->have_header)
-            rd_row(r);
-        else
-            rd_header(r);
-        r->nf = 0;
-        r->buf_len = 0;
-    }
-    if (c == '\r') {
-        r->line++;
-        r->pending_cr = true;
-    } else if (c == '\n') {
-        if (!r->pending_cr)
-            r->line++;
-        r->pending_cr = false;
-    }
-}
-
-static int rd_space(unsigned char c)
-{
-    (void)c;
-    return 0; /* nothing is trimmed: blanks around a number are an error */
+        if (r->col_of[k] != TRACE_COL_IGNORED)
+            jr.f[r->col_of[k]] = (struct jobin_val){
+                .kind = JOBIN_TEXT, .text = row->f[k], .line = row->line[k]};
+    r->rc = jobin_add_in(r->b, &jr, r->order, r->norder, r->err, r->errlen);
+    return r->rc;
 }
 
 static void rd_begin(struct rd *r, const char *name, const struct catalog *cat, char *err,
@@ -516,73 +158,57 @@ static void rd_begin(struct rd *r, const char *name, const struct catalog *cat, 
 {
     memset(r, 0, sizeof *r);
     r->name = name;
-    r->cat = cat;
     r->err = err;
     r->errlen = errlen;
-    r->line = 1;
-    jobset_init(&r->js);
-    CPN_ASSERT(csv_init(&r->p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_REPALL_NL) ==
-               0);
-    csv_set_space_func(&r->p, rd_space);
-    csv_set_realloc_func(&r->p, cpn_realloc);
-    csv_set_free_func(&r->p, free);
+    r->b = jobin_create(name, cat);
+    /* Nothing is trimmed: blanks around a number are an error. */
+    csvrow_init(&r->csv, CSVROW_NUL | CSVROW_BOM, rd_on_row, r);
+}
+
+/* Words a syntax error of the CSV row reader. */
+static void rd_syntax(struct rd *r)
+{
+    char tmp[TRACE_LABEL_BUF];
+    uint64_t line = csvrow_line(&r->csv);
+    const char *label = rd_label(r, csvrow_field_index(&r->csv), tmp, sizeof tmp);
+    switch (csvrow_syntax(&r->csv)) {
+    case CSVROW_NUL_BYTE: rd_fail(r, line, label, "contains a NUL byte"); break;
+    case CSVROW_BAD_QUOTING:
+        rd_fail(r, line, label,
+                "bad quoting (a quote inside an unquoted field, or text after a closing "
+                "quote)");
+        break;
+    case CSVROW_UNTERMINATED:
+        rd_fail(r, line, label, "unterminated quoted field (its closing quote is missing)");
+        break;
+    default: rd_fail(r, line, label, "%s", csvrow_strerror(&r->csv)); break;
+    }
 }
 
 static void rd_feed(struct rd *r, const char *p, size_t n)
 {
-    if (r->rc)
-        return;
-    if (!r->started) {
-        r->started = true;
-        size_t bom = sizeof trace_bom - 1;
-        if (n >= bom && memcmp(p, trace_bom, bom) == 0) {
-            p += bom;
-            n -= bom;
-        }
-    }
-    size_t done = csv_parse(&r->p, p, n, rd_on_field, rd_on_record, r);
-    if (done < n && !r->rc) {
-        char tmp[TRACE_LABEL_BUF];
-        int e = csv_error(&r->p);
-        if (e == CSV_EPARSE)
-            rd_fail(r, r->line, rd_label(r, r->nf, tmp, sizeof tmp),
-                    "bad quoting (a quote inside an unquoted field, or text after a closing "
-                    "quote)");
-        else
-            rd_fail(r, r->line, rd_label(r, r->nf, tmp, sizeof tmp), "%s", csv_strerror(e));
-    }
+    if (!r->rc && csvrow_feed(&r->csv, p, n) && !r->rc)
+        rd_syntax(r);
 }
 
 /* Finishes the parse, frees the reader and, on success, moves the jobs into out. */
 static int rd_end(struct rd *r, const char sha256[65], struct jobset *out)
 {
-    if (!r->rc && csv_fini(&r->p, rd_on_field, rd_on_record, r) != 0 && !r->rc) {
-        char tmp[TRACE_LABEL_BUF];
-        rd_fail(r, r->line, rd_label(r, r->nf, tmp, sizeof tmp),
-                "unterminated quoted field (its closing quote is missing)");
-    }
+    if (!r->rc && csvrow_finish(&r->csv) && !r->rc)
+        rd_syntax(r);
     if (!r->rc && !r->have_header)
         r->rc = cpn_fail(r->err, r->errlen, CPN_EINPUT, "%s: empty file (no header)", r->name);
-    if (!r->rc && r->js.n == 0)
-        r->rc = cpn_fail(r->err, r->errlen, CPN_EINPUT, "%s: no jobs", r->name);
-    csv_free(&r->p);
-    free(r->buf);
-    free(r->foff);
-    free(r->fline);
-    free(r->col_of);
+    csvrow_free(&r->csv);
+    for (size_t k = 0; r->hdr && k < r->ncols; k++)
+        free(r->hdr[k]);
     free(r->hdr);
-    free(r->hdr_off);
-    free(r->ids.slot);
-    free(r->origins.slot);
+    free(r->col_of);
+    free(r->order);
     if (r->rc) {
-        jobset_free(&r->js);
+        jobin_destroy(r->b);
         return r->rc;
     }
-    r->js.source = cpn_strdup(r->name);
-    memcpy(r->js.sha256, sha256, sizeof r->js.sha256);
-    jobset_free(out);
-    *out = r->js;
-    return CPN_OK;
+    return jobin_finish(r->b, sha256, out, r->err, r->errlen);
 }
 
 static void hex_digest(struct sha256_ctx *ctx, char out[65])
@@ -672,28 +298,23 @@ static void sb_text(struct sbuf *b, const char *s)
 
 static void sb_whole(struct sbuf *b, uint64_t v);
 
-/* A number in the shortest %g form (15, 16 or 17 digits) that reads back to the same
- * double. Whole numbers below 10^15, which %.15g prints as plain integers, skip printf. */
+/* A number in the shortest form that reads back to the same double
+ * (jobin_format_real). Whole numbers below 10^15, which that prints as plain digits,
+ * skip printf: most cells of a queue are whole. */
 static void sb_real(struct sbuf *b, double v)
 {
-    if (v >= 0 && v < TRACE_REAL_PLAIN_LIMIT && v == floor(v)) {
+    if (v >= 0 && v < JOBIN_PLAIN_LIMIT && v == floor(v)) {
         sb_whole(b, (uint64_t)v);
         return;
     }
-    char s[TRACE_REAL_BUF];
-    for (int digits = TRACE_REAL_DIGITS_MIN; digits <= TRACE_REAL_DIGITS_MAX; digits++) {
-        snprintf(s, sizeof s, "%.*g", digits, v);
-        double back;
-        if (digits == TRACE_REAL_DIGITS_MAX ||
-            (cpn_parse_double(s, &back) == CPN_OK && back == v))
-            break;
-    }
+    char s[JOBIN_REAL_BUF];
+    jobin_format_real(v, s);
     sb_puts(b, s);
 }
 
 static void sb_whole(struct sbuf *b, uint64_t v)
 {
-    char s[TRACE_REAL_BUF];
+    char s[TRACE_WHOLE_BUF];
     size_t i = sizeof s;
     do {
         s[--i] = (char)('0' + v % 10);
@@ -706,22 +327,22 @@ static void sb_whole(struct sbuf *b, uint64_t v)
 static void trace_emit(const struct jobset *js, const struct catalog *cat,
                        void (*put)(void *ctx, const char *s, size_t n), void *ctx)
 {
-    bool has[COL_COUNT];
-    for (size_t c = 0; c < COL_COUNT; c++)
-        has[c] = trace_cols[c].required;
+    bool has[JOBIN_NFIELDS];
+    for (int c = 0; c < JOBIN_NFIELDS; c++)
+        has[c] = jobin_field_required(c);
     for (size_t i = 0; i < js->n; i++) {
         const struct job *j = &js->v[i];
-        has[COL_DURATION] |= j->duration_s >= 0;
-        has[COL_GPU_MEM] |= j->gpu_mem_gib >= 0;
-        has[COL_SAMPLES] |= j->samples > 0;
+        has[JOBIN_DURATION] |= j->duration_s >= 0;
+        has[JOBIN_GPU_MEM] |= j->gpu_mem_gib >= 0;
+        has[JOBIN_SAMPLES] |= j->samples > 0;
     }
     struct sbuf b = {0};
-    for (size_t c = 0, first = 1; c < COL_COUNT; c++) {
+    for (int c = 0, first = 1; c < JOBIN_NFIELDS; c++) {
         if (!has[c])
             continue;
         if (!first)
             sb_puts(&b, ",");
-        sb_puts(&b, trace_cols[c].name);
+        sb_puts(&b, jobin_field_name(c));
         first = 0;
     }
     sb_puts(&b, "\n");
@@ -730,39 +351,39 @@ static void trace_emit(const struct jobset *js, const struct catalog *cat,
     for (size_t i = 0; i < js->n; i++) {
         const struct job *j = &js->v[i];
         b.len = 0;
-        for (size_t c = 0, first = 1; c < COL_COUNT; c++) {
+        for (int c = 0, first = 1; c < JOBIN_NFIELDS; c++) {
             if (!has[c])
                 continue;
             if (!first)
                 sb_puts(&b, ",");
             first = 0;
-            switch ((enum col)c) {
-            case COL_ID: sb_text(&b, jobset_str(js, j->id)); break;
-            case COL_SUBMIT: sb_real(&b, j->submit_s); break;
-            case COL_MODEL:
-                sb_text(&b, j->model < 0 ? trace_no_model : catalog_model_name(cat, j->model));
+            switch ((enum jobin_field)c) {
+            case JOBIN_ID: sb_text(&b, jobset_str(js, j->id)); break;
+            case JOBIN_SUBMIT: sb_real(&b, j->submit_s); break;
+            case JOBIN_MODEL:
+                sb_text(&b, j->model < 0 ? JOBIN_NO_MODEL : catalog_model_name(cat, j->model));
                 break;
-            case COL_BATCH: sb_whole(&b, j->batch); break;
-            case COL_EPOCHS: sb_whole(&b, j->epochs); break;
-            case COL_DATA: sb_real(&b, j->data_gib); break;
-            case COL_GPUS: sb_whole(&b, j->gpus); break;
-            case COL_CPUS: sb_real(&b, j->cpus); break;
-            case COL_MEM: sb_real(&b, j->mem_gib); break;
-            case COL_IMAGE: sb_real(&b, j->image_gib); break;
-            case COL_ORIGIN: sb_text(&b, jobset_str(js, j->origin)); break;
-            case COL_DURATION:
+            case JOBIN_BATCH: sb_whole(&b, j->batch); break;
+            case JOBIN_EPOCHS: sb_whole(&b, j->epochs); break;
+            case JOBIN_DATA: sb_real(&b, j->data_gib); break;
+            case JOBIN_GPUS: sb_whole(&b, j->gpus); break;
+            case JOBIN_CPUS: sb_real(&b, j->cpus); break;
+            case JOBIN_MEM: sb_real(&b, j->mem_gib); break;
+            case JOBIN_IMAGE: sb_real(&b, j->image_gib); break;
+            case JOBIN_ORIGIN: sb_text(&b, jobset_str(js, j->origin)); break;
+            case JOBIN_DURATION:
                 if (j->duration_s >= 0)
                     sb_real(&b, j->duration_s);
                 break;
-            case COL_GPU_MEM:
+            case JOBIN_GPU_MEM:
                 if (j->gpu_mem_gib >= 0)
                     sb_real(&b, j->gpu_mem_gib);
                 break;
-            case COL_SAMPLES:
+            case JOBIN_SAMPLES:
                 if (j->samples > 0)
                     sb_whole(&b, j->samples);
                 break;
-            case COL_COUNT: cpn_panic(__FILE__, __LINE__, "unreachable column"); break;
+            case JOBIN_NFIELDS: cpn_panic(__FILE__, __LINE__, "unreachable column"); break;
             }
         }
         sb_puts(&b, "\n");

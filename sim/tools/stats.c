@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/csvrow.h"
 #include "../base/util.h"
 
 /* ---- Descriptive statistics ----------------------------------------------------- */
@@ -520,43 +521,29 @@ int stats_aggregate(const struct stats_sweep *sw, const char *out_dir, size_t *n
 
 struct csv_reader {
     struct stats_csv t;
-    char **row;
-    size_t n_row, cap_row;
     size_t cap_cell;
     bool header_done;
 };
 
-static void on_field(void *s, size_t len, void *ctx)
+/* The header's names, then each row's cells, a short row padded with "" and a long
+ * one cut to the header's width. */
+static int on_row(void *ctx, const struct csvrow *row)
 {
-    struct csv_reader *r = ctx;
-    cpn_grow((void **)&r->row, &r->cap_row, r->n_row + 1, sizeof *r->row);
-    char *c = cpn_malloc(len + 1);
-    if (len)
-        memcpy(c, s, len);
-    c[len] = '\0';
-    r->row[r->n_row++] = c;
-}
-
-static void on_row(int term, void *ctx)
-{
-    (void)term;
     struct csv_reader *r = ctx;
     if (!r->header_done) {
-        r->t.col = r->row;
-        r->t.n_cols = r->n_row;
-        r->row = NULL;
-        r->n_row = r->cap_row = 0;
+        r->t.col = cpn_malloc(row->n * sizeof *r->t.col);
+        for (size_t i = 0; i < row->n; i++)
+            r->t.col[i] = cpn_strdup(row->f[i]);
+        r->t.n_cols = row->n;
         r->header_done = true;
-        return;
+        return CPN_OK;
     }
     size_t nc = r->t.n_cols, base = r->t.n_rows * nc;
     cpn_grow((void **)&r->t.cell, &r->cap_cell, base + nc, sizeof *r->t.cell);
     for (size_t i = 0; i < nc; i++)
-        r->t.cell[base + i] = i < r->n_row ? r->row[i] : cpn_strdup("");
-    for (size_t i = nc; i < r->n_row; i++)
-        free(r->row[i]);
-    r->n_row = 0;
+        r->t.cell[base + i] = cpn_strdup(i < row->n ? row->f[i] : "");
     r->t.n_rows++;
+    return CPN_OK;
 }
 
 int stats_csv_read(const char *path, struct stats_csv *t, char *err, size_t errlen)
@@ -566,25 +553,18 @@ int stats_csv_read(const char *path, struct stats_csv *t, char *err, size_t errl
     int rc = cpn_read_file(path, &buf, &len, err, errlen);
     if (rc)
         return rc;
-    struct csv_parser p;
+    struct csvrow_reader p;
     struct csv_reader r = {0};
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0) {
-        free(buf);
-        return cpn_fail(err, errlen, CPN_EIO, "%s: cannot start the CSV reader", path);
-    }
-    bool bad = csv_parse(&p, buf, len, on_field, on_row, &r) != len ||
-               csv_fini(&p, on_field, on_row, &r) != 0;
+    csvrow_init(&p, CSVROW_TRIM, on_row, &r);
+    bool bad = csvrow_feed(&p, buf, len) != CPN_OK || csvrow_finish(&p) != CPN_OK;
     if (bad) {
         rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:%zu: %s", path, r.t.n_rows + 2,
-                      csv_strerror(csv_error(&p)));
+                      csvrow_strerror(&p));
     } else if (!r.header_done) {
         rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:1: no header row", path);
     }
-    csv_free(&p);
+    csvrow_free(&p);
     free(buf);
-    for (size_t i = 0; i < r.n_row; i++)
-        free(r.row[i]);
-    free(r.row);
     if (rc) {
         stats_csv_free(&r.t);
         return rc;

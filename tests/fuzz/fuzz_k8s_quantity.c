@@ -3,7 +3,7 @@
  * a value below 2^63. */
 #include "fuzz.h"
 
-#include "../../sim/io/k8s.h"
+#include "../../sim/io/k8s_quantity.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

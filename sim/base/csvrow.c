@@ -1,0 +1,160 @@
+/* csvrow: CSV records with line numbers.
+ *
+ * libcsv delivers one field at a time and then signals the end of the record, but
+ * does not count lines, so the reader does: unquoted line ends arrive through the
+ * record callback (CSV_REPALL_NL makes it report blank lines too, which are then
+ * skipped) and line ends inside quoted fields are counted in the field's text. A
+ * record's fields are copied into one buffer that the next record reuses, so memory
+ * does not grow with the input: a caller can stream a file of any size through it in
+ * fixed-size chunks. */
+#include "csvrow.h"
+
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char csvrow_bom[] = "\xEF\xBB\xBF"; /* UTF-8 byte-order mark */
+
+/* Counts the line ends in a field (CR LF, CR or LF each count once). Returns
+ * SIZE_MAX when the field holds a NUL byte and nul_fails. One pass: fields are short. */
+static size_t scan_field(const char *s, size_t n, bool nul_fails)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (ch > '\r')
+            continue;
+        if (ch == '\0' && nul_fails)
+            return SIZE_MAX;
+        if (ch == '\r' || (ch == '\n' && (i == 0 || s[i - 1] != '\r')))
+            c++;
+    }
+    return c;
+}
+
+static void on_field(void *s, size_t n, void *data)
+{
+    struct csvrow_reader *r = data;
+    if (r->rc)
+        return;
+    const char *f = n ? s : "";
+    r->pending_cr = false;
+    size_t ends = scan_field(f, n, r->opts & CSVROW_NUL);
+    if (ends == SIZE_MAX) {
+        r->syntax = CSVROW_NUL_BYTE;
+        r->rc = CPN_EINPUT;
+        return;
+    }
+    if (r->nf == r->fcap) {
+        size_t cap = r->fcap;
+        cpn_grow((void **)&r->off, &cap, r->nf + 1, sizeof *r->off);
+        r->fline = cpn_realloc(r->fline, cap * sizeof *r->fline);
+        r->f = cpn_realloc(r->f, cap * sizeof *r->f);
+        r->fcap = cap;
+    }
+    cpn_grow((void **)&r->buf, &r->cap, r->len + n + 1, 1);
+    memcpy(r->buf + r->len, f, n);
+    r->buf[r->len + n] = '\0';
+    r->off[r->nf] = r->len;
+    r->fline[r->nf] = r->line;
+    r->len += n + 1;
+    r->nf++;
+    r->line += ends;
+}
+
+static void on_record(int c, void *data)
+{
+    struct csvrow_reader *r = data;
+    if (r->rc)
+        return;
+    if (r->nf) { /* a blank line delivers no field and is skipped */
+        for (size_t k = 0; k < r->nf; k++)
+            r->f[k] = r->buf + r->off[k];
+        struct csvrow row = {.n = r->nf, .f = r->f, .line = r->fline, .end_line = r->line};
+        r->rc = r->fn(r->ctx, &row);
+        r->nf = 0;
+        r->len = 0;
+    }
+    if (c == '\r') {
+        r->line++;
+        r->pending_cr = true;
+    } else if (c == '\n') {
+        if (!r->pending_cr)
+            r->line++;
+        r->pending_cr = false;
+    }
+}
+
+static int no_space(unsigned char c)
+{
+    (void)c;
+    return 0;
+}
+
+void csvrow_init(struct csvrow_reader *r, unsigned opts, csvrow_fn fn, void *ctx)
+{
+    memset(r, 0, sizeof *r);
+    r->fn = fn;
+    r->ctx = ctx;
+    r->opts = opts;
+    r->line = 1;
+    CPN_ASSERT(csv_init(&r->p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_REPALL_NL) ==
+               0);
+    if (!(opts & CSVROW_TRIM))
+        csv_set_space_func(&r->p, no_space);
+    csv_set_realloc_func(&r->p, cpn_realloc);
+    csv_set_free_func(&r->p, free);
+}
+
+int csvrow_feed(struct csvrow_reader *r, const char *buf, size_t n)
+{
+    if (r->rc)
+        return r->rc;
+    if (!r->started) {
+        r->started = true;
+        size_t bom = sizeof csvrow_bom - 1;
+        if ((r->opts & CSVROW_BOM) && n >= bom && memcmp(buf, csvrow_bom, bom) == 0) {
+            buf += bom;
+            n -= bom;
+        }
+    }
+    size_t done = csv_parse(&r->p, buf, n, on_field, on_record, r);
+    if (done < n && !r->rc) {
+        r->csv_err = csv_error(&r->p);
+        r->syntax = r->csv_err == CSV_EPARSE ? CSVROW_BAD_QUOTING : CSVROW_LIBCSV;
+        r->rc = CPN_EINPUT;
+    }
+    return r->rc;
+}
+
+int csvrow_finish(struct csvrow_reader *r)
+{
+    if (!r->rc && csv_fini(&r->p, on_field, on_record, r) != 0 && !r->rc) {
+        r->csv_err = csv_error(&r->p);
+        r->syntax = CSVROW_UNTERMINATED;
+        r->rc = CPN_EINPUT;
+    }
+    return r->rc;
+}
+
+void csvrow_free(struct csvrow_reader *r)
+{
+    csv_free(&r->p);
+    free(r->buf);
+    free(r->off);
+    free(r->fline);
+    free(r->f);
+    r->buf = NULL;
+    r->off = NULL;
+    r->fline = NULL;
+    r->f = NULL;
+}
+
+int csvrow_syntax(const struct csvrow_reader *r) { return r->syntax; }
+
+const char *csvrow_strerror(const struct csvrow_reader *r) { return csv_strerror(r->csv_err); }
+
+uint64_t csvrow_line(const struct csvrow_reader *r) { return r->line; }
+
+size_t csvrow_field_index(const struct csvrow_reader *r) { return r->nf; }
