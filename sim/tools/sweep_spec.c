@@ -23,6 +23,7 @@
 #include "../engine/policy.h"
 #include "../engine/catalog.h"
 #include "../engine/cluster.h"
+#include "../io/cluster_json.h"
 #include "../base/jsonpos.h"
 #include "../engine/predict.h"
 #include "../base/util.h"
