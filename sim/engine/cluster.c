@@ -109,7 +109,8 @@ static const struct cfg_key cfg_keys[] = {
 #define N_CFG (sizeof cfg_keys / sizeof cfg_keys[0])
 
 /* The reader sizes its arrays by CLUSTER_CONFIG_MAX_KEYS. */
-_Static_assert(N_CFG <= CLUSTER_CONFIG_MAX_KEYS, "CLUSTER_CONFIG_MAX_KEYS is below the table's size");
+_Static_assert(N_CFG <= CLUSTER_CONFIG_MAX_KEYS,
+               "CLUSTER_CONFIG_MAX_KEYS is below the table's size");
 
 size_t cluster_config_count(void) { return N_CFG; }
 

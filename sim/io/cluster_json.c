@@ -13,9 +13,9 @@
  * are looked up through sorted indexes, which also find duplicates. The config keys
  * come from the engine's table (cluster_config_key). */
 #include "cluster_json.h"
+#include "cluster_json_int.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -37,270 +37,18 @@
 /* Smallest poll_interval_s (1 ms): see read_config. */
 #define CLUSTER_MIN_POLL_S 1e-3
 
-#define PATH_LEN 256 /* a field path such as sites[1].nodes[0].gpus */
-#define LIST_LEN 448 /* a list of names quoted in a message (fits in CPN_ERR_LEN) */
-#define WANT_LEN 96  /* a description such as "a whole number from 0 to 16" */
-
 /* Bounds of the fields outside the config table. */
 #define AT_LEAST(x) {.min = (x), .max = INFINITY}
 #define ABOVE(x) {.min = (x), .max = INFINITY, .min_open = true}
 
 static const char default_source[] = "<default cluster>";
 
-/* Keys that --set accepts: the config keys, then controller_site. */
-static size_t n_settable(void) { return cluster_config_count() + 1; }
-
-static const char *settable_name(size_t k)
-{
-    if (k == cluster_config_count())
-        return "controller_site";
-    struct cluster_cfg_desc d;
-    cluster_config_key(k, &d);
-    return d.name;
-}
-
-/* ---- Messages -------------------------------------------------------------------- */
-
-/* What a reader is working on: the file name for messages, the line table, and the
- * items that --set put into the tree (so that their errors name "--set KEY"). */
-struct ld {
-    const char *name;
-    struct jpos pos;
-    const cJSON *set_item[CLUSTER_CONFIG_MAX_KEYS + 1];
-    char *err;
-    size_t errlen;
-};
-
-/* Writes "NAME:LINE: PATH: message" (or "--set KEY: message" when at came from
- * --set) into the caller's buffer. at is the item the message is about (for a
- * missing field, the object that lacks it); path may be "". Returns CPN_EINPUT. */
-__attribute__((format(printf, 4, 5))) static int bad(const struct ld *ld, const cJSON *at,
-                                                     const char *path, const char *fmt, ...)
-{
-    char msg[CPN_ERR_LEN];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    for (size_t k = 0; at && k < n_settable(); k++)
-        if (ld->set_item[k] == at)
-            return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %s: %s", settable_name(k), msg);
-    const char *sep = *path ? ": " : "";
-    int line = jpos_line(&ld->pos, at);
-    if (line > 0)
-        return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "%s:%d: %s%s%s", ld->name, line, path, sep,
-                        msg);
-    return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "%s: %s%s%s", ld->name, path, sep, msg);
-}
-
-/* Marks a path that did not fit in PATH_LEN bytes as cut short. */
-static void path_fit(char out[PATH_LEN], int n)
-{
-    if (n < 0 || n >= PATH_LEN)
-        memcpy(out + PATH_LEN - 4, "...", 4);
-}
-
-static void path_key(char out[PATH_LEN], const char *parent, const char *key)
-{
-    path_fit(out, snprintf(out, PATH_LEN, "%s%s%s", parent, *parent ? "." : "", key));
-}
-
-static void path_index(char out[PATH_LEN], const char *parent, size_t i)
-{
-    path_fit(out, snprintf(out, PATH_LEN, "%s[%zu]", parent, i));
-}
-
-static const char *type_name(const cJSON *it)
-{
-    if (cJSON_IsString(it))
-        return "a string";
-    if (cJSON_IsNumber(it))
-        return "a number";
-    if (cJSON_IsBool(it))
-        return "a boolean";
-    if (cJSON_IsNull(it))
-        return "null";
-    if (cJSON_IsArray(it))
-        return "an array";
-    if (cJSON_IsObject(it))
-        return "an object";
-    return "an unknown value";
-}
-
-/* A comma-separated list of names for a message, cut short with "..." when full. */
-struct namelist {
-    char s[LIST_LEN];
-    size_t n;
-    bool full;
-};
-
-static void list_add(struct namelist *l, const char *name)
-{
-    if (l->full)
-        return;
-    const char *sep = l->n ? ", " : "";
-    size_t need = strlen(sep) + strlen(name);
-    if (l->n + need + sizeof ", ..." > sizeof l->s) {
-        snprintf(l->s + l->n, sizeof l->s - l->n, "%s...", sep);
-        l->full = true;
-        return;
-    }
-    snprintf(l->s + l->n, sizeof l->s - l->n, "%s%s", sep, name);
-    l->n += need;
-}
-
-static void bound_text(const struct cluster_bound *b, char out[WANT_LEN])
-{
-    const char *what = b->whole ? "a whole number" : "a number";
-    if (isfinite(b->max) && b->min_open)
-        snprintf(out, WANT_LEN, "%s in (%.15g, %.15g]", what, b->min, b->max);
-    else if (isfinite(b->max))
-        snprintf(out, WANT_LEN, "%s from %.15g to %.15g", what, b->min, b->max);
-    else
-        snprintf(out, WANT_LEN, "%s %s %.15g", what, b->min_open ? ">" : ">=", b->min);
-}
-
-static bool in_bound(const struct cluster_bound *b, double v)
-{
-    if (!isfinite(v) || v < b->min || v > b->max || (b->min_open && v <= b->min))
-        return false;
-    return !b->whole || v == floor(v);
-}
-
-/* ---- Typed field readers ------------------------------------------------------- */
-
-/* Checks obj's members against keys[0..n) and sets items[k] to the member named
- * keys[k], or NULL when absent. Members named x_* are ignored; any other unknown
- * member, and a repeated one, is an error. Returns 0 or CPN_EINPUT. */
-static int take_fields(const struct ld *ld, const cJSON *obj, const char *path,
-                       const char *const keys[], size_t n, const cJSON *items[])
-{
-    for (size_t k = 0; k < n; k++)
-        items[k] = NULL;
-    for (const cJSON *ch = obj->child; ch; ch = ch->next) {
-        if (strncmp(ch->string, "x_", 2) == 0)
-            continue;
-        size_t k = 0;
-        while (k < n && strcmp(keys[k], ch->string) != 0)
-            k++;
-        char p[PATH_LEN];
-        path_key(p, path, ch->string);
-        if (k == n) {
-            struct namelist l = {0};
-            for (size_t j = 0; j < n; j++)
-                list_add(&l, keys[j]);
-            return bad(ld, ch, p, "unknown key (expected %s, or x_* for comments)", l.s);
-        }
-        if (items[k])
-            return bad(ld, ch, p, "duplicate key");
-        items[k] = ch;
-    }
-    return CPN_OK;
-}
-
-/* Reads a number within b. An absent item (member of obj, at path) takes *def, or
- * is an error when def is NULL. Returns 0 with *out set, or CPN_EINPUT. */
-static int get_num(const struct ld *ld, const cJSON *obj, const cJSON *item, const char *path,
-                   const struct cluster_bound *b, const double *def, double *out)
-{
-    if (!item && def) {
-        *out = *def;
-        return CPN_OK;
-    }
-    if (item && cJSON_IsNumber(item) && in_bound(b, item->valuedouble)) {
-        *out = item->valuedouble;
-        return CPN_OK;
-    }
-    char want[WANT_LEN];
-    bound_text(b, want);
-    if (!item)
-        return bad(ld, obj, path, "is required (%s)", want);
-    if (!cJSON_IsNumber(item))
-        return bad(ld, item, path, "must be %s (got %s)", want, type_name(item));
-    if (!isfinite(item->valuedouble))
-        return bad(ld, item, path, "must be %s (got a number out of range)", want);
-    return bad(ld, item, path, "must be %s (got %.15g)", want, item->valuedouble);
-}
-
-/* Reads a non-empty string; absent is an error when required, else *out is NULL. */
-static int get_str(const struct ld *ld, const cJSON *obj, const cJSON *item, const char *path,
-                   bool required, const char **out)
-{
-    if (!item) {
-        if (required)
-            return bad(ld, obj, path, "is required (a non-empty string)");
-        *out = NULL;
-        return CPN_OK;
-    }
-    if (!cJSON_IsString(item) || !item->valuestring[0])
-        return bad(ld, item, path, "must be a non-empty string (got %s)",
-                   cJSON_IsString(item) ? "\"\"" : type_name(item));
-    *out = item->valuestring;
-    return CPN_OK;
-}
-
-static int need_object(const struct ld *ld, const cJSON *item, const char *path)
-{
-    if (cJSON_IsObject(item))
-        return CPN_OK;
-    return bad(ld, item, path, "must be an object (got %s)", type_name(item));
-}
-
-/* ---- Name indexes -------------------------------------------------------------- */
-
-struct name_ix {
-    const char *name;
-    uint32_t i; /* position in document order */
-};
-
-static int ix_cmp(const void *a, const void *b)
-{
-    const struct name_ix *x = a, *y = b;
-    int r = strcmp(x->name, y->name);
-    return r ? r : (x->i > y->i) - (x->i < y->i);
-}
-
-static int ix_name_cmp(const void *key, const void *b)
-{
-    return strcmp(key, ((const struct name_ix *)b)->name);
-}
-
-/* Sorts ix[0..n) by name. Returns true when some name repeats, with *dup the first
- * repeat in document order and *orig the occurrence before it. */
-static bool ix_sort(struct name_ix *ix, size_t n, uint32_t *dup, uint32_t *orig)
-{
-    qsort(ix, n, sizeof *ix, ix_cmp);
-    bool found = false;
-    for (size_t j = 1; j < n; j++)
-        if (strcmp(ix[j - 1].name, ix[j].name) == 0 && (!found || ix[j].i < *dup)) {
-            *dup = ix[j].i;
-            *orig = ix[j - 1].i;
-            found = true;
-        }
-    return found;
-}
-
-/* Position of a name in a sorted index without repeats, or -1. */
-static long ix_find(const struct name_ix *ix, size_t n, const char *name)
-{
-    const struct name_ix *e = n ? bsearch(name, ix, n, sizeof *ix, ix_name_cmp) : NULL;
-    return e ? (long)e->i : -1;
-}
-
-static size_t array_len(const cJSON *a)
-{
-    size_t n = 0;
-    for (const cJSON *ch = a->child; ch; ch = ch->next)
-        n++;
-    return n;
-}
-
 /* ---- --set ------------------------------------------------------------------------- */
 
 /* Applies "KEY=VALUE" overrides to the top-level object: each replaces every member
  * named KEY (moved to graveyard, so that no address in the line table is reused) or
  * adds one. The value's JSON type follows the key's kind. Returns 0 or CPN_EINPUT. */
-static int apply_sets(struct ld *ld, cJSON *root, cJSON *graveyard, const char *const *sets,
+static int apply_sets(struct cj_ld *ld, cJSON *root, cJSON *graveyard, const char *const *sets,
                       size_t n_sets)
 {
     for (size_t s = 0; s < n_sets; s++) {
@@ -309,17 +57,17 @@ static int apply_sets(struct ld *ld, cJSON *root, cJSON *graveyard, const char *
         if (!eq || eq == arg)
             return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %s: expected KEY=VALUE", arg);
         size_t klen = (size_t)(eq - arg), k = 0;
-        while (k < n_settable() &&
-               (strlen(settable_name(k)) != klen || memcmp(settable_name(k), arg, klen) != 0))
+        while (k < cj_n_settable() &&
+               (strlen(cj_settable_name(k)) != klen || memcmp(cj_settable_name(k), arg, klen) != 0))
             k++;
-        if (k == n_settable()) {
-            struct namelist l = {0};
-            for (size_t j = 0; j < n_settable(); j++)
-                list_add(&l, settable_name(j));
+        if (k == cj_n_settable()) {
+            struct cj_namelist l = {0};
+            for (size_t j = 0; j < cj_n_settable(); j++)
+                cj_list_add(&l, cj_settable_name(j));
             return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %.*s: unknown key (known: %s)",
                             klen > 64 ? 64 : (int)klen, arg, l.s);
         }
-        const char *key = settable_name(k), *value = eq + 1;
+        const char *key = cj_settable_name(k), *value = eq + 1;
         struct cluster_cfg_desc d = {.kind = -1};
         if (k < cluster_config_count())
             cluster_config_key(k, &d);
@@ -327,8 +75,8 @@ static int apply_sets(struct ld *ld, cJSON *root, cJSON *graveyard, const char *
         if (d.kind == CLUSTER_CFG_DOUBLE || d.kind == CLUSTER_CFG_UINT) {
             double v;
             if (cpn_parse_double(value, &v) != CPN_OK) {
-                char want[WANT_LEN];
-                bound_text(&d.b, want);
+                char want[CJ_WANT_LEN];
+                cj_bound_text(&d.b, want);
                 return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %s: must be %s (got '%s')",
                                 key, want, value);
             }
@@ -361,7 +109,7 @@ static int apply_sets(struct ld *ld, cJSON *root, cJSON *graveyard, const char *
 
 /* ---- The reader ---------------------------------------------------------------- */
 
-static int read_config(const struct ld *ld, const cJSON *root, const cJSON *const items[],
+static int read_config(const struct cj_ld *ld, const cJSON *root, const cJSON *const items[],
                        struct cluster_config *cfg)
 {
     cluster_config_defaults(cfg);
@@ -374,10 +122,10 @@ static int read_config(const struct ld *ld, const cJSON *root, const cJSON *cons
         int rc = CPN_OK;
         switch (k->kind) {
         case CLUSTER_CFG_DOUBLE:
-        case CLUSTER_CFG_UINT: rc = get_num(ld, root, it, k->name, &k->b, &k->def, &v); break;
+        case CLUSTER_CFG_UINT: rc = cj_get_num(ld, root, it, k->name, &k->b, &k->def, &v); break;
         case CLUSTER_CFG_BOOL:
             if (it && !cJSON_IsBool(it))
-                return bad(ld, it, k->name, "must be true or false (got %s)", type_name(it));
+                return cj_bad(ld, it, k->name, "must be true or false (got %s)", cj_type_name(it));
             if (it)
                 v = cJSON_IsTrue(it) ? 1 : 0;
             break;
@@ -389,13 +137,13 @@ static int read_config(const struct ld *ld, const cJSON *root, const cJSON *cons
                 if (strcmp(k->names[j], it->valuestring) == 0)
                     v = j;
             if (v < 0) {
-                struct namelist l = {0};
+                struct cj_namelist l = {0};
                 for (int j = 0; k->names[j]; j++)
-                    list_add(&l, k->names[j]);
+                    cj_list_add(&l, k->names[j]);
                 if (cJSON_IsString(it))
-                    return bad(ld, it, k->name, "must be one of %s (got '%s')", l.s,
-                               it->valuestring);
-                return bad(ld, it, k->name, "must be one of %s (got %s)", l.s, type_name(it));
+                    return cj_bad(ld, it, k->name, "must be one of %s (got '%s')", l.s,
+                                  it->valuestring);
+                return cj_bad(ld, it, k->name, "must be one of %s (got %s)", l.s, cj_type_name(it));
             }
             break;
         }
@@ -405,107 +153,108 @@ static int read_config(const struct ld *ld, const cJSON *root, const cJSON *cons
     }
     /* Polls fall on multiples of the interval: a tinier one loses them to rounding. */
     if (cfg->poll_interval_s < CLUSTER_MIN_POLL_S)
-        return bad(ld, items[cluster_config_find("poll_interval_s")], "poll_interval_s",
-                   "must be at least %g s (got %g)", CLUSTER_MIN_POLL_S, cfg->poll_interval_s);
+        return cj_bad(ld, items[cluster_config_find("poll_interval_s")], "poll_interval_s",
+                      "must be at least %g s (got %g)", CLUSTER_MIN_POLL_S, cfg->poll_interval_s);
     if (cfg->backoff_cap_s < cfg->backoff_base_s) {
         const cJSON *cap = items[cluster_config_find("backoff_cap_s")];
         if (cap)
-            return bad(ld, cap, "backoff_cap_s", "must be >= backoff_base_s (%g)",
-                       cfg->backoff_base_s);
-        return bad(ld, items[cluster_config_find("backoff_base_s")], "backoff_base_s",
-                   "must be <= backoff_cap_s (%g)", cfg->backoff_cap_s);
+            return cj_bad(ld, cap, "backoff_cap_s", "must be >= backoff_base_s (%g)",
+                          cfg->backoff_base_s);
+        return cj_bad(ld, items[cluster_config_find("backoff_base_s")], "backoff_base_s",
+                      "must be <= backoff_cap_s (%g)", cfg->backoff_cap_s);
     }
     return CPN_OK;
 }
 
 /* Resolves a GPU type's catalogue profile into *cat_type. */
-static int read_profile(const struct ld *ld, const cJSON *item, const char *path, const char *name,
-                        int *cat_type)
+static int read_profile(const struct cj_ld *ld, const cJSON *item, const char *path,
+                        const char *name, int *cat_type)
 {
     if (!item) {
         *cat_type = catalog_type_match(name);
         return CPN_OK;
     }
     const char *p;
-    int rc = get_str(ld, NULL, item, path, false, &p);
+    int rc = cj_get_str(ld, NULL, item, path, false, &p);
     if (rc)
         return rc;
     if (strcasecmp(p, "none") == 0) {
         *cat_type = -1;
         return CPN_OK;
     }
-    struct namelist l = {0};
+    struct cj_namelist l = {0};
     for (int t = 0; t < CAT_NTYPES; t++) {
         if (strcasecmp(p, catalog_type_name(t)) == 0) {
             *cat_type = t;
             return CPN_OK;
         }
-        list_add(&l, catalog_type_name(t));
+        cj_list_add(&l, catalog_type_name(t));
     }
-    list_add(&l, "none");
-    return bad(ld, item, path, "unknown catalogue type '%s' (expected one of %s)", p, l.s);
+    cj_list_add(&l, "none");
+    return cj_bad(ld, item, path, "unknown catalogue type '%s' (expected one of %s)", p, l.s);
 }
 
-static int read_gpu_types(const struct ld *ld, const cJSON *root, const cJSON *gt,
-                          const struct catalog *cat, struct cluster *c, struct name_ix **ix_out)
+static int read_gpu_types(const struct cj_ld *ld, const cJSON *root, const cJSON *gt,
+                          const struct catalog *cat, struct cluster *c, struct cj_name_ix **ix_out)
 {
     static const char *const keys[] = {"mem_gib", "speed", "profile"};
     enum { K_MEM, K_SPEED, K_PROFILE, K_N };
     if (!gt)
-        return bad(ld, root, "gpu_types", "is required (an object of GPU types by name)");
+        return cj_bad(ld, root, "gpu_types", "is required (an object of GPU types by name)");
     if (!cJSON_IsObject(gt))
-        return bad(ld, gt, "gpu_types", "must be an object of GPU types by name (got %s)",
-                   type_name(gt));
+        return cj_bad(ld, gt, "gpu_types", "must be an object of GPU types by name (got %s)",
+                      cj_type_name(gt));
     size_t n = 0;
     for (const cJSON *ch = gt->child; ch; ch = ch->next)
         n += strncmp(ch->string, "x_", 2) != 0;
     if (n > CLUSTER_MAX_TYPES)
-        return bad(ld, gt, "gpu_types", "more than %u GPU types", CLUSTER_MAX_TYPES);
+        return cj_bad(ld, gt, "gpu_types", "more than %u GPU types", CLUSTER_MAX_TYPES);
     c->types = cpn_calloc(n, sizeof *c->types);
-    struct name_ix *ix = cpn_calloc(n, sizeof *ix);
+    struct cj_name_ix *ix = cpn_calloc(n, sizeof *ix);
     const cJSON **where = cpn_calloc(n, sizeof *where);
     int rc = CPN_OK;
     for (const cJSON *ch = gt->child; ch && !rc; ch = ch->next) {
         if (strncmp(ch->string, "x_", 2) == 0)
             continue;
-        char path[PATH_LEN], p[PATH_LEN];
-        path_key(path, "gpu_types", ch->string);
+        char path[CJ_PATH_LEN], p[CJ_PATH_LEN];
+        cj_path_key(path, "gpu_types", ch->string);
         const cJSON *it[K_N];
         if (!ch->string[0]) {
-            rc = bad(ld, ch, "gpu_types", "a GPU type name must not be empty");
+            rc = cj_bad(ld, ch, "gpu_types", "a GPU type name must not be empty");
             break;
         }
-        if ((rc = need_object(ld, ch, path)) || (rc = take_fields(ld, ch, path, keys, K_N, it)))
+        if ((rc = cj_need_object(ld, ch, path)) ||
+            (rc = cj_take_fields(ld, ch, path, keys, K_N, it)))
             break;
         struct gpu_type t = {0};
         static const struct cluster_bound positive = ABOVE(0);
-        path_key(p, path, "mem_gib");
-        if ((rc = get_num(ld, ch, it[K_MEM], p, &positive, NULL, &t.mem_gib)))
+        cj_path_key(p, path, "mem_gib");
+        if ((rc = cj_get_num(ld, ch, it[K_MEM], p, &positive, NULL, &t.mem_gib)))
             break;
-        path_key(p, path, "profile");
+        cj_path_key(p, path, "profile");
         if ((rc = read_profile(ld, it[K_PROFILE], p, ch->string, &t.cat_type)))
             break;
-        path_key(p, path, "speed");
+        cj_path_key(p, path, "speed");
         if (it[K_SPEED]) {
-            if ((rc = get_num(ld, ch, it[K_SPEED], p, &positive, NULL, &t.speed)))
+            if ((rc = cj_get_num(ld, ch, it[K_SPEED], p, &positive, NULL, &t.speed)))
                 break;
         } else if (t.cat_type >= 0) {
             t.speed = cat ? catalog_type_speed(cat, t.cat_type) : 1.0;
             CPN_ASSERT(t.speed > 0 && isfinite(t.speed));
         } else {
-            rc = bad(ld, ch, p, "required for a GPU type with no catalogue profile");
+            rc = cj_bad(ld, ch, p, "required for a GPU type with no catalogue profile");
             break;
         }
         t.name = cpn_strdup(ch->string);
         where[c->n_types] = ch;
-        ix[c->n_types] = (struct name_ix){.name = t.name, .i = (uint32_t)c->n_types};
+        ix[c->n_types] = (struct cj_name_ix){.name = t.name, .i = (uint32_t)c->n_types};
         c->types[c->n_types++] = t;
     }
     uint32_t dup, orig;
-    if (!rc && ix_sort(ix, n, &dup, &orig)) {
-        char path[PATH_LEN];
-        path_key(path, "gpu_types", c->types[dup].name);
-        rc = bad(ld, where[dup], path, "duplicate GPU type name");
+    if (!rc && cj_ix_sort(ix, n, &dup, &orig)) {
+        char path[CJ_PATH_LEN];
+        cj_path_key(path, "gpu_types", c->types[dup].name);
+        rc = cj_bad(ld, where[dup], path, "duplicate GPU type name");
     }
     free(where);
     if (rc) {
@@ -517,59 +266,61 @@ static int read_gpu_types(const struct ld *ld, const cJSON *root, const cJSON *g
 }
 
 /* Reads one node entry of site s and appends its count nodes and their GPUs. */
-static int read_node_entry(const struct ld *ld, const cJSON *e, const char *path, uint32_t s,
-                           const struct name_ix *type_ix, struct cluster *c, size_t *node_cap,
+static int read_node_entry(const struct cj_ld *ld, const cJSON *e, const char *path, uint32_t s,
+                           const struct cj_name_ix *type_ix, struct cluster *c, size_t *node_cap,
                            size_t *gpu_cap)
 {
     static const char *const keys[] = {"count", "cpus", "mem_gib", "gpu_type", "gpus"};
     enum { K_COUNT, K_CPUS, K_MEM, K_TYPE, K_GPUS, K_N };
     static const struct cluster_bound count_b = {.min = 1, .max = CLUSTER_MAX_NODES, .whole = true};
     static const struct cluster_bound positive = ABOVE(0);
-    static const struct cluster_bound gpus_b = {.min = 0, .max = CLUSTER_MAX_NODE_GPUS, .whole = true};
+    static const struct cluster_bound gpus_b = {.min = 0, .max = CLUSTER_MAX_NODE_GPUS,
+                                                .whole = true};
     static const double one = 1;
     const cJSON *it[K_N];
-    char p[PATH_LEN];
+    char p[CJ_PATH_LEN];
     int rc;
-    if ((rc = need_object(ld, e, path)) || (rc = take_fields(ld, e, path, keys, K_N, it)))
+    if ((rc = cj_need_object(ld, e, path)) || (rc = cj_take_fields(ld, e, path, keys, K_N, it)))
         return rc;
     double count, cpus, mem, gpus;
     const char *type_name_s;
-    path_key(p, path, "count");
-    if ((rc = get_num(ld, e, it[K_COUNT], p, &count_b, &one, &count)))
+    cj_path_key(p, path, "count");
+    if ((rc = cj_get_num(ld, e, it[K_COUNT], p, &count_b, &one, &count)))
         return rc;
-    path_key(p, path, "cpus");
-    if ((rc = get_num(ld, e, it[K_CPUS], p, &positive, NULL, &cpus)))
+    cj_path_key(p, path, "cpus");
+    if ((rc = cj_get_num(ld, e, it[K_CPUS], p, &positive, NULL, &cpus)))
         return rc;
-    path_key(p, path, "mem_gib");
-    if ((rc = get_num(ld, e, it[K_MEM], p, &positive, NULL, &mem)))
+    cj_path_key(p, path, "mem_gib");
+    if ((rc = cj_get_num(ld, e, it[K_MEM], p, &positive, NULL, &mem)))
         return rc;
-    path_key(p, path, "gpus");
-    if ((rc = get_num(ld, e, it[K_GPUS], p, &gpus_b, NULL, &gpus)))
+    cj_path_key(p, path, "gpus");
+    if ((rc = cj_get_num(ld, e, it[K_GPUS], p, &gpus_b, NULL, &gpus)))
         return rc;
-    path_key(p, path, "gpu_type");
-    if ((rc = get_str(ld, e, it[K_TYPE], p, gpus > 0, &type_name_s)))
+    cj_path_key(p, path, "gpu_type");
+    if ((rc = cj_get_str(ld, e, it[K_TYPE], p, gpus > 0, &type_name_s)))
         return rc;
     uint32_t type = 0;
     if (type_name_s) {
-        long t = ix_find(type_ix, c->n_types, type_name_s);
+        long t = cj_ix_find(type_ix, c->n_types, type_name_s);
         if (t < 0) {
-            struct namelist l = {0};
+            struct cj_namelist l = {0};
             for (size_t j = 0; j < c->n_types; j++)
-                list_add(&l, c->types[j].name);
-            return bad(ld, it[K_TYPE], p, "unknown GPU type '%s' (gpu_types has %s)", type_name_s,
-                       c->n_types ? l.s : "none");
+                cj_list_add(&l, c->types[j].name);
+            return cj_bad(ld, it[K_TYPE], p, "unknown GPU type '%s' (gpu_types has %s)",
+                          type_name_s, c->n_types ? l.s : "none");
         }
         type = (uint32_t)t;
     }
     size_t n = (size_t)count, g = (size_t)gpus;
     if (n > CLUSTER_MAX_NODES - c->n_nodes) {
-        path_key(p, path, "count");
-        return bad(ld, it[K_COUNT] ? it[K_COUNT] : e, p,
-                   "the cluster would have more than %u nodes", CLUSTER_MAX_NODES);
+        cj_path_key(p, path, "count");
+        return cj_bad(ld, it[K_COUNT] ? it[K_COUNT] : e, p,
+                      "the cluster would have more than %u nodes", CLUSTER_MAX_NODES);
     }
     if (n * g > CLUSTER_MAX_GPUS - c->n_gpus) {
-        path_key(p, path, "gpus");
-        return bad(ld, it[K_GPUS], p, "the cluster would have more than %u GPUs", CLUSTER_MAX_GPUS);
+        cj_path_key(p, path, "gpus");
+        return cj_bad(ld, it[K_GPUS], p, "the cluster would have more than %u GPUs",
+                      CLUSTER_MAX_GPUS);
     }
     cpn_grow((void **)&c->nodes, node_cap, c->n_nodes + n, sizeof *c->nodes);
     cpn_grow((void **)&c->gpu_node, gpu_cap, c->n_gpus + n * g, sizeof *c->gpu_node);
@@ -589,41 +340,43 @@ static int read_node_entry(const struct ld *ld, const cJSON *e, const char *path
     return CPN_OK;
 }
 
-static int read_sites(const struct ld *ld, const cJSON *root, const cJSON *sa,
-                      const struct name_ix *type_ix, struct cluster *c, struct name_ix **ix_out)
+static int read_sites(const struct cj_ld *ld, const cJSON *root, const cJSON *sa,
+                      const struct cj_name_ix *type_ix, struct cluster *c, struct cj_name_ix **ix_out)
 {
     static const char *const keys[] = {"name", "cache_gib", "nodes"};
     enum { K_NAME, K_CACHE, K_NODES, K_N };
     static const struct cluster_bound cache_b = AT_LEAST(0);
     static const double zero = 0;
     if (!sa)
-        return bad(ld, root, "sites", "is required (a non-empty array of sites)");
+        return cj_bad(ld, root, "sites", "is required (a non-empty array of sites)");
     if (!cJSON_IsArray(sa))
-        return bad(ld, sa, "sites", "must be a non-empty array of sites (got %s)", type_name(sa));
-    size_t n = array_len(sa);
+        return cj_bad(ld, sa, "sites", "must be a non-empty array of sites (got %s)",
+                      cj_type_name(sa));
+    size_t n = cj_array_len(sa);
     if (n == 0)
-        return bad(ld, sa, "sites", "must not be empty (a cluster needs a site)");
+        return cj_bad(ld, sa, "sites", "must not be empty (a cluster needs a site)");
     if (n > CLUSTER_MAX_SITES)
-        return bad(ld, sa, "sites", "more than %u sites", CLUSTER_MAX_SITES);
+        return cj_bad(ld, sa, "sites", "more than %u sites", CLUSTER_MAX_SITES);
     c->sites = cpn_calloc(n, sizeof *c->sites);
-    struct name_ix *ix = cpn_calloc(n, sizeof *ix);
+    struct cj_name_ix *ix = cpn_calloc(n, sizeof *ix);
     const cJSON **where = cpn_calloc(n, sizeof *where);
     size_t node_cap = 0, gpu_cap = 0;
     int rc = CPN_OK;
     const cJSON *so = sa->child;
     for (size_t i = 0; i < n && !rc; i++, so = so->next) {
-        char path[PATH_LEN], p[PATH_LEN];
-        path_index(path, "sites", i);
+        char path[CJ_PATH_LEN], p[CJ_PATH_LEN];
+        cj_path_index(path, "sites", i);
         const cJSON *it[K_N];
         const char *name;
         double cache;
-        if ((rc = need_object(ld, so, path)) || (rc = take_fields(ld, so, path, keys, K_N, it)))
+        if ((rc = cj_need_object(ld, so, path)) ||
+            (rc = cj_take_fields(ld, so, path, keys, K_N, it)))
             break;
-        path_key(p, path, "name");
-        if ((rc = get_str(ld, so, it[K_NAME], p, true, &name)))
+        cj_path_key(p, path, "name");
+        if ((rc = cj_get_str(ld, so, it[K_NAME], p, true, &name)))
             break;
-        path_key(p, path, "cache_gib");
-        if ((rc = get_num(ld, so, it[K_CACHE], p, &cache_b, &zero, &cache)))
+        cj_path_key(p, path, "cache_gib");
+        if ((rc = cj_get_num(ld, so, it[K_CACHE], p, &cache_b, &zero, &cache)))
             break;
         struct site *st = &c->sites[c->n_sites++];
         st->name = cpn_strdup(name);
@@ -631,28 +384,29 @@ static int read_sites(const struct ld *ld, const cJSON *root, const cJSON *sa,
         st->node_first = (uint32_t)c->n_nodes;
         st->gpu_first = (uint32_t)c->n_gpus;
         where[i] = it[K_NAME];
-        ix[i] = (struct name_ix){.name = st->name, .i = (uint32_t)i};
+        ix[i] = (struct cj_name_ix){.name = st->name, .i = (uint32_t)i};
         const cJSON *nodes = it[K_NODES];
-        path_key(p, path, "nodes");
+        cj_path_key(p, path, "nodes");
         if (nodes && !cJSON_IsArray(nodes)) {
-            rc = bad(ld, nodes, p, "must be an array of node entries (got %s)", type_name(nodes));
+            rc = cj_bad(ld, nodes, p, "must be an array of node entries (got %s)",
+                        cj_type_name(nodes));
             break;
         }
         size_t j = 0;
         for (const cJSON *e = nodes ? nodes->child : NULL; e && !rc; e = e->next, j++) {
-            char ep[PATH_LEN];
-            path_index(ep, p, j);
+            char ep[CJ_PATH_LEN];
+            cj_path_index(ep, p, j);
             rc = read_node_entry(ld, e, ep, (uint32_t)i, type_ix, c, &node_cap, &gpu_cap);
         }
         st->node_count = (uint32_t)(c->n_nodes - st->node_first);
         st->gpu_count = (uint32_t)(c->n_gpus - st->gpu_first);
     }
     uint32_t dup, orig;
-    if (!rc && ix_sort(ix, n, &dup, &orig)) {
-        char path[PATH_LEN];
+    if (!rc && cj_ix_sort(ix, n, &dup, &orig)) {
+        char path[CJ_PATH_LEN];
         snprintf(path, sizeof path, "sites[%u].name", dup);
-        rc = bad(ld, where[dup], path, "duplicate site name '%s' (also sites[%u].name)",
-                 c->sites[dup].name, orig);
+        rc = cj_bad(ld, where[dup], path, "duplicate site name '%s' (also sites[%u].name)",
+                    c->sites[dup].name, orig);
     }
     free(where);
     if (rc) {
@@ -664,19 +418,20 @@ static int read_sites(const struct ld *ld, const cJSON *root, const cJSON *sa,
 }
 
 /* Reads a site name (a member of obj at path) into *site. */
-static int read_site_ref(const struct ld *ld, const cJSON *obj, const cJSON *item, const char *path,
-                         const struct name_ix *site_ix, const struct cluster *c, uint32_t *site)
+static int read_site_ref(const struct cj_ld *ld, const cJSON *obj, const cJSON *item,
+                         const char *path, const struct cj_name_ix *site_ix,
+                         const struct cluster *c, uint32_t *site)
 {
     const char *name;
-    int rc = get_str(ld, obj, item, path, true, &name);
+    int rc = cj_get_str(ld, obj, item, path, true, &name);
     if (rc)
         return rc;
-    long s = ix_find(site_ix, c->n_sites, name);
+    long s = cj_ix_find(site_ix, c->n_sites, name);
     if (s < 0) {
-        struct namelist l = {0};
+        struct cj_namelist l = {0};
         for (size_t j = 0; j < c->n_sites; j++)
-            list_add(&l, c->sites[j].name);
-        return bad(ld, item, path, "unknown site '%s' (sites: %s)", name, l.s);
+            cj_list_add(&l, c->sites[j].name);
+        return cj_bad(ld, item, path, "unknown site '%s' (sites: %s)", name, l.s);
     }
     *site = (uint32_t)s;
     return CPN_OK;
@@ -696,7 +451,7 @@ static int link_cmp(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-static int read_links(const struct ld *ld, const cJSON *la, const struct name_ix *site_ix,
+static int read_links(const struct cj_ld *ld, const cJSON *la, const struct cj_name_ix *site_ix,
                       struct cluster *c)
 {
     static const char *const keys[] = {"a", "b", "gbps", "latency_ms"};
@@ -705,36 +460,37 @@ static int read_links(const struct ld *ld, const cJSON *la, const struct name_ix
     if (!la)
         return CPN_OK;
     if (!cJSON_IsArray(la))
-        return bad(ld, la, "links", "must be an array of links (got %s)", type_name(la));
-    size_t n = array_len(la);
+        return cj_bad(ld, la, "links", "must be an array of links (got %s)", cj_type_name(la));
+    size_t n = cj_array_len(la);
     if (n > CLUSTER_MAX_LINKS)
-        return bad(ld, la, "links", "more than %u links", CLUSTER_MAX_LINKS);
+        return cj_bad(ld, la, "links", "more than %u links", CLUSTER_MAX_LINKS);
     c->links = cpn_calloc(n, sizeof *c->links);
     const cJSON **where = cpn_calloc(n, sizeof *where);
     int rc = CPN_OK;
     const cJSON *lo = la->child;
     for (size_t i = 0; i < n && !rc; i++, lo = lo->next) {
-        char path[PATH_LEN], p[PATH_LEN];
-        path_index(path, "links", i);
+        char path[CJ_PATH_LEN], p[CJ_PATH_LEN];
+        cj_path_index(path, "links", i);
         const cJSON *it[K_N];
         struct link l = {0};
-        if ((rc = need_object(ld, lo, path)) || (rc = take_fields(ld, lo, path, keys, K_N, it)))
+        if ((rc = cj_need_object(ld, lo, path)) ||
+            (rc = cj_take_fields(ld, lo, path, keys, K_N, it)))
             break;
-        path_key(p, path, "a");
+        cj_path_key(p, path, "a");
         if ((rc = read_site_ref(ld, lo, it[K_A], p, site_ix, c, &l.a)))
             break;
-        path_key(p, path, "b");
+        cj_path_key(p, path, "b");
         if ((rc = read_site_ref(ld, lo, it[K_B], p, site_ix, c, &l.b)))
             break;
         if (l.a == l.b) {
-            rc = bad(ld, it[K_B], p, "must differ from a (a link joins two sites)");
+            rc = cj_bad(ld, it[K_B], p, "must differ from a (a link joins two sites)");
             break;
         }
-        path_key(p, path, "gbps");
-        if ((rc = get_num(ld, lo, it[K_GBPS], p, &gbps_b, NULL, &l.gbps)))
+        cj_path_key(p, path, "gbps");
+        if ((rc = cj_get_num(ld, lo, it[K_GBPS], p, &gbps_b, NULL, &l.gbps)))
             break;
-        path_key(p, path, "latency_ms");
-        if ((rc = get_num(ld, lo, it[K_LAT], p, &lat_b, NULL, &l.latency_ms)))
+        cj_path_key(p, path, "latency_ms");
+        if ((rc = cj_get_num(ld, lo, it[K_LAT], p, &lat_b, NULL, &l.latency_ms)))
             break;
         where[i] = lo;
         c->links[c->n_links++] = l;
@@ -755,10 +511,10 @@ static int read_links(const struct ld *ld, const cJSON *la, const struct name_ix
             }
         free(k);
         if (dup < n) {
-            char path[PATH_LEN];
-            path_index(path, "links", dup);
-            rc = bad(ld, where[dup], path, "duplicate link between %s and %s (also links[%u])",
-                     c->sites[c->links[dup].a].name, c->sites[c->links[dup].b].name, orig);
+            char path[CJ_PATH_LEN];
+            cj_path_index(path, "links", dup);
+            rc = cj_bad(ld, where[dup], path, "duplicate link between %s and %s (also links[%u])",
+                        c->sites[c->links[dup].a].name, c->sites[c->links[dup].b].name, orig);
         }
     }
     free(where);
@@ -767,7 +523,7 @@ static int read_links(const struct ld *ld, const cJSON *la, const struct name_ix
 
 /* Validates the whole tree into c (freshly zeroed). Returns 0 or CPN_EINPUT; on
  * failure c holds whatever was built, for cluster_destroy. */
-static int read_cluster(const struct ld *ld, const cJSON *root, const struct catalog *cat,
+static int read_cluster(const struct cj_ld *ld, const cJSON *root, const struct catalog *cat,
                         struct cluster *c)
 {
     enum { K_CONTROLLER, K_TYPES, K_SITES, K_LINKS, K_CFG };
@@ -780,8 +536,8 @@ static int read_cluster(const struct ld *ld, const cJSON *root, const struct cat
         keys[K_CFG + k] = d.name;
     }
     const cJSON *it[K_CFG + CLUSTER_CONFIG_MAX_KEYS];
-    struct name_ix *type_ix = NULL, *site_ix = NULL;
-    int rc = take_fields(ld, root, "", keys, K_CFG + n_cfg, it);
+    struct cj_name_ix *type_ix = NULL, *site_ix = NULL;
+    int rc = cj_take_fields(ld, root, "", keys, K_CFG + n_cfg, it);
     if (!rc)
         rc = read_config(ld, root, it + K_CFG, &c->cfg);
     if (!rc)
@@ -803,7 +559,7 @@ int cluster_load_buf(const char *name, const char *buf, size_t len, const char *
                      size_t errlen)
 {
     CPN_ASSERT(out && (buf || len == 0) && (sets || n_sets == 0));
-    struct ld ld = {.name = name ? name : "<buffer>", .err = err, .errlen = errlen};
+    struct cj_ld ld = {.name = name ? name : "<buffer>", .err = err, .errlen = errlen};
     if (!buf)
         buf = "";
     cJSON *root = NULL;
@@ -814,7 +570,8 @@ int cluster_load_buf(const char *name, const char *buf, size_t len, const char *
     CPN_ASSERT(graveyard);
     struct cluster *c = cpn_calloc(1, sizeof *c);
     if (!cJSON_IsObject(root))
-        rc = bad(&ld, root, "", "the top level must be a JSON object (got %s)", type_name(root));
+        rc = cj_bad(&ld, root, "", "the top level must be a JSON object (got %s)",
+                    cj_type_name(root));
     if (!rc)
         rc = apply_sets(&ld, root, graveyard, sets, n_sets);
     if (!rc)
