@@ -8,8 +8,9 @@
  *
  * A job mix (gen_mix, read from a JSON spec by gen_mix.c) replaces any of the
  * defaults with a distribution of its own (a constant, uniform, lognormal or
- * empirical). Where it says nothing, the draw is exactly the default one, with the same GSL calls, so a
- * mix that restates the defaults gives the default queue byte for byte.
+ * empirical). Where it says nothing, the draw is exactly the default one, with the
+ * same GSL calls, so a mix that restates the defaults gives the default queue byte
+ * for byte.
  *
  * The diurnal arrival process is a Poisson process whose rate is constant within
  * each hour of the day and follows a 24-value curve. Arrivals are drawn by inverting

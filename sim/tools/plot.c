@@ -258,8 +258,8 @@ static int plot_run(struct plot *pl, const cJSON *summary)
         plot_gpv_str(&v, "sites", sites.s ? sites.s : "");
         plot_gpv_str(&v, "tunit", u.name);
         plot_gpv_str(&v, "title", title);
-        rc = plot_draw(pl, "timeline", cpn_embed_plot_timeline, EMBED_LEN(cpn_embed_plot_timeline), &v,
-                  PLOT_TIMELINE_H_CM);
+        rc = plot_draw(pl, "timeline", cpn_embed_plot_timeline,
+                       EMBED_LEN(cpn_embed_plot_timeline), &v, PLOT_TIMELINE_H_CM);
     }
     free(v.s);
     free(sites.s);
@@ -292,7 +292,7 @@ static int plot_run(struct plot *pl, const cJSON *summary)
         plot_gpv_str(&w, "xlabel", xl);
         plot_gpv_str(&w, "title", tt);
         rc = plot_draw(pl, "jct_cdf", cpn_embed_plot_cdf, EMBED_LEN(cpn_embed_plot_cdf), &w,
-                  PLOT_CDF_H_CM);
+                       PLOT_CDF_H_CM);
         free(w.s);
     }
     free(dat);

@@ -312,7 +312,7 @@ static int bars(struct plot *pl, const struct sweep_view *sv, const struct stats
         plot_gpv_str(&w, "title", title);
         plot_gpv_num(&w, "refline", refline);
         rc = plot_draw(pl, name, cpn_embed_plot_bars, EMBED_LEN(cpn_embed_plot_bars), &w,
-                  PLOT_BARS_H_CM);
+                       PLOT_BARS_H_CM);
         free(w.s);
         free(ser.s);
     }
@@ -401,7 +401,8 @@ static int ablation(struct plot *pl, const struct sweep_view *sv, size_t a)
         plot_gpv_str(&w, "series", ser.s ? ser.s : "");
         plot_gpv_str(&w, "xlabel", pretty_key(sv->k[a].name));
         struct plot_gpv xt = {0};
-        double lo = plot_num_of(sv->k[a].raw[order[0]]), hi = plot_num_of(sv->k[a].raw[order[nx - 1]]);
+        double lo = plot_num_of(sv->k[a].raw[order[0]]);
+        double hi = plot_num_of(sv->k[a].raw[order[nx - 1]]);
         for (size_t xi = 0; xi < nx; xi++)
             plot_gpv_add(&xt, "%s%s", xi ? ", " : "", sv->k[a].raw[order[xi]]);
         plot_gpv_str(&w, "xtics", xt.s);
@@ -422,7 +423,7 @@ static int ablation(struct plot *pl, const struct sweep_view *sv, size_t a)
             plot_gpv_str(&w, nm, nc > 1 ? cluster_label(sv, c) : "");
         }
         rc = plot_draw(pl, name, cpn_embed_plot_lines, EMBED_LEN(cpn_embed_plot_lines), &w,
-                  1.5 + PLOT_LINES_ROW_H_CM * (double)nr);
+                       1.5 + PLOT_LINES_ROW_H_CM * (double)nr);
         free(w.s);
         free(ser.s);
     }
@@ -496,7 +497,7 @@ static int sweep_cdf(struct plot *pl, const struct sweep_view *sv)
             plot_gpv_str(&w, nm, cluster_label(sv, c));
         }
         rc = plot_draw(pl, "jct_cdf", cpn_embed_plot_cdf, EMBED_LEN(cpn_embed_plot_cdf), &w,
-                  PLOT_CDF_H_CM);
+                       PLOT_CDF_H_CM);
         free(w.s);
         free(ser.s);
     }
