@@ -12,6 +12,7 @@
 
 #include "../sim/engine/catalog.h"
 #include "../sim/engine/cluster.h"
+#include "../sim/io/cluster_json.h"
 #include "../sim/engine/eq.h"
 #include "../sim/engine/net.h"
 #include "../sim/io/trace.h"

@@ -9,6 +9,7 @@
 #include "../sim/engine/policy.h"
 #include "../sim/engine/catalog.h"
 #include "../sim/engine/cluster.h"
+#include "../sim/io/cluster_json.h"
 #include "../sim/engine/sim.h"
 #include "../sim/io/trace.h"
 

@@ -9,6 +9,7 @@
 
 #include "../sim/engine/catalog.h"
 #include "../sim/engine/cluster.h"
+#include "../sim/io/cluster_json.h"
 #include "../sim/base/embed.h"
 #include "../sim/base/jsonpos.h"
 #include "../sim/base/util.h"

@@ -4,6 +4,7 @@
  * Expected values are worked out by hand from the excerpts. */
 #include "../sim/engine/catalog.h"
 #include "../sim/engine/cluster.h"
+#include "../sim/io/cluster_json.h"
 #include "../sim/io/import.h"
 #include "../sim/io/trace.h"
 #include "../sim/base/util.h"

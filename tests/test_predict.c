@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../sim/engine/catalog.h"
 #include "../sim/cli/cmd.h"
@@ -131,42 +130,6 @@ Test(rf, out_of_bag_estimates_cover_the_rows)
     /* Out-of-bag error is honest: at least the noise, and far below the spread of y. */
     double rmse = sqrt(se / N_TRAIN);
     cr_assert(rmse > 0.8 * NOISE_SD && rmse < 0.3, "oob rmse %g", rmse);
-    rf_destroy(f);
-}
-
-Test(rf, save_and_load_predict_the_same)
-{
-    static double x[N_TRAIN * P_TRAIN], y[N_TRAIN];
-    known_function(x, y, 3);
-    struct rf *f = train(x, y, N_TRAIN, RF_PARAMS_DEFAULT), *g = NULL;
-    char path[] = "/tmp/cpnsim-rf-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    char err[CPN_ERR_LEN] = "";
-    cr_assert_eq(rf_save(f, path, err, sizeof err), CPN_OK, "%s", err);
-    cr_assert_eq(rf_load(&g, path, err, sizeof err), CPN_OK, "%s", err);
-    cr_assert_eq(rf_trees(g), rf_trees(f));
-    cr_assert_eq(rf_nodes(g), rf_nodes(f));
-    cr_assert_eq(rf_features(g), P_TRAIN);
-    for (int k = 0; k < 50; k++) {
-        double q[P_TRAIN] = {k / 50.0, 0.3};
-        double a = rf_predict(f, q), b = rf_predict(g, q);
-        cr_assert(memcmp(&a, &b, sizeof a) == 0, "%.17g vs %.17g", a, b);
-    }
-    rf_destroy(g);
-
-    /* A node whose child points backwards (a cycle) is refused, naming file and line. */
-    FILE *fp = fopen(path, "w");
-    fputs("cpnsim-rf 1\nfeatures 1 trees 1 nodes 2\nroots 0\n0 1 0 0.5\n-1 0 0 1\n", fp);
-    fclose(fp);
-    g = NULL;
-    cr_assert_eq(rf_load(&g, path, err, sizeof err), CPN_EINPUT);
-    cr_assert_null(g);
-    char want[64];
-    snprintf(want, sizeof want, "%s:4: node", path);
-    cr_assert(strstr(err, want), "message: %s", err);
-    remove(path);
     rf_destroy(f);
 }
 

@@ -12,18 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *cpn_err_name(int code)
-{
-    switch (code) {
-    case CPN_OK: return "ok";
-    case CPN_EINPUT: return "bad input";
-    case CPN_EIO: return "output error";
-    case CPN_ENOMEM: return "out of memory";
-    case CPN_ESTOP: return "stopped";
-    default: return "unknown error";
-    }
-}
-
 int cpn_exit_status(int code)
 {
     if (code == CPN_OK)

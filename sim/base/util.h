@@ -17,10 +17,8 @@ enum cpn_err {
     CPN_OK = 0,
     CPN_EINPUT = -1, /* bad input or usage: exit status 2 */
     CPN_EIO = -2,    /* an output could not be written: exit status 1 */
-    CPN_ENOMEM = -3, /* allocation failed: exit status 1 */
     CPN_ESTOP = -4,  /* stopped by SIGINT or SIGTERM: `cpnsim run` dies of the signal */
 };
-const char *cpn_err_name(int code);
 /* Exit status for an error code: 0, 2 for CPN_EINPUT, 1 otherwise. */
 int cpn_exit_status(int code);
 

@@ -6,6 +6,7 @@
 
 #include "../engine/catalog.h"
 #include "../engine/cluster.h"
+#include "../io/cluster_json.h"
 #include "cmd.h"
 #include "../io/gen.h"
 #include "../io/trace.h"

@@ -1,7 +1,7 @@
-/* cluster: the modeled datacenters read from cluster JSON: GPU types, sites, nodes
- * (expanded from counts), GPUs, WAN links, and the run's tunables (config) with
- * their defaults in one table. It validates everything it reads; it holds no
- * run-time state. */
+/* cluster: the modeled datacenters: GPU types, sites, nodes (expanded from counts),
+ * GPUs, WAN links, and the run's tunables (config) with their defaults in one table.
+ * It holds no run-time state, and does not read files: cluster JSON is read and
+ * validated by sim/io/cluster_json.h, which sees the table through the calls below. */
 #ifndef CPN_CLUSTER_H
 #define CPN_CLUSTER_H
 
@@ -98,18 +98,7 @@ struct cluster {
 /* Default tunables (the table's defaults). */
 void cluster_config_defaults(struct cluster_config *cfg);
 
-/* Reads a cluster. path NULL means the embedded default cluster. sets are "KEY=VALUE"
- * overrides of top-level keys applied before validation. cat resolves each GPU type's
- * catalogue profile ("profile" field, else by name prefix) and gives the default
- * "speed" of catalogue types; a type with no profile must give "speed". Errors name the file, line
- * and field ("c.json:12: sites[1].nodes[0].gpus: must be a whole number >= 0"); a
- * bad --set names "--set KEY". Returns 0 with *out owned by the caller, or
- * CPN_EINPUT leaving *out untouched. */
-int cluster_load(const char *path, const char *const *sets, size_t n_sets,
-                 const struct catalog *cat, struct cluster **out, char *err, size_t errlen);
-/* Same from a buffer; name is used in messages. */
-int cluster_load_buf(const char *name, const char *buf, size_t len, const char *const *sets,
-                     size_t n_sets, const struct catalog *cat, struct cluster **out, char *err, size_t errlen);
+/* Frees a cluster built by the reader (cluster_json.h). */
 void cluster_destroy(struct cluster *c); /* NULL is a no-op */
 
 /* Index of a site by name, or -1. */
@@ -124,5 +113,33 @@ const char *cluster_default_json(size_t *len);
 
 /* Lists the config keys with defaults, one per line, for --help. */
 void cluster_config_help(FILE *f);
+
+/* The config table as a reader sees it: each key's name, kind, default, bounds
+ * (numbers) and value names (enums), by index in table order. */
+enum cluster_cfg_kind { CLUSTER_CFG_DOUBLE, CLUSTER_CFG_UINT, CLUSTER_CFG_BOOL, CLUSTER_CFG_ENUM };
+/* Allowed range of a number: [min, max], or (min, max] when min_open; whole numbers
+ * only when whole. */
+struct cluster_bound {
+    double min, max;
+    bool min_open, whole;
+};
+struct cluster_cfg_desc {
+    const char *name;
+    int kind;                 /* enum cluster_cfg_kind */
+    double def;               /* a number; 0 or 1 for a bool; the name index for an enum */
+    struct cluster_bound b;   /* numeric kinds only */
+    const char *const *names; /* enum kinds only: the value names, NULL-terminated */
+};
+/* Most keys the table may hold (cluster.c checks it when compiled), for readers'
+ * arrays. */
+#define CLUSTER_CONFIG_MAX_KEYS 64
+/* Keys in the table. */
+size_t cluster_config_count(void);
+/* Describes key i (< cluster_config_count()). */
+void cluster_config_key(size_t i, struct cluster_cfg_desc *out);
+/* The index of the key named name; aborts when the table has none (a caller's bug). */
+size_t cluster_config_find(const char *name);
+/* Stores v (a number, 0/1 for a bool, the name index for an enum) as key i of cfg. */
+void cluster_config_store(struct cluster_config *cfg, size_t i, double v);
 
 #endif

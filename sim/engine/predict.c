@@ -29,10 +29,10 @@
  * catalogue profile (-1) is predicted as an H100 and divided by its speed, the rule the
  * catalogue itself uses for such types. */
 #include "predict.h"
+#include "predict_int.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_multifit.h>
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
@@ -41,8 +41,6 @@
 
 #include "rf.h"
 #include "../base/util.h"
-
-enum pred_kind { PRED_ORACLE, PRED_NOISY, PRED_RF, PRED_LINEAR, PRED_NN };
 
 /* The tunables of the learned methods, with their defaults, in one place. The forest's
  * were chosen on the cross-validation of `cpnsim predict --eval` (docs/predictor.md). */
@@ -69,7 +67,6 @@ static const double pred_type_mem_gib[CAT_NTYPES] = {80, 16, 16, 12};
 
 /* Reference models whose step time on a type is its benchmark score, each at a batch
  * the H100 table measured. A catalogue without one gives that score 0 on every type. */
-enum { PRED_NBENCH = 3 };
 static const struct {
     const char *model;
     unsigned batch;
@@ -80,55 +77,10 @@ static const struct {
     {"llama_1b", 1, "log_bench_llama_1b"},
 };
 
-/* Feature layout: these, then one column per model family. */
-enum {
-    PF_LOG_PARAMS,
-    PF_LOG_BATCH,
-    PF_LOG2_GPUS,
-    PF_LOG_GPU_MEM, /* first feature of the GPU type */
-    PF_LOG_SPEED,
-    PF_BENCH,
-    PF_NBASE = PF_BENCH + PRED_NBENCH,
-};
 static const char *const pred_base_names[PF_NBASE] = {
     "log_params_m", "log_batch", "log2_gpus", "log_gpu_mem_gib", "log_speed",
     "log_bench_resnet50", "log_bench_detector", "log_bench_llama_1b",
 };
-enum { PRED_MAX_FAMILIES = 16, PRED_MAX_FEATURES = PF_NBASE + PRED_MAX_FAMILIES };
-enum { PRED_NAME_LEN = 48 };
-
-/* One learned target (normalised log step, log multi-GPU factor or log memory) by one
- * method. */
-struct pred_model {
-    bool trained;
-    size_t n;                         /* training rows */
-    struct rf *rf;                    /* rf */
-    double lin[PRED_MAX_FEATURES + 1]; /* linear: intercept, then one per feature */
-    double *nn_x, *nn_y;              /* nn: the training rows, standardised */
-    double nn_mean[PRED_MAX_FEATURES], nn_scale[PRED_MAX_FEATURES]; /* scale 0: ignored */
-    double oob_mape;
-};
-
-struct predictor {
-    const struct catalog *cat;
-    char *spec;
-    enum pred_kind kind;
-    double sigma;      /* noisy */
-    double mem_margin; /* learned methods */
-    uint64_t seed;
-    unsigned rf_trees;
-    size_t nmodels;
-    bool *known;   /* [nmodels] the model has training points */
-    bool *measured; /* [nmodels * CAT_NTYPES] one-GPU training points of the model on the type */
-    int *fam;      /* [nmodels] family column of each model */
-    size_t nfam, p;
-    char names[PRED_MAX_FEATURES][PRED_NAME_LEN];
-    const char *name_ptr[PRED_MAX_FEATURES];
-    double type_x[CAT_NTYPES][PF_NBASE]; /* the type's features (the rest are 0) */
-    struct pred_model step, multi, mem;
-    double train_s;
-};
-
 /* ---- features ---- */
 
 /* Families, benchmark scores and feature names from the catalogue. Returns 0, or
@@ -195,13 +147,7 @@ static void features(const struct predictor *p, int model, unsigned batch, unsig
  * where the point has none: the normalised log step (one-GPU points), the log ratio of
  * its step to the one-GPU step of the same model, batch and type (multi-GPU points whose
  * one-GPU step was measured) and the log memory (H100 rows). */
-struct pred_data {
-    struct catalog_point *pts;
-    size_t n;
-    double *x, *ystep, *ymulti, *ymem;
-};
-
-static void data_build(const struct predictor *p, struct pred_data *d)
+void pred_data_build(const struct predictor *p, struct pred_data *d)
 {
     d->n = catalog_points(p->cat, NULL, 0);
     d->pts = cpn_calloc(d->n ? d->n : 1, sizeof *d->pts);
@@ -228,7 +174,7 @@ static void data_build(const struct predictor *p, struct pred_data *d)
     }
 }
 
-static void data_free(struct pred_data *d)
+void pred_data_free(struct pred_data *d)
 {
     free(d->pts);
     free(d->x);
@@ -446,8 +392,8 @@ static int query_type(const struct predictor *p, int model, int t)
 /* The learned step time of (model, batch) on `gpus` GPUs of catalogue type t: the
  * one-GPU step (asked on query_type, the speed normalisation undone for t) times the
  * multi-GPU factor (asked on t itself; 1 when there was nothing to learn it from). */
-static double learned_step_s(const struct predictor *p, int model, unsigned batch,
-                             unsigned gpus, int t)
+double pred_learned_step_s(const struct predictor *p, int model, unsigned batch, unsigned gpus,
+                           int t)
 {
     double x[PRED_MAX_FEATURES];
     features(p, model, batch, 1, query_type(p, model, t), x);
@@ -460,8 +406,8 @@ static double learned_step_s(const struct predictor *p, int model, unsigned batc
 }
 
 /* The learned peak memory per GPU, before the margin. */
-static double learned_mem_gib(const struct predictor *p, int model, unsigned batch,
-                              unsigned gpus, int t)
+double pred_learned_mem_gib(const struct predictor *p, int model, unsigned batch, unsigned gpus,
+                            int t)
 {
     double x[PRED_MAX_FEATURES];
     features(p, model, batch, gpus, t, x);
@@ -485,8 +431,8 @@ enum { PRED_SEED_STEP, PRED_SEED_MULTI, PRED_SEED_MEM };
 /* Trains the three models on the rows of d with use[i]. The step model needs rows; the
  * multi-GPU model without rows is left out (factor 1); the memory model without rows is
  * left untrained when need_mem is false, else it is CPN_EINPUT. */
-static int pred_train(struct predictor *p, const struct pred_data *d, const bool *use,
-                      bool need_mem, char *err, size_t errlen)
+int pred_train(struct predictor *p, const struct pred_data *d, const bool *use, bool need_mem,
+               char *err, size_t errlen)
 {
     double t0 = cpn_wall_s();
     size_t *rows = cpn_calloc(d->n + 1, sizeof *rows);
@@ -587,8 +533,8 @@ static bool is_learned(const struct predictor *p)
 }
 
 /* A predictor of the spec with nothing trained. */
-static int pred_new(struct predictor **out, const char *spec, const struct catalog *cat,
-                    uint64_t seed, const struct predictor_opts *o, char *err, size_t errlen)
+int pred_new(struct predictor **out, const char *spec, const struct catalog *cat, uint64_t seed,
+             const struct predictor_opts *o, char *err, size_t errlen)
 {
     CPN_ASSERT(out && cat && o);
     if (!spec)
@@ -628,13 +574,13 @@ int predictor_create_opts(struct predictor **out, const char *spec, const struct
             p->known[m] = (int)m != o->exclude_model;
     } else if (rc == CPN_OK) {
         struct pred_data d;
-        data_build(p, &d);
+        pred_data_build(p, &d);
         bool *use = cpn_calloc(d.n + 1, sizeof *use);
         for (size_t i = 0; i < d.n; i++)
             use[i] = d.pts[i].model != o->exclude_model && d.pts[i].type != o->exclude_type;
         rc = pred_train(p, &d, use, true, err, errlen);
         free(use);
-        data_free(&d);
+        pred_data_free(&d);
     }
     if (rc != CPN_OK) {
         predictor_destroy(p);
@@ -718,10 +664,10 @@ int predictor_profile(const struct predictor *p, int model, unsigned batch, int 
         cat_type >= CAT_NTYPES || (cat_type < 0 && !(isfinite(speed) && speed > 0)))
         return CPN_EINPUT;
     int t = cat_type < 0 ? CAT_H100 : cat_type;
-    double step = learned_step_s(p, model, batch, gpus, t);
+    double step = pred_learned_step_s(p, model, batch, gpus, t);
     if (cat_type < 0)
         step /= speed;
-    double mem = learned_mem_gib(p, model, batch, gpus, t) * (1.0 + p->mem_margin);
+    double mem = pred_learned_mem_gib(p, model, batch, gpus, t) * (1.0 + p->mem_margin);
     *out = (struct profile){.step_s = step, .mem_gib = mem, .derived = true};
     return CPN_OK;
 }
@@ -743,189 +689,4 @@ void predictor_get_info(const struct predictor *p, struct predictor_info *out)
         .oob_mem_mape = p->mem.oob_mape};
     if (!is_learned(p))
         out->oob_step_mape = out->oob_multi_mape = out->oob_mem_mape = NAN;
-}
-
-/* ---- cross-validation ---- */
-
-/* Absolute percentage errors and the share below the truth, summarised. */
-static void summarise(struct predict_eval_err *e, double *ape, size_t n, size_t low)
-{
-    e->n = n;
-    if (n == 0) {
-        e->mape = e->p90 = e->low = NAN;
-        return;
-    }
-    gsl_sort(ape, 1, n);
-    e->mape = 100.0 * gsl_stats_mean(ape, 1, n);
-    e->p90 = 100.0 * gsl_stats_quantile_from_sorted_data(ape, 1, n, 0.9);
-    e->low = 100.0 * (double)low / (double)n;
-}
-
-/* Held-out predictions of one method under one kind of fold: step errors, and the
- * ratio of each raw memory prediction (no margin) to the truth. */
-struct eval_acc {
-    double *step_ape;
-    size_t nstep, stepcap, steplow;
-    double *mem_ratio;
-    size_t nmem, memcap;
-};
-
-/* GPU counts at which the simulator's truth is compared (those Gavel measured). */
-static const unsigned pred_eval_gpus[] = {1, 2, 4, 8};
-
-/* Trained on every measured point, against the simulator's truth (catalog_lookup) for
- * the jobs `cpnsim gen` draws: every model of the H100 table at each of its listed
- * batches, on every catalogue type and 1, 2, 4 and 8 GPUs (memory: on one H100, as it
- * depends on neither). Most of that truth is derived by the catalogue's rules, not
- * measured; it is what a policy is told about in a simulation of generated jobs.
- * Gavel's models are left out: `cpnsim gen` does not draw them, and their simulated
- * memory is itself only the catalogue's fit. */
-static int eval_insample(const struct catalog *cat, const char *spec, uint64_t seed,
-                         unsigned rf_trees, struct eval_acc *acc, char *err, size_t errlen)
-{
-    struct predictor_opts o = PREDICTOR_OPTS_DEFAULT;
-    o.mem_margin = 0;
-    o.rf_trees = rf_trees;
-    struct predictor *p = NULL;
-    int rc = predictor_create_opts(&p, spec, cat, seed, &o, err, errlen);
-    if (rc != CPN_OK)
-        return rc;
-    for (size_t m = 0; m < p->nmodels; m++) {
-        if (!catalog_model_on_h100(cat, (int)m))
-            continue;
-        size_t nb;
-        const unsigned *b = catalog_model_batches(cat, (int)m, &nb);
-        for (size_t k = 0; k < nb; k++) {
-            struct profile pr, truth;
-            for (int t = 0; t < CAT_NTYPES; t++)
-                for (size_t g = 0; g < sizeof pred_eval_gpus / sizeof pred_eval_gpus[0]; g++) {
-                    unsigned gpus = pred_eval_gpus[g];
-                    CPN_ASSERT(predictor_profile(p, (int)m, b[k], t, 1.0, gpus, &pr) == 0);
-                    CPN_ASSERT(catalog_lookup(cat, (int)m, b[k], t, 1.0, gpus, &truth) == 0);
-                    cpn_grow((void **)&acc->step_ape, &acc->stepcap, acc->nstep + 1,
-                             sizeof *acc->step_ape);
-                    acc->step_ape[acc->nstep++] = fabs(pr.step_s - truth.step_s) / truth.step_s;
-                    acc->steplow += pr.step_s < truth.step_s;
-                }
-            CPN_ASSERT(predictor_profile(p, (int)m, b[k], CAT_H100, 1.0, 1, &pr) == 0);
-            CPN_ASSERT(catalog_lookup(cat, (int)m, b[k], CAT_H100, 1.0, 1, &truth) == 0);
-            cpn_grow((void **)&acc->mem_ratio, &acc->memcap, acc->nmem + 1,
-                     sizeof *acc->mem_ratio);
-            acc->mem_ratio[acc->nmem++] = pr.mem_gib / truth.mem_gib;
-        }
-    }
-    predictor_destroy(p);
-    return CPN_OK;
-}
-
-/* One fold: trains a predictor of the spec without the held-out points and predicts
- * them as predictor_profile would, without the memory margin (whose effect is computed
- * afterwards from the ratios). */
-static int eval_fold(const struct catalog *cat, const char *spec, uint64_t seed,
-                     unsigned rf_trees, const struct pred_data *d, const bool *held,
-                     struct eval_acc *acc, char *err, size_t errlen)
-{
-    struct predictor_opts o = PREDICTOR_OPTS_DEFAULT;
-    o.mem_margin = 0;
-    o.rf_trees = rf_trees;
-    struct predictor *p = NULL;
-    int rc = pred_new(&p, spec, cat, seed, &o, err, errlen);
-    if (rc != CPN_OK)
-        return rc;
-    bool *use = cpn_calloc(d->n + 1, sizeof *use);
-    for (size_t i = 0; i < d->n; i++)
-        use[i] = !held[i];
-    rc = pred_train(p, d, use, false, err, errlen);
-    for (size_t i = 0; rc == CPN_OK && i < d->n; i++) {
-        if (!held[i])
-            continue;
-        const struct catalog_point *q = &d->pts[i];
-        double step = learned_step_s(p, q->model, q->batch, q->gpus, q->type);
-        cpn_grow((void **)&acc->step_ape, &acc->stepcap, acc->nstep + 1, sizeof *acc->step_ape);
-        acc->step_ape[acc->nstep++] = fabs(step - q->step_s) / q->step_s;
-        acc->steplow += step < q->step_s;
-        if (q->mem_gib > 0 && p->mem.trained) {
-            cpn_grow((void **)&acc->mem_ratio, &acc->memcap, acc->nmem + 1,
-                     sizeof *acc->mem_ratio);
-            acc->mem_ratio[acc->nmem++] =
-                learned_mem_gib(p, q->model, q->batch, q->gpus, q->type) / q->mem_gib;
-        }
-    }
-    free(use);
-    predictor_destroy(p);
-    return rc;
-}
-
-int predict_eval(const struct catalog *cat, uint64_t seed, unsigned rf_trees,
-                 struct predict_eval *out, char *err, size_t errlen)
-{
-    static const char *const methods[PREDICT_EVAL_METHODS] = {"rf", "linear", "nn"};
-    static const char *const cvs[PREDICT_EVAL_CVS] = {"type", "model", "none"};
-    static const double margins[PREDICT_EVAL_NMARGINS] = PREDICT_EVAL_MARGINS;
-    double t0 = cpn_wall_s();
-    struct predictor_opts o = PREDICTOR_OPTS_DEFAULT;
-    struct predictor *base = NULL;
-    int rc = pred_new(&base, "rf", cat, seed, &o, err, errlen);
-    if (rc != CPN_OK)
-        return rc;
-    struct pred_data d;
-    data_build(base, &d);
-    size_t nmodels = base->nmodels;
-    predictor_destroy(base);
-    struct predict_eval res = {.n_step_points = d.n};
-    memcpy(res.margins, margins, sizeof margins);
-    for (size_t i = 0; i < d.n; i++)
-        res.n_mem_points += d.pts[i].mem_gib > 0;
-    if (d.n < 2)
-        rc = cpn_fail(err, errlen, CPN_EINPUT, "predict --eval: the catalogue has %zu points",
-                      d.n);
-
-    bool *held = cpn_calloc(d.n + 1, sizeof *held);
-    struct eval_acc acc = {0};
-    for (size_t mi = 0; rc == CPN_OK && mi < PREDICT_EVAL_METHODS; mi++)
-        for (size_t ci = 0; rc == CPN_OK && ci < PREDICT_EVAL_CVS; ci++) {
-            struct predict_eval_row *row = &res.rows[mi * PREDICT_EVAL_CVS + ci];
-            row->method = methods[mi];
-            row->cv = cvs[ci];
-            acc.nstep = acc.steplow = acc.nmem = 0;
-            if (ci == 2) {
-                row->folds = 1;
-                rc = eval_insample(cat, methods[mi], seed, rf_trees, &acc, err, errlen);
-            }
-            size_t nfolds = ci == 0 ? CAT_NTYPES : ci == 1 ? nmodels : 0;
-            for (size_t f = 0; rc == CPN_OK && f < nfolds; f++) {
-                size_t nheld = 0;
-                for (size_t i = 0; i < d.n; i++) {
-                    held[i] = ci == 0 ? d.pts[i].type == (int)f : d.pts[i].model == (int)f;
-                    nheld += held[i];
-                }
-                if (nheld == 0 || nheld == d.n)
-                    continue;
-                row->folds++;
-                rc = eval_fold(cat, methods[mi], seed, rf_trees, &d, held, &acc, err, errlen);
-            }
-            if (rc != CPN_OK)
-                break;
-            summarise(&row->step, acc.step_ape, acc.nstep, acc.steplow);
-            double *ape = cpn_calloc(acc.nmem + 1, sizeof *ape);
-            for (size_t k = 0; k < PREDICT_EVAL_NMARGINS; k++) {
-                size_t low = 0;
-                for (size_t i = 0; i < acc.nmem; i++) {
-                    double r = acc.mem_ratio[i] * (1.0 + margins[k]);
-                    ape[i] = fabs(r - 1.0);
-                    low += r < 1.0;
-                }
-                summarise(&row->mem[k], ape, acc.nmem, low);
-            }
-            free(ape);
-        }
-    free(acc.mem_ratio);
-    free(acc.step_ape);
-    free(held);
-    data_free(&d);
-    if (rc != CPN_OK)
-        return rc;
-    res.wall_s = cpn_wall_s() - t0;
-    *out = res;
-    return CPN_OK;
 }

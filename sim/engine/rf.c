@@ -5,14 +5,12 @@
  * left to explain. A prediction is the mean of the trees' leaves.
  *
  * All trees live in one flat node array; a node's children are always stored after it,
- * which makes a loaded file easy to check and a prediction a short loop with no
- * allocation. Every random draw comes from one mt19937 generator seeded once, and ties
+ * which makes a prediction a short loop with no allocation. Every random draw comes
+ * from one mt19937 generator seeded once, and ties
  * in sorting break on the row index, so a seed fixes the forest bit for bit. */
 #include "rf.h"
 
-#include <errno.h>
 #include <gsl/gsl_rng.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,154 +350,4 @@ int rf_train(struct rf **out, const double *x, size_t n, size_t p, const double 
     return CPN_OK;
 }
 
-size_t rf_features(const struct rf *f) { return f->p; }
-size_t rf_trees(const struct rf *f) { return f->ntrees; }
 size_t rf_nodes(const struct rf *f) { return f->nnodes; }
-
-/* ---- files ---- */
-
-static int write_all(const struct rf *f, FILE *fp)
-{
-    fprintf(fp, "%s %d\nfeatures %zu trees %zu nodes %zu\nroots", RF_MAGIC, RF_FILE_VERSION,
-            f->p, f->ntrees, f->nnodes);
-    for (size_t t = 0; t < f->ntrees; t++)
-        fprintf(fp, " %" PRIu32, f->roots[t]);
-    fputc('\n', fp);
-    for (size_t i = 0; i < f->nnodes; i++) {
-        const struct rf_node *nd = &f->nodes[i];
-        fprintf(fp, "%" PRId32 " %" PRIu32 " %" PRIu32 " %.17g\n", nd->feature, nd->left,
-                nd->right, nd->value);
-    }
-    return ferror(fp) ? CPN_EIO : CPN_OK;
-}
-
-int rf_save(const struct rf *f, const char *path, char *err, size_t errlen)
-{
-    FILE *fp = fopen(path, "w");
-    if (!fp)
-        return cpn_fail(err, errlen, CPN_EIO, "%s: %s", path, strerror(errno));
-    int rc = write_all(f, fp);
-    if (fclose(fp) != 0)
-        rc = CPN_EIO;
-    if (rc != CPN_OK)
-        return cpn_fail(err, errlen, CPN_EIO, "%s: write failed", path);
-    return CPN_OK;
-}
-
-/* A reader of a saved forest: one line at a time, counting lines for messages. */
-struct rf_reader {
-    FILE *fp;
-    const char *path;
-    char *line;
-    size_t cap;
-    size_t lineno;
-    char *err;
-    size_t errlen;
-};
-
-static int rd_fail(struct rf_reader *r, const char *what)
-{
-    return cpn_fail(r->err, r->errlen, CPN_EINPUT, "%s:%zu: %s", r->path, r->lineno, what);
-}
-
-static int rd_line(struct rf_reader *r)
-{
-    r->lineno++;
-    if (getline(&r->line, &r->cap, r->fp) < 0)
-        return rd_fail(r, "unexpected end of file");
-    return CPN_OK;
-}
-
-/* Parses an unsigned integer at *s (after blanks) into *v, advancing *s. */
-static bool rd_u64(char **s, uint64_t *v)
-{
-    while (**s == ' ')
-        (*s)++;
-    if (**s < '0' || **s > '9')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long u = strtoull(*s, &end, 10);
-    if (errno)
-        return false;
-    *v = u;
-    *s = end;
-    return true;
-}
-
-static int read_all(struct rf_reader *r, struct rf *f)
-{
-    int rc = rd_line(r);
-    int version;
-    char magic[sizeof RF_MAGIC + 1];
-    if (rc == CPN_OK && (sscanf(r->line, "%10s %d", magic, &version) != 2 ||
-                         strcmp(magic, RF_MAGIC) != 0 || version != RF_FILE_VERSION))
-        rc = rd_fail(r, "header: not a cpnsim-rf 1 file");
-    if (rc == CPN_OK)
-        rc = rd_line(r);
-    if (rc == CPN_OK && sscanf(r->line, "features %zu trees %zu nodes %zu", &f->p, &f->ntrees,
-                               &f->nnodes) != 3)
-        rc = rd_fail(r, "sizes: expected 'features P trees T nodes N'");
-    if (rc == CPN_OK && (f->p == 0 || f->p > INT32_MAX || f->ntrees == 0 || f->nnodes == 0 ||
-                         f->nnodes >= UINT32_MAX || f->ntrees > f->nnodes))
-        rc = rd_fail(r, "sizes: out of range");
-    if (rc == CPN_OK)
-        rc = rd_line(r);
-    if (rc != CPN_OK)
-        return rc;
-    if (strncmp(r->line, "roots", 5) != 0)
-        return rd_fail(r, "roots: missing");
-    f->roots = cpn_calloc(f->ntrees, sizeof *f->roots);
-    char *s = r->line + 5;
-    for (size_t t = 0; t < f->ntrees; t++) {
-        uint64_t v;
-        if (!rd_u64(&s, &v) || v >= f->nnodes)
-            return rd_fail(r, "roots: missing or out of range");
-        f->roots[t] = (uint32_t)v;
-    }
-    f->nodes = cpn_calloc(f->nnodes, sizeof *f->nodes);
-    f->cap = f->nnodes;
-    for (size_t i = 0; i < f->nnodes; i++) {
-        if ((rc = rd_line(r)) != CPN_OK)
-            return rc;
-        long feat;
-        uint64_t l, rt;
-        char *end;
-        s = r->line;
-        errno = 0;
-        feat = strtol(s, &end, 10);
-        s = end;
-        if (errno || end == r->line || !rd_u64(&s, &l) || !rd_u64(&s, &rt))
-            return rd_fail(r, "node: expected 'feature left right value'");
-        errno = 0;
-        double v = strtod(s, &end);
-        if (errno || end == s || !isfinite(v))
-            return rd_fail(r, "node: value: not a finite number");
-        /* Children come after their parent: this bounds every walk down a tree. */
-        if (feat != RF_LEAF && (feat < 0 || (size_t)feat >= f->p || l <= i || rt <= i ||
-                                l >= f->nnodes || rt >= f->nnodes))
-            return rd_fail(r, "node: feature or child out of range");
-        f->nodes[i] = (struct rf_node){.feature = (int32_t)feat, .left = (uint32_t)l,
-                                       .right = (uint32_t)rt, .value = v};
-    }
-    return CPN_OK;
-}
-
-int rf_load(struct rf **out, const char *path, char *err, size_t errlen)
-{
-    CPN_ASSERT(out);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return cpn_fail(err, errlen, CPN_EINPUT, "%s: %s", path, strerror(errno));
-    struct rf_reader r = {.fp = fp, .path = path, .err = err, .errlen = errlen};
-    struct rf *f = cpn_calloc(1, sizeof *f);
-    int rc = read_all(&r, f);
-    free(r.line);
-    fclose(fp);
-    if (rc != CPN_OK) {
-        rf_destroy(f);
-        return rc;
-    }
-    *out = f;
-    return CPN_OK;
-}

@@ -47,17 +47,10 @@ int rf_train(struct rf **out, const double *x, size_t n, size_t p, const double 
              const struct rf_params *prm, double *oob, char *err, size_t errlen);
 void rf_destroy(struct rf *f); /* NULL is a no-op */
 
-/* Mean of the trees' leaf values for one row of rf_features(f) values. Allocates nothing. */
+/* Mean of the trees' leaf values for one row x of the features the forest was trained
+ * on. Allocates nothing. */
 double rf_predict(const struct rf *f, const double *x);
 
-size_t rf_features(const struct rf *f);
-size_t rf_trees(const struct rf *f);
 size_t rf_nodes(const struct rf *f); /* over all trees */
-
-/* Writes the forest as text (every double with 17 significant digits, so a loaded
- * forest predicts bit for bit the same). Returns 0 or CPN_EIO with a message. */
-int rf_save(const struct rf *f, const char *path, char *err, size_t errlen);
-/* Reads a forest written by rf_save. Returns 0, or CPN_EINPUT with "path:line: what". */
-int rf_load(struct rf **out, const char *path, char *err, size_t errlen);
 
 #endif

@@ -60,7 +60,4 @@ void gen_mix_apply(const struct gen_mix *mix, struct gen_spec *spec);
 /* True when the mix names its own origin sites. */
 bool gen_mix_has_origins(const struct gen_mix *mix);
 
-/* The default diurnal curve (GEN_HOURS relative rates, mean 1). */
-const double *gen_default_hourly(void);
-
 #endif

@@ -9,6 +9,7 @@
 #include "../engine/policy.h"
 #include "../engine/catalog.h"
 #include "../engine/cluster.h"
+#include "../io/cluster_json.h"
 #include "../io/gen.h"
 #include "../engine/predict.h"
 #include "../io/report.h"

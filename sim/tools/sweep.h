@@ -1,9 +1,10 @@
-/* sweep: a parameter grid of runs. It reads the spec (DESIGN.md §2), expands the
- * Cartesian product in a fixed order, names each point's run directory, checks the
- * values before anything runs, runs the points that are not done (each in a forked
- * child through run_simulation, N at once), and writes the scripts that hand the
- * points to Slurm or GNU Parallel. Aggregation is stats.h's; the command line is
- * cmd_sweep.c's. */
+/* sweep: a parameter grid of runs. It reads the spec (docs/sweeps.md), expands the
+ * Cartesian product in a fixed order, names each point's run directory and checks the
+ * values before anything runs (sweep_spec.c); runs the points that are not done, each
+ * in a forked child through run_simulation, N at once (sweep_run.c); writes the job
+ * lists that hand the points to Slurm or GNU Parallel (sweep_emit.c); and gathers the
+ * runs into tables (sweep_aggregate.c, with stats.h's statistics). The command line
+ * is cmd_sweep.c's. */
 #ifndef CPN_SWEEP_H
 #define CPN_SWEEP_H
 

@@ -4,6 +4,7 @@
 #include "fuzz.h"
 
 #include "../../sim/engine/cluster.h"
+#include "../../sim/io/cluster_json.h"
 
 static const char *const sets_a[] = {"horizon_s=100", "completion=event"};
 static const char *const sets_b[] = {"controller_site=bj", "scrape_interval_s=0",

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../../sim/engine/cluster.h"
+#include "../../sim/io/cluster_json.h"
 #include "../../sim/io/import.h"
 
 /* The input file: created once (libFuzzer's entry point takes no context) and

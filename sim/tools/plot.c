@@ -1,0 +1,345 @@
+/* plot: the figures of a run directory or a sweep directory (see plot.h); this file
+ * draws one figure and the run's figures, plot_sweep.c the sweep's.
+ *
+ * The work is split so that each side does what it is good at: this code reads the
+ * run's or sweep's tables, picks what to show and writes the numbers behind each
+ * figure into FIGDIR/data/NAME.dat (kept, so that a figure's values can be quoted);
+ * the gnuplot scripts (the .gp files of scripts/plot, compiled into the binary by embed.S) only
+ * draw. Each script gets its inputs as gnuplot variables, then common.gp (the shared
+ * look), then itself, on gnuplot's standard input. A figure is drawn under a
+ * temporary name and renamed, like every other output. */
+#include "plot.h"
+#include "plot_int.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../base/embed.h"
+#include "stats.h"
+
+/* ---- Drawing -------------------------------------------------------------------- */
+
+void plot_gpv_add(struct plot_gpv *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    CPN_ASSERT(n >= 0);
+    cpn_grow((void **)&v->s, &v->cap, v->len + (size_t)n + 1, 1);
+    va_start(ap, fmt);
+    vsnprintf(v->s + v->len, v->cap - v->len, fmt, ap);
+    va_end(ap);
+    v->len += (size_t)n;
+}
+
+/* name = 'value', with gnuplot's single-quote escape (a doubled quote). */
+void plot_gpv_str(struct plot_gpv *v, const char *name, const char *val)
+{
+    plot_gpv_add(v, "%s = '", name);
+    for (const char *c = val; *c; c++)
+        plot_gpv_add(v, *c == '\'' ? "''" : "%c", *c);
+    plot_gpv_add(v, "'\n");
+}
+
+void plot_gpv_num(struct plot_gpv *v, const char *name, double x)
+{
+    if (isnan(x))
+        plot_gpv_add(v, "%s = NaN\n", name);
+    else
+        plot_gpv_add(v, "%s = %.17g\n", name, x);
+}
+
+char *plot_join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *s = cpn_malloc(n);
+    snprintf(s, n, "%s/%s", a, b);
+    return s;
+}
+
+/* Runs gnuplot on vars + common.gp + script, once per format, into FIGDIR/NAME.png
+ * and .pdf. Returns 0, or CPN_EIO with a message. */
+int plot_draw(struct plot *pl, const char *name, const char *script, size_t script_len,
+                const struct plot_gpv *vars, double hcm)
+{
+    static const char *const fmts[] = {"png", "pdf"};
+    /* A gnuplot that dies early must not kill us with SIGPIPE. */
+    struct sigaction ign = {0}, old;
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old);
+    int rc = 0;
+    for (size_t i = 0; !rc && i < 2; i++) {
+        char base[256], tmpn[300];
+        snprintf(base, sizeof base, "%s.%s", name, fmts[i]);
+        snprintf(tmpn, sizeof tmpn, ".%s.tmp.%ld", base, (long)getpid());
+        char *final = plot_join(pl->figdir, base), *tmp = plot_join(pl->figdir, tmpn);
+        fflush(NULL);
+        FILE *g = popen("gnuplot", "w");
+        if (!g) {
+            rc = cpn_fail(pl->err, sizeof pl->err, CPN_EIO, "cannot start gnuplot: %s",
+                          strerror(errno));
+        } else {
+            struct plot_gpv head = {0};
+            plot_gpv_str(&head, "fmt", fmts[i]);
+            plot_gpv_str(&head, "out", tmp);
+            plot_gpv_num(&head, "wcm", PLOT_WIDTH_CM);
+            plot_gpv_num(&head, "hcm", hcm);
+            fwrite(head.s, 1, head.len, g);
+            fwrite(vars->s, 1, vars->len, g);
+            fwrite(cpn_embed_plot_common, 1, EMBED_LEN(cpn_embed_plot_common), g);
+            fwrite(script, 1, script_len, g);
+            free(head.s);
+            int st = pclose(g);
+            struct stat sb;
+            if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || stat(tmp, &sb) != 0) {
+                bool missing = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127;
+                rc = cpn_fail(pl->err, sizeof pl->err, CPN_EIO, "%s: %s", final,
+                              missing ? "gnuplot is not installed (scripts/setup-deps.sh)"
+                                      : "gnuplot failed (its message is above)");
+                remove(tmp);
+            } else if (rename(tmp, final) != 0) {
+                rc = cpn_fail(pl->err, sizeof pl->err, CPN_EIO, "%s: cannot write: %s", final,
+                              strerror(errno));
+                remove(tmp);
+            }
+        }
+        free(final);
+        free(tmp);
+    }
+    sigaction(SIGPIPE, &old, NULL);
+    if (!rc) {
+        printf("%s/%s.png, .pdf\n", pl->figdir, name);
+        pl->drawn++;
+    }
+    return rc;
+}
+
+/* A data file FIGDIR/data/NAME.dat, written atomically; *path gets its path. */
+int plot_dat_open(struct plot *pl, const char *name, struct afile *af, char **path)
+{
+    char fn[256];
+    snprintf(fn, sizeof fn, "%s.dat", name);
+    *path = plot_join(pl->datadir, fn);
+    return afile_open(af, pl->datadir, fn, pl->err, sizeof pl->err);
+}
+
+int plot_dat_close(struct plot *pl, struct afile *af)
+{
+    return afile_commit(af, pl->err, sizeof pl->err);
+}
+
+void plot_put_val(FILE *f, double x)
+{
+    if (isnan(x))
+        fputs(" NaN", f);
+    else
+        fprintf(f, " %.10g", x);
+}
+
+struct plot_unit plot_time_unit(double max_s)
+{
+    if (max_s > PLOT_UNIT_SWITCH * 3600)
+        return (struct plot_unit){3600, "h"};
+    if (max_s > PLOT_UNIT_SWITCH * 60)
+        return (struct plot_unit){60, "min"};
+    return (struct plot_unit){1, "s"};
+}
+
+double plot_num_of(const char *s)
+{
+    double x;
+    return s && *s && cpn_parse_double(s, &x) == 0 ? x : NAN;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Completed jobs' JCTs of a run directory, appended to *v. Returns 0 or CPN_EINPUT. */
+int plot_read_jcts(struct plot *pl, const char *rundir, double **v, size_t *n, size_t *cap)
+{
+    char *p = plot_join(rundir, "jobs.csv");
+    struct stats_csv t = {0};
+    int rc = stats_csv_read(p, &t, pl->err, sizeof pl->err);
+    free(p);
+    if (rc)
+        return rc;
+    int cj = stats_csv_col(&t, "jct_s"), cs = stats_csv_col(&t, "status");
+    for (size_t r = 0; r < t.n_rows; r++) {
+        double x = plot_num_of(stats_csv_get(&t, r, cj));
+        if (strcmp(stats_csv_get(&t, r, cs), "done") == 0 && !isnan(x)) {
+            cpn_grow((void **)v, cap, *n + 1, sizeof **v);
+            (*v)[(*n)++] = x;
+        }
+    }
+    stats_csv_free(&t);
+    return CPN_OK;
+}
+
+/* Writes one CDF block (sorted x, F) and the block separator. */
+void plot_put_cdf_block(FILE *f, double *x, size_t n, double div)
+{
+    qsort(x, n, sizeof *x, cmp_double);
+    if (n > 0)
+        fprintf(f, "%.10g 0\n", x[0] / div);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%.10g %.10g\n", x[i] / div, (double)(i + 1) / (double)n);
+    if (n == 0)
+        fputs("NaN NaN\n", f); /* gnuplot needs a row to keep the block count */
+    fputs("\n\n", f);
+}
+
+/* ---- A run ---------------------------------------------------------------------- */
+
+/* timeline and jct_cdf of a run directory, whose summary.json is summary. */
+static int plot_run(struct plot *pl, const cJSON *summary)
+{
+    const cJSON *pol = cJSON_GetObjectItemCaseSensitive(summary, "policy");
+    const cJSON *nj = cJSON_GetObjectItemCaseSensitive(summary, "jobs");
+    const char *policy = cJSON_IsString(pol) ? pol->valuestring : "?";
+    double njobs = cJSON_IsNumber(nj) ? nj->valuedouble : 0;
+
+    char *p = plot_join(pl->src, "timeline.csv");
+    struct stats_csv t = {0};
+    int rc = stats_csv_read(p, &t, pl->err, sizeof pl->err);
+    free(p);
+    if (rc)
+        return rc;
+    int ct = stats_csv_col(&t, "time_s"), cq = stats_csv_col(&t, "queue_len");
+    int cr = stats_csv_col(&t, "running"), cx = stats_csv_col(&t, "transferring");
+    size_t ns = 0;
+    int *cu = cpn_calloc(t.n_cols, sizeof *cu);
+    struct plot_gpv v = {0}, sites = {0};
+    for (size_t c = 0; c < t.n_cols; c++) {
+        size_t l = strlen(t.col[c]);
+        if (l > 9 && strcmp(t.col[c] + l - 9, "_gpu_util") == 0) {
+            cu[ns++] = (int)c;
+            plot_gpv_add(&sites, "%s%.*s", ns > 1 ? " " : "", (int)(l - 9), t.col[c]);
+        }
+    }
+    double tmax = t.n_rows ? plot_num_of(stats_csv_get(&t, t.n_rows - 1, ct)) : 0;
+    struct plot_unit u = plot_time_unit(isnan(tmax) ? 0 : tmax);
+    struct afile af = {0};
+    char *dat = NULL;
+    rc = plot_dat_open(pl, "timeline", &af, &dat);
+    if (!rc) {
+        for (size_t r = 0; r < t.n_rows; r++) {
+            plot_put_val(af.f, plot_num_of(stats_csv_get(&t, r, ct)) / u.div);
+            plot_put_val(af.f, plot_num_of(stats_csv_get(&t, r, cq)));
+            plot_put_val(af.f, plot_num_of(stats_csv_get(&t, r, cr)));
+            plot_put_val(af.f, plot_num_of(stats_csv_get(&t, r, cx)));
+            for (size_t s = 0; s < ns; s++)
+                plot_put_val(af.f, 100 * plot_num_of(stats_csv_get(&t, r, cu[s])));
+            fputc('\n', af.f);
+        }
+        rc = plot_dat_close(pl, &af);
+    }
+    stats_csv_free(&t);
+    free(cu);
+    char title[256];
+    snprintf(title, sizeof title, "%s, %.0f jobs", policy, njobs);
+    if (!rc) {
+        plot_gpv_str(&v, "data", dat);
+        plot_gpv_num(&v, "nsites", (double)ns);
+        plot_gpv_str(&v, "sites", sites.s ? sites.s : "");
+        plot_gpv_str(&v, "tunit", u.name);
+        plot_gpv_str(&v, "title", title);
+        rc = plot_draw(pl, "timeline", cpn_embed_plot_timeline,
+                       EMBED_LEN(cpn_embed_plot_timeline), &v, PLOT_TIMELINE_H_CM);
+    }
+    free(v.s);
+    free(sites.s);
+    free(dat);
+    if (rc)
+        return rc;
+
+    double *x = NULL;
+    size_t n = 0, cap = 0;
+    rc = plot_read_jcts(pl, pl->src, &x, &n, &cap);
+    double mx = 0;
+    for (size_t i = 0; i < n; i++)
+        mx = fmax(mx, x[i]);
+    u = plot_time_unit(mx);
+    if (!rc)
+        rc = plot_dat_open(pl, "jct_cdf", &af, &dat);
+    if (!rc) {
+        plot_put_cdf_block(af.f, x, n, u.div);
+        rc = plot_dat_close(pl, &af);
+    }
+    if (!rc) {
+        struct plot_gpv w = {0};
+        char xl[64], tt[300];
+        snprintf(xl, sizeof xl, "job completion time (%s)", u.name);
+        snprintf(tt, sizeof tt, "JCT of the %zu completed jobs (%s)", n, title);
+        plot_gpv_str(&w, "data", dat);
+        plot_gpv_num(&w, "npanel", 1);
+        plot_gpv_num(&w, "nseries", 1);
+        plot_gpv_str(&w, "series", policy);
+        plot_gpv_str(&w, "xlabel", xl);
+        plot_gpv_str(&w, "title", tt);
+        rc = plot_draw(pl, "jct_cdf", cpn_embed_plot_cdf, EMBED_LEN(cpn_embed_plot_cdf), &w,
+                       PLOT_CDF_H_CM);
+        free(w.s);
+    }
+    free(dat);
+    free(x);
+    return rc;
+}
+
+/* ---- The entry point ------------------------------------------------------------ */
+
+int plot_dir(const char *dir, const char *figdir, char *err, size_t errlen)
+{
+    struct plot pl = {.src = dir};
+    char *own = figdir ? NULL : plot_join(pl.src, PLOT_DEFAULT_SUBDIR);
+    pl.figdir = figdir ? figdir : own;
+    pl.datadir = plot_join(pl.figdir, "data");
+    char *sum = plot_join(pl.src, "summary.json"), *swp = plot_join(pl.src, "sweep.json");
+    int rc;
+    if (access(swp, R_OK) == 0) {
+        rc = cpn_mkdir_p(pl.datadir, pl.err, sizeof pl.err);
+        if (!rc)
+            rc = plot_sweep(&pl);
+    } else if (access(sum, R_OK) == 0) {
+        char *buf;
+        size_t len;
+        rc = cpn_read_file(sum, &buf, &len, pl.err, sizeof pl.err);
+        cJSON *doc = rc ? NULL : cJSON_ParseWithLength(buf, len);
+        if (!rc) {
+            free(buf);
+            if (!cJSON_IsObject(doc))
+                rc = cpn_fail(pl.err, sizeof pl.err, CPN_EINPUT, "%s: not a run summary", sum);
+        }
+        if (!rc)
+            rc = cpn_mkdir_p(pl.datadir, pl.err, sizeof pl.err);
+        if (!rc)
+            rc = plot_run(&pl, doc);
+        cJSON_Delete(doc);
+    } else {
+        rc = cpn_fail(pl.err, sizeof pl.err, CPN_EINPUT,
+                      "%s: neither a run directory (summary.json) nor a sweep directory "
+                      "(sweep.json)",
+                      pl.src);
+    }
+    free(sum);
+    free(swp);
+    free(pl.datadir);
+    free(own);
+    if (rc)
+        cpn_fail(err, errlen, rc, "%s", pl.err);
+    return rc;
+}
