@@ -363,6 +363,20 @@ Test(trace, bad_text_cells)
     expect_bad_buf(HEADER "j1,0,,64,1,1,1,4,24,5,bj\n", ":2: model: ", "duration_s");
 }
 
+/* A row with several bad cells is reported at the first in the header's column
+ * order, whatever the order of the fields in the job schema. */
+Test(trace, first_bad_cell_in_column_order)
+{
+    const char *reordered = "gpus,origin,id,submit_s,model,batch,epochs,data_gib,cpus,mem_gib,"
+                            "image_gib\n";
+    char csv[512];
+    snprintf(csv, sizeof csv, "%s0,bj,,0,resnet50,64,1,1,4,24,5\n", reordered);
+    expect_bad_buf(csv, ":2: gpus: ", "must be >= 1");
+    snprintf(csv, sizeof csv, "%s1,bj,,-1,resnet50,64,1,1,4,24,5\n", reordered);
+    expect_bad_buf(csv, ":2: id: ", "empty");
+    expect_bad_buf(HEADER "j1,-1,resnet50,0,1,1,1,4,24,5,bj\n", ":2: submit_s: ", ">= 0");
+}
+
 Test(trace, bad_structure)
 {
     /* Quoting errors name the field they occur in. */

@@ -27,7 +27,8 @@ typedef int (*csvrow_fn)(void *ctx, const struct csvrow *row);
 enum csvrow_opt {
     CSVROW_TRIM = 1, /* blanks around unquoted fields are dropped (libcsv's default) */
     CSVROW_NUL = 2,  /* a NUL byte in a field is a syntax error (CSVROW_NUL_BYTE) */
-    CSVROW_BOM = 4,  /* a UTF-8 byte-order mark at the very start is skipped */
+    CSVROW_BOM = 4,  /* a UTF-8 byte-order mark at the very start is skipped (when the
+                        first csvrow_feed holds all of it) */
 };
 
 /* What stopped a parse that the caller's function did not stop. */

@@ -268,7 +268,7 @@ static int imp_build(struct import_conv *m, const char *sha256, struct jobset *o
         f[JOBIN_SUBMIT] = (struct jobin_val){.kind = JOBIN_NUM, .num = r[i].submit - t0};
         f[JOBIN_MODEL] = (struct jobin_val){
             .kind = JOBIN_TEXT,
-            .text = r[i].model >= 0 ? catalog_model_name(m->cat, r[i].model) : "-"};
+            .text = r[i].model >= 0 ? catalog_model_name(m->cat, r[i].model) : JOBIN_NO_MODEL};
         f[JOBIN_BATCH] = (struct jobin_val){.kind = JOBIN_NUM, .num = r[i].batch};
         f[JOBIN_EPOCHS] = (struct jobin_val){.kind = JOBIN_NUM, .num = import_assume.epochs};
         f[JOBIN_DATA] = (struct jobin_val){.kind = JOBIN_NUM, .num = import_assume.data_gib};

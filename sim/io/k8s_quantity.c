@@ -49,19 +49,6 @@ static bool k8s_letters(const char *s)
     return i > 0 && !s[i];
 }
 
-static int k8s_qfail(char *why, size_t whylen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int k8s_qfail(char *why, size_t whylen, const char *fmt, ...)
-{
-    if (why && whylen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, whylen, fmt, ap);
-        va_end(ap);
-    }
-    return CPN_EINPUT;
-}
-
 /* Interprets a suffix as Kubernetes' suffixHandler does: the SI tables first, then
  * an exponent "eN" / "EN". Returns false for an unknown suffix. */
 static bool k8s_suffix(const char *s, size_t n, int *exp10, int *exp2, int *format)
@@ -103,10 +90,10 @@ int k8s_quantity_parse(const char *str, struct k8s_quantity *q, char *why, size_
         "a number with an optional unit, such as 500m, 2Gi, 1.5, 1e3";
     size_t end = strlen(str), pos = 0;
     if (end == 0)
-        return k8s_qfail(why, whylen, "empty (a quantity is required: %s)", grammar);
+        return cpn_fail(why, whylen, CPN_EINPUT, "empty (a quantity is required: %s)", grammar);
     if (end > K8S_QUANTITY_MAX)
-        return k8s_qfail(why, whylen, "'%.*s...' is longer than %d characters", K8S_QSHOW_MAX,
-                         str, K8S_QUANTITY_MAX);
+        return cpn_fail(why, whylen, CPN_EINPUT, "'%.*s...' is longer than %d characters",
+                        K8S_QSHOW_MAX, str, K8S_QUANTITY_MAX);
     bool negative = false;
     if (str[0] == '-' || str[0] == '+')
         negative = str[pos++] == '-';
@@ -132,18 +119,18 @@ int k8s_quantity_parse(const char *str, struct k8s_quantity *q, char *why, size_
             while (pos < end && k8s_digit(str[pos]))
                 pos++;
             if (pos < end && !k8s_letters(str + suf_b))
-                return k8s_qfail(why, whylen, "'%.*s' is not a Kubernetes quantity (%s)",
-                                 K8S_QSHOW_MAX, str, grammar);
+                return cpn_fail(why, whylen, CPN_EINPUT, "'%.*s' is not a Kubernetes quantity (%s)",
+                                K8S_QSHOW_MAX, str, grammar);
         }
     }
     /* Kubernetes calls "2GB" malformed rather than a bad suffix; either way it is
      * rejected, and naming the unit says more. */
     int exp10 = 0, exp2 = 0, format = K8S_DECIMAL_SI;
     if (pos < end || !k8s_suffix(str + suf_b, end - suf_b, &exp10, &exp2, &format))
-        return k8s_qfail(why, whylen,
-                         "unknown unit '%.*s' in '%.*s' (Kubernetes units: n u m k M G T P E, "
-                         "Ki Mi Gi Ti Pi Ei, or an exponent such as e3)",
-                         K8S_QSHOW_MAX, str + suf_b, K8S_QSHOW_MAX, str);
+        return cpn_fail(why, whylen, CPN_EINPUT,
+                        "unknown unit '%.*s' in '%.*s' (Kubernetes units: n u m k M G T P E, "
+                        "Ki Mi Gi Ti Pi Ei, or an exponent such as e3)",
+                        K8S_QSHOW_MAX, str + suf_b, K8S_QSHOW_MAX, str);
 
     struct k8s_quantity r = {.format = format, .exp2 = exp2};
     size_t n = 0;

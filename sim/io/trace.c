@@ -58,6 +58,9 @@ struct rd {
     int *order;  /* the fields of the columns not ignored, in header order */
     size_t norder;
     char **hdr;  /* the header's names */
+    /* The row handed to the job schema: the header sets each column's kind once
+     * (fields without a column stay absent); each record sets texts and lines. */
+    struct jobin_row row;
 
     struct jobin *b; /* the jobs read so far */
 };
@@ -123,6 +126,7 @@ static int rd_header(struct rd *r, const struct csvrow *row)
         at[c] = k;
         r->col_of[k] = c;
         r->order[r->norder++] = c;
+        r->row.f[c].kind = JOBIN_TEXT;
     }
     for (int c = 0; c < JOBIN_NFIELDS; c++)
         if (jobin_field_required(c) && at[c] == SIZE_MAX)
@@ -144,12 +148,15 @@ static int rd_on_row(void *ctx, const struct csvrow *row)
         return rd_fail(r, row->line[r->ncols], rd_label(r, r->ncols, tmp, sizeof tmp),
                        "extra field (the row has %zu fields, the header %zu)", row->n, r->ncols);
     /* Every cell is text, checked by the job schema in the header's column order. */
-    struct jobin_row jr = {.line = row->line[0]};
-    for (size_t k = 0; k < r->ncols; k++)
-        if (r->col_of[k] != TRACE_COL_IGNORED)
-            jr.f[r->col_of[k]] = (struct jobin_val){
-                .kind = JOBIN_TEXT, .text = row->f[k], .line = row->line[k]};
-    r->rc = jobin_add_in(r->b, &jr, r->order, r->norder, r->err, r->errlen);
+    r->row.line = row->line[0];
+    for (size_t k = 0; k < r->ncols; k++) {
+        int c = r->col_of[k];
+        if (c != TRACE_COL_IGNORED) {
+            r->row.f[c].text = row->f[k];
+            r->row.f[c].line = row->line[k];
+        }
+    }
+    r->rc = jobin_add_in(r->b, &r->row, r->order, r->norder, r->err, r->errlen);
     return r->rc;
 }
 

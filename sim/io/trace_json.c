@@ -190,7 +190,7 @@ int trace_write_json(FILE *f, const struct jobset *js, const struct catalog *cat
         tj_put_key(f, JOBIN_SUBMIT, false);
         tj_put_real(f, j->submit_s);
         tj_put_key(f, JOBIN_MODEL, false);
-        tj_put_string(f, j->model < 0 ? "-" : catalog_model_name(cat, j->model));
+        tj_put_string(f, j->model < 0 ? JOBIN_NO_MODEL : catalog_model_name(cat, j->model));
         tj_put_key(f, JOBIN_BATCH, false);
         fprintf(f, "%u", (unsigned)j->batch);
         tj_put_key(f, JOBIN_EPOCHS, false);
