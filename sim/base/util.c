@@ -78,6 +78,14 @@ char *cpn_strdup(const char *s)
     return d;
 }
 
+char *cpn_path_join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *s = cpn_malloc(n);
+    snprintf(s, n, "%s/%s", a, b);
+    return s;
+}
+
 int cpn_parse_double(const char *s, double *out)
 {
     if (!s || !*s || strchr(" \t\r\n", *s))

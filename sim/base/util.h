@@ -41,6 +41,8 @@ void *cpn_realloc(void *p, size_t n);
 /* Grows *p (an array of *cap elements of `size` bytes) to hold at least `need`. */
 void cpn_grow(void **p, size_t *cap, size_t need, size_t size);
 char *cpn_strdup(const char *s);
+/* "a/b" in a new string the caller frees. */
+char *cpn_path_join(const char *a, const char *b);
 
 /* Strict parsers: the whole string must be the number, finite, no blanks.
  * Return 0 on success (leaving *out set), CPN_EINPUT otherwise (leaving *out untouched). */

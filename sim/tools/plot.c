@@ -60,14 +60,6 @@ void plot_gpv_num(struct plot_gpv *v, const char *name, double x)
         plot_gpv_add(v, "%s = %.17g\n", name, x);
 }
 
-char *plot_join(const char *a, const char *b)
-{
-    size_t n = strlen(a) + strlen(b) + 2;
-    char *s = cpn_malloc(n);
-    snprintf(s, n, "%s/%s", a, b);
-    return s;
-}
-
 /* Runs gnuplot on vars + common.gp + script, once per format, into FIGDIR/NAME.png
  * and .pdf. Returns 0, or CPN_EIO with a message. */
 int plot_draw(struct plot *pl, const char *name, const char *script, size_t script_len,
@@ -84,7 +76,7 @@ int plot_draw(struct plot *pl, const char *name, const char *script, size_t scri
         char base[256], tmpn[300];
         snprintf(base, sizeof base, "%s.%s", name, fmts[i]);
         snprintf(tmpn, sizeof tmpn, ".%s.tmp.%ld", base, (long)getpid());
-        char *final = plot_join(pl->figdir, base), *tmp = plot_join(pl->figdir, tmpn);
+        char *final = cpn_path_join(pl->figdir, base), *tmp = cpn_path_join(pl->figdir, tmpn);
         fflush(NULL);
         FILE *g = popen("gnuplot", "w");
         if (!g) {
@@ -131,7 +123,7 @@ int plot_dat_open(struct plot *pl, const char *name, struct afile *af, char **pa
 {
     char fn[256];
     snprintf(fn, sizeof fn, "%s.dat", name);
-    *path = plot_join(pl->datadir, fn);
+    *path = cpn_path_join(pl->datadir, fn);
     return afile_open(af, pl->datadir, fn, pl->err, sizeof pl->err);
 }
 
@@ -172,7 +164,7 @@ static int cmp_double(const void *a, const void *b)
 /* Completed jobs' JCTs of a run directory, appended to *v. Returns 0 or CPN_EINPUT. */
 int plot_read_jcts(struct plot *pl, const char *rundir, double **v, size_t *n, size_t *cap)
 {
-    char *p = plot_join(rundir, "jobs.csv");
+    char *p = cpn_path_join(rundir, "jobs.csv");
     struct stats_csv t = {0};
     int rc = stats_csv_read(p, &t, pl->err, sizeof pl->err);
     free(p);
@@ -213,7 +205,7 @@ static int plot_run(struct plot *pl, const cJSON *summary)
     const char *policy = cJSON_IsString(pol) ? pol->valuestring : "?";
     double njobs = cJSON_IsNumber(nj) ? nj->valuedouble : 0;
 
-    char *p = plot_join(pl->src, "timeline.csv");
+    char *p = cpn_path_join(pl->src, "timeline.csv");
     struct stats_csv t = {0};
     int rc = stats_csv_read(p, &t, pl->err, sizeof pl->err);
     free(p);
@@ -305,10 +297,10 @@ static int plot_run(struct plot *pl, const cJSON *summary)
 int plot_dir(const char *dir, const char *figdir, char *err, size_t errlen)
 {
     struct plot pl = {.src = dir};
-    char *own = figdir ? NULL : plot_join(pl.src, PLOT_DEFAULT_SUBDIR);
+    char *own = figdir ? NULL : cpn_path_join(pl.src, PLOT_DEFAULT_SUBDIR);
     pl.figdir = figdir ? figdir : own;
-    pl.datadir = plot_join(pl.figdir, "data");
-    char *sum = plot_join(pl.src, "summary.json"), *swp = plot_join(pl.src, "sweep.json");
+    pl.datadir = cpn_path_join(pl.figdir, "data");
+    char *sum = cpn_path_join(pl.src, "summary.json"), *swp = cpn_path_join(pl.src, "sweep.json");
     int rc;
     if (access(swp, R_OK) == 0) {
         rc = cpn_mkdir_p(pl.datadir, pl.err, sizeof pl.err);

@@ -46,8 +46,6 @@ void plot_gpv_str(struct plot_gpv *v, const char *name, const char *val);
 /* name = x, or NaN. */
 void plot_gpv_num(struct plot_gpv *v, const char *name, double x);
 
-/* "a/b"; the caller frees it. */
-char *plot_join(const char *a, const char *b);
 
 /* Runs gnuplot on vars + common.gp + script, once per format, into FIGDIR/NAME.png
  * and .pdf. Returns 0, or CPN_EIO with a message in pl->err. */

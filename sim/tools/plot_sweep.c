@@ -58,7 +58,7 @@ static const char *pretty_key(const char *k)
 
 static int load_sweep(struct plot *pl, struct sweep_view *sv)
 {
-    char *p = plot_join(pl->src, "sweep.json"), *buf;
+    char *p = cpn_path_join(pl->src, "sweep.json"), *buf;
     size_t len;
     int rc = cpn_read_file(p, &buf, &len, pl->err, sizeof pl->err);
     if (rc) {
@@ -111,8 +111,8 @@ static int load_sweep(struct plot *pl, struct sweep_view *sv)
         sv->bl_key = bl->child->string;
         sv->bl_val = bl->child->valuestring;
     }
-    char *sp = plot_join(pl->src, "summary.csv"), *rp = plot_join(pl->src, "runs.csv");
-    char *bp = plot_join(pl->src, "baseline.csv");
+    char *sp = cpn_path_join(pl->src, "summary.csv"), *rp = cpn_path_join(pl->src, "runs.csv");
+    char *bp = cpn_path_join(pl->src, "baseline.csv");
     rc = stats_csv_read(sp, &sv->sum, pl->err, sizeof pl->err);
     if (!rc)
         rc = stats_csv_read(rp, &sv->runs, pl->err, sizeof pl->err);
@@ -445,7 +445,7 @@ static int sweep_cdf(struct plot *pl, const struct sweep_view *sv)
     int cname = stats_csv_col(&sv->runs, "name");
     for (size_t k = 0; k < sv->nk; k++)
         col[k] = stats_csv_col(&sv->runs, sv->k[k].name);
-    char *rdir = plot_join(pl->src, "runs");
+    char *rdir = cpn_path_join(pl->src, "runs");
     int rc = 0;
     double mx = 0;
     for (size_t c = 0; c < nc && !rc; c++)
@@ -459,7 +459,7 @@ static int sweep_cdf(struct plot *pl, const struct sweep_view *sv)
                                     sv->k[k].raw[choice[k]]) == 0;
                 if (!ok)
                     continue;
-                char *d = plot_join(rdir, stats_csv_get(&sv->runs, r, cname));
+                char *d = cpn_path_join(rdir, stats_csv_get(&sv->runs, r, cname));
                 rc = plot_read_jcts(pl, d, &x[c * ns + s], &n[c * ns + s], &cap[c * ns + s]);
                 free(d);
             }

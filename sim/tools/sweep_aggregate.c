@@ -74,7 +74,7 @@ int sweep_aggregate(const struct sweep_spec *sp, const char *out, size_t *n_miss
         runs[i].name = sweep_point_name(sp, i);
         runs[i].params = &params[i * sp->n_grid];
     }
-    char *rdir = sweep_path_join(out, "runs");
+    char *rdir = cpn_path_join(out, "runs");
     struct stats_sweep sw = {.keys = keys, .n_keys = sp->n_grid, .seed_key = seed_key,
                              .baseline = sp->baseline ? bl : NULL, .runs = runs, .n_runs = n,
                              .runs_dir = rdir};

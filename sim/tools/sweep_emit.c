@@ -111,7 +111,7 @@ static char *absolute(const char *path)
     const char *p = path;
     while (p[0] == '.' && p[1] == '/')
         p += 2;
-    return sweep_path_join(cwd, strcmp(p, ".") == 0 ? "" : p);
+    return cpn_path_join(cwd, strcmp(p, ".") == 0 ? "" : p);
 }
 
 int sweep_emit(const struct sweep_spec *sp, int kind, const char *bin, const char *out,
@@ -155,11 +155,11 @@ int sweep_emit(const struct sweep_spec *sp, int kind, const char *bin, const cha
         const char *fname = kind == SWEEP_EMIT_SLURM ? "sweep.sbatch" : "parallel.txt";
         if (kind == SWEEP_EMIT_SLURM) {
             /* Slurm does not create the directory of --output. */
-            char *sd = sweep_path_join(abs_out, "slurm");
+            char *sd = cpn_path_join(abs_out, "slurm");
             rc = cpn_mkdir_p(sd, err, errlen);
             free(sd);
         }
-        char *p = sweep_path_join(abs_out, fname);
+        char *p = cpn_path_join(abs_out, fname);
         struct afile af = {0};
         if (!rc)
             rc = afile_open(&af, abs_out, fname, err, errlen);

@@ -6,8 +6,6 @@
 
 #include <stdbool.h>
 
-/* "a/b"; the caller frees it. */
-char *sweep_path_join(const char *a, const char *b);
 /* A point's run directory, "out/runs/name"; the caller frees it. */
 char *sweep_run_dir(const char *out, const char *name);
 /* Whether dir/name exists and is a regular file. */

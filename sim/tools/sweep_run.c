@@ -32,14 +32,6 @@
 #define SWEEP_BAR_WIDTH 30
 #define SWEEP_TICK_NS 250000000L
 
-char *sweep_path_join(const char *a, const char *b)
-{
-    size_t n = strlen(a) + strlen(b) + 2;
-    char *s = cpn_malloc(n);
-    snprintf(s, n, "%s/%s", a, b);
-    return s;
-}
-
 char *sweep_run_dir(const char *out, const char *name)
 {
     size_t n = strlen(out) + strlen(name) + sizeof "/runs/";
@@ -50,7 +42,7 @@ char *sweep_run_dir(const char *out, const char *name)
 
 bool sweep_file_exists(const char *dir, const char *name)
 {
-    char *p = sweep_path_join(dir, name);
+    char *p = cpn_path_join(dir, name);
     struct stat sb;
     bool ok = stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
     free(p);
@@ -66,7 +58,7 @@ static void clear_temporaries(const char *dir)
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.' && strstr(e->d_name, ".tmp.")) {
-            char *p = sweep_path_join(dir, e->d_name);
+            char *p = cpn_path_join(dir, e->d_name);
             remove(p);
             free(p);
         }
@@ -88,7 +80,7 @@ _Noreturn static void child_main(const struct sweep_spec *sp, size_t index, cons
     sweep_req_make(sp, index, dir, &r);
     char err[CPN_ERR_LEN];
     int rc = run_simulation(&r.req, NULL, err, sizeof err);
-    char *ep = sweep_path_join(dir, "error.txt");
+    char *ep = cpn_path_join(dir, "error.txt");
     if (rc) {
         FILE *f = fopen(ep, "w");
         if (f) {
@@ -177,7 +169,7 @@ __attribute__((format(printf, 2, 3))) static void say(struct runner *ru, const c
 
 static char *read_error(const char *dir)
 {
-    char *p = sweep_path_join(dir, "error.txt"), *buf = NULL;
+    char *p = cpn_path_join(dir, "error.txt"), *buf = NULL;
     size_t len;
     char err[CPN_ERR_LEN];
     if (cpn_read_file(p, &buf, &len, err, sizeof err) == 0) {

@@ -115,10 +115,7 @@ static char *resolve_path(const char *dir, const char *path)
 {
     if (path[0] == '/' || !dir || !*dir || strcmp(dir, ".") == 0)
         return cpn_strdup(path);
-    size_t n = strlen(dir) + strlen(path) + 2;
-    char *s = cpn_malloc(n);
-    snprintf(s, n, "%s/%s", dir, path);
-    return s;
+    return cpn_path_join(dir, path);
 }
 
 /* Reads one value of key k (index i) from item into k's arrays. field names it in
