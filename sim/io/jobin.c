@@ -1,11 +1,12 @@
-/* jobin: the job CSV's rules for readers of other formats.
+/* jobin: the job schema, for every reader of jobs.
  *
- * Each field is checked as the CSV reader checks its cell (sim/io/trace.c), and the
- * messages use the same words, so a JSON or YAML user meets the same explanations.
- * A value comes either as text, which is parsed exactly as a CSV cell is (the
- * Kubernetes annotations are text), or as a number the input typed as one (JSON,
- * importers), which skips the parsing but not the bounds. The first error stops the
- * row and nothing of it is kept.
+ * One table names the fields and one set of validators checks them, so the job CSV
+ * (sim/io/trace.c), JSON, Kubernetes YAML and the importers apply the same rules with
+ * the same words. A value comes either as text, parsed as a CSV cell (the CSV's
+ * cells, the Kubernetes annotations), or as a number the input typed as one (JSON,
+ * importers), which skips the parsing but not the bounds. The CSV checks its cells in
+ * its header's order, the others in the table's. The first error stops the row and
+ * nothing of it is kept.
  *
  * Jobs accumulate in a private jobset that jobin_finish hands over whole. Ids are
  * checked for uniqueness, and origin names are stored once, with open-addressing
@@ -13,7 +14,7 @@
 #include "jobin.h"
 
 #include "../engine/catalog.h"
-#include "trace.h"
+#include "../engine/job.h"
 #include "../base/util.h"
 
 #include <inttypes.h>
@@ -222,7 +223,7 @@ static int jr_text(const struct jrow *r, int f, const char **out)
     return CPN_OK;
 }
 
-/* The largest value of a real field (trace.h, as in the CSV). */
+/* The largest value of a real field (TRACE_MAX_* in sim/engine/job.h). */
 static double jr_max(int f)
 {
     if (f == JOBIN_SUBMIT || f == JOBIN_DURATION)

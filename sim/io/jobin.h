@@ -67,7 +67,7 @@ struct jobin;
 struct jobin *jobin_create(const char *name, const struct catalog *cat);
 void jobin_destroy(struct jobin *b); /* NULL is a no-op */
 
-/* Checks a row as the CSV reader checks one (the model must be in the catalogue, or
+/* Checks a row's fields in the table's order (the model must be in the catalogue, or
  * absent, empty or "-" when a duration is given; ids are unique) and appends the
  * job. A JOBIN_NUM value of a whole-number field must be integral. Returns 0, or
  * CPN_EINPUT with "name:line: field: what is wrong" in err, adding nothing. */
@@ -85,14 +85,15 @@ int jobin_add_in(struct jobin *b, const struct jobin_row *row, const int *order,
 int jobin_finish(struct jobin *b, const char sha256[65], struct jobset *out, char *err,
                  size_t errlen);
 
-/* Writes v in the shortest form (15, 16 or 17 significant digits; a whole number
- * below 10^15 as plain digits) that reads back to the same double: the form the
- * CSV writer uses. buf needs JOBIN_REAL_BUF bytes. */
-#define JOBIN_REAL_BUF 40
-/* Whole numbers below this print the same with %.15g as plain digits. */
-#define JOBIN_PLAIN_LIMIT 1e15
 /* The model cell of a job that has no catalogue model (model -1). */
 #define JOBIN_NO_MODEL "-"
+/* Whole numbers below this print the same with %.15g as plain digits. */
+#define JOBIN_PLAIN_LIMIT 1e15
+
+/* Writes v in the shortest form (15, 16 or 17 significant digits; a whole number
+ * below 10^15 as plain digits) that reads back to the same double: the form the
+ * CSV and JSON writers use. buf needs JOBIN_REAL_BUF bytes. */
+#define JOBIN_REAL_BUF 40
 void jobin_format_real(double v, char buf[JOBIN_REAL_BUF]);
 
 #endif

@@ -14,7 +14,7 @@
 
 struct catalog;
 
-/* Reads a job CSV (DESIGN.md §3): a header row naming the columns in any order;
+/* Reads a job CSV (docs/jobs.md): a header row naming the columns in any order;
  * id, submit_s, model, batch, epochs, data_gib, gpus, cpus, mem_gib, image_gib,
  * origin are required; duration_s, gpu_mem_gib, samples are optional; columns named
  * x_* are ignored; any other column is an error. model may be empty or "-" only when
