@@ -142,10 +142,15 @@ int cpn_read_file(const char *path, char **buf, size_t *len, char *err, size_t e
 void cpn_sha256_hex(const void *buf, size_t len, char out[65])
 {
     struct sha256_ctx ctx;
-    uint8_t d[SHA256_DIGEST_SIZE];
     sha256_init(&ctx);
     sha256_update(&ctx, len, buf);
-    sha256_digest(&ctx, sizeof d, d);
+    cpn_sha256_digest_hex(&ctx, out);
+}
+
+void cpn_sha256_digest_hex(struct sha256_ctx *ctx, char out[65])
+{
+    uint8_t d[SHA256_DIGEST_SIZE];
+    sha256_digest(ctx, sizeof d, d);
     for (size_t i = 0; i < sizeof d; i++)
         snprintf(out + 2 * i, 3, "%02x", d[i]);
 }

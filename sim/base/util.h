@@ -55,6 +55,9 @@ int cpn_read_file(const char *path, char **buf, size_t *len, char *err, size_t e
 
 /* SHA-256 of a buffer as 64 lower-case hex digits and a NUL. */
 void cpn_sha256_hex(const void *buf, size_t len, char out[65]);
+/* Finishes a nettle SHA-256 context (which it resets) into 64 hex digits and a NUL. */
+struct sha256_ctx;
+void cpn_sha256_digest_hex(struct sha256_ctx *ctx, char out[65]);
 
 /* An output file written under a temporary name in the same directory and renamed
  * into place by afile_commit, so that an interrupted run never leaves a half-written

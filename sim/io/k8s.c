@@ -748,11 +748,8 @@ static int k_stream(const char *name, yaml_parser_t *p, const struct kin *in,
     if (sha_hex) {
         memcpy(hex, sha_hex, sizeof hex);
     } else if (in) {
-        uint8_t d[SHA256_DIGEST_SIZE];
         struct sha256_ctx c = in->sha;
-        sha256_digest(&c, sizeof d, d);
-        for (size_t i = 0; i < sizeof d; i++)
-            snprintf(hex + 2 * i, 3, "%02x", d[i]);
+        cpn_sha256_digest_hex(&c, hex);
     }
     if (!rc) {
         rc = jobin_finish(k.b, hex, out, err, errlen);

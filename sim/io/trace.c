@@ -218,14 +218,6 @@ static int rd_end(struct rd *r, const char sha256[65], struct jobset *out)
     return jobin_finish(r->b, sha256, out, r->err, r->errlen);
 }
 
-static void hex_digest(struct sha256_ctx *ctx, char out[65])
-{
-    uint8_t d[SHA256_DIGEST_SIZE];
-    sha256_digest(ctx, sizeof d, d);
-    for (size_t i = 0; i < sizeof d; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
-}
-
 int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *out, char *err,
                    size_t errlen)
 {
@@ -255,7 +247,7 @@ int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *o
     free(chunk);
     char hex[65] = "";
     if (!r.rc)
-        hex_digest(&sha, hex);
+        cpn_sha256_digest_hex(&sha, hex);
     return rd_end(&r, hex, out);
 }
 
@@ -417,5 +409,5 @@ void trace_csv_sha256(const struct jobset *js, const struct catalog *cat, char o
     struct sha256_ctx sha;
     sha256_init(&sha);
     trace_emit(js, cat, put_sha, &sha);
-    hex_digest(&sha, out);
+    cpn_sha256_digest_hex(&sha, out);
 }
