@@ -972,10 +972,22 @@ bool optimal_check_indexes = false;
 
 /* Checks a search against visiting every node of the m ordered groups, as a plan
  * without the trees would (optimal_check_indexes): the bounds may only skip nodes
- * that cannot win. */
+ * that cannot win. The check must leave the plan as it found it, or a checked run
+ * would schedule differently: visiting a node builds its state for the plan
+ * (opt_touch) as of now, once per plan, and a standing plan that reaches the node
+ * only at a later scheduling point must still build it then. So the nodes' plan
+ * epochs, their running-alone marks and the job's known flag are put back after.
+ * (The other per-node scratch is rebuilt by the next touch; pruning ended jobs off a
+ * node's list changes nothing a later walk would see.) */
 static void opt_check_search(struct opt_state *st, const struct view *v, const struct opt_search *s0,
                              size_t m, const struct opt_search *got)
 {
+    size_t nn = v->cl->n_nodes;
+    uint64_t *epoch = cpn_calloc(nn ? nn : 1, sizeof *epoch);
+    uint32_t *alone = cpn_calloc(nn ? nn : 1, sizeof *alone);
+    memcpy(epoch, st->node_epoch, nn * sizeof *epoch);
+    memcpy(alone, st->alone, nn * sizeof *alone);
+    int8_t known = st->known[s0->job];
     struct opt_search all = *s0;
     if (all.reserve && st->res_node[all.job] != VIEW_NONE)
         for (size_t i = 0; i < m; i++)
@@ -989,6 +1001,11 @@ static void opt_check_search(struct opt_state *st, const struct view *v, const s
         for (uint32_t q = 0; q < g->count; q++)
             opt_visit(st, v, &all, st->grp_nodes[g->first + q]);
     }
+    memcpy(st->node_epoch, epoch, nn * sizeof *epoch);
+    memcpy(st->alone, alone, nn * sizeof *alone);
+    st->known[s0->job] = known;
+    free(epoch);
+    free(alone);
     CPN_ASSERT(all.found == got->found);
     if (all.found)
         CPN_ASSERT(all.best.node == got->best.node && all.best.now == got->best.now &&

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "../sim/base/util.h"
+#include "../sim/tools/run.h"
 
 #define HDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib\n"
 #define EPS 1e-6
@@ -457,7 +459,8 @@ static const char mixed_cluster[] =
 
 /* The node index (a segment tree per site and GPU type, searched by branch and bound)
  * must choose exactly what a scan of every node would: with optimal_check_indexes
- * every search is repeated as a scan and a difference aborts the run. 1,200 jobs
+ * every search is repeated as a scan and a difference aborts the run; and the scan
+ * must change nothing, so each case also runs without it and must match. 1,200 jobs
  * arrive faster than the 112 GPUs serve them, so plans wait for GPUs, reserve nodes
  * and backfill gaps; the settings vary what the plan compares. */
 Test(optimal, node_index_matches_a_scan)
@@ -484,15 +487,63 @@ Test(optimal, node_index_matches_a_scan)
         const char *const *sets;
         size_t n;
     } cases[] = {{plain, 1}, {live, 3}, {wide, 4}, {every, 2}};
-    optimal_check_indexes = true;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        struct run r;
+        /* The checks must not change a decision: a run with them schedules every job
+         * exactly as the run without (the golden hashes are the unchecked build's). */
+        struct run plain_run, r;
+        optimal_check_indexes = false;
+        run_start(&plain_run, mixed_cluster, cases[c].sets, cases[c].n, jobs, "optimal");
+        optimal_check_indexes = true;
         run_start(&r, mixed_cluster, cases[c].sets, cases[c].n, jobs, "optimal");
         cr_assert_eq(r.s->st.completed, r.js.n, "case %zu: %zu of %zu jobs completed", c,
                      r.s->st.completed, r.js.n);
         cr_assert_eq(r.s->st.oom_events, 0, "case %zu: the oracle's memory is never over-committed", c);
+        for (size_t j = 0; j < r.js.n; j++) {
+            const struct jobrt *x = &plain_run.s->rt[j], *y = &r.s->rt[j];
+            cr_assert(x->node == y->node && x->start_s == y->start_s && x->end_s == y->end_s &&
+                          x->attempts == y->attempts,
+                      "case %zu: job %zu runs differently with the index checks", c, j);
+        }
+        run_free(&plain_run);
         run_free(&r);
     }
     free(jobs);
     sh("rm -rf %s", dir);
+}
+
+/* The index checks must change nothing: the golden scenario mixed-optimal-live (live
+ * metrics, learnt ends at once, reservations after 300 s, the rf predictor) writes
+ * the same jobs.csv and timeline.csv with optimal_check_indexes as without. They once
+ * did not: the check's scan built plan state for nodes the indexed search had not
+ * reached, which a standing plan then used at a later scheduling point. */
+Test(optimal, index_checks_change_nothing)
+{
+    const char *sets[] = {"scrape_interval_s=0", "completion=event", "reserve_after_s=300"};
+    char dir[2][64], err[CPN_ERR_LEN];
+    for (int c = 0; c < 2; c++) {
+        snprintf(dir[c], sizeof dir[c], "/tmp/cpn_optchk_%d_%d", (int)getpid(), c);
+        struct run_request req = {.cluster = "tests/golden/mixed-cluster.json",
+                                  .jobs = "tests/golden/mixed-jobs.csv",
+                                  .policy = "optimal",
+                                  .predictor = RUN_DEFAULT_PREDICTOR,
+                                  .seed = RUN_DEFAULT_SEED,
+                                  .sets = sets,
+                                  .n_sets = sizeof sets / sizeof sets[0],
+                                  .out = dir[c]};
+        struct run_result res;
+        optimal_check_indexes = c == 1;
+        cr_assert_eq(run_simulation(&req, &res, err, sizeof err), 0, "%s", err);
+    }
+    const char *files[] = {"jobs.csv", "timeline.csv"};
+    for (size_t f = 0; f < 2; f++) {
+        char p0[128], p1[128];
+        snprintf(p0, sizeof p0, "%s/%s", dir[0], files[f]);
+        snprintf(p1, sizeof p1, "%s/%s", dir[1], files[f]);
+        char *a = slurp(p0), *b = slurp(p1);
+        cr_assert(a && b);
+        cr_assert_str_eq(a, b, "%s differs with the index checks", files[f]);
+        free(a);
+        free(b);
+    }
+    sh("rm -rf %s %s", dir[0], dir[1]);
 }
