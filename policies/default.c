@@ -121,8 +121,8 @@ struct dflt_state {
     uint64_t pos;   /* seq of the last job tried in this point; those before it in a
                      * set-aside cohort have, in effect, been tried and failed */
     uint64_t round; /* scheduling points begun */
-    size_t placed;  /* placements made so far */
-    size_t learnt;  /* ends learnt, as of the last scheduling point */
+    size_t learnt;      /* ends learnt so far (POLICY_JOB_LEARNT) */
+    size_t learnt_seen; /* ends learnt, as of the last scheduling point */
     double scrape_s; /* time of the scrape seen at the last scheduling point */
     bool in_round;   /* place() was called in this scheduling point */
 };
@@ -465,6 +465,8 @@ static void dflt_job_event(void *state, const struct view *v, uint32_t j, enum p
 {
     (void)v;
     struct dflt_state *st = state;
+    if (e == POLICY_JOB_LEARNT)
+        st->learnt++;
     if (e != POLICY_JOB_QUEUED)
         return;
     CPN_ASSERT(!st->queued[j] && !st->in_round);
@@ -488,19 +490,19 @@ static int dflt_cmp_key(const void *pa, const void *pb)
     return (a->id > b->id) - (a->id < b->id);
 }
 
-/* At the first call of a scheduling point: a learnt end or a new scrape is a cluster
+/* A scheduling point begins: a learnt end or a new scrape is a cluster
  * event that moves every unschedulable job to the back-off queue; then the jobs whose
  * back-off has passed become eligible. Eligible cohorts of one shape and count of
  * failures merge: from here on they behave alike. */
-static void dflt_begin_round(struct dflt_state *st, const struct view *v)
+static void dflt_begin(void *state, const struct view *v)
 {
+    struct dflt_state *st = state;
     st->in_round = true;
     st->round++;
     st->n_memo = 0;
     st->pos = 0;
-    size_t learnt = st->placed - v->active_jobs;
-    bool event = learnt > st->learnt || v->scrape_time_s != st->scrape_s;
-    st->learnt = learnt;
+    bool event = st->learnt > st->learnt_seen || v->scrape_time_s != st->scrape_s;
+    st->learnt_seen = st->learnt;
     st->scrape_s = v->scrape_time_s;
     if (event) {
         for (size_t i = 0; i < st->parked.n; i++) {
@@ -611,8 +613,7 @@ static void dflt_change_site(struct dflt_state *st, const struct view *v, uint32
 static int dflt_place(void *state, const struct view *v, struct placement *out)
 {
     struct dflt_state *st = state;
-    if (!st->in_round)
-        dflt_begin_round(st, v);
+    CPN_ASSERT(st->in_round);
     uint32_t site = dflt_site(v);
     if (site != st->memo_site)
         dflt_change_site(st, v, site);
@@ -640,7 +641,6 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
             dflt_cohort_free(st, c);
         if (bound) {
             st->queued[j] = 0;
-            st->placed++;
             return 1;
         }
     }
@@ -653,7 +653,7 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
 
 /* Ends the scheduling point; asks to be called when the first job in the back-off
  * queue may be retried. Parked jobs wait for an event and ask for nothing. */
-static double dflt_wakeup(void *state, const struct view *v)
+static double dflt_end(void *state, const struct view *v)
 {
     (void)v;
     struct dflt_state *st = state;
@@ -664,13 +664,27 @@ static double dflt_wakeup(void *state, const struct view *v)
     return st->boff.n > 0 ? st->co[st->boff.v[0]].backoff_until : INFINITY;
 }
 
+/* The jobs the policy counts as queued are exactly the view's queue. */
+static void dflt_check(const void *state, const struct view *v)
+{
+    const struct dflt_state *st = state;
+    size_t queued = 0;
+    for (size_t j = 0; j < v->jobs->n; j++)
+        queued += st->queued[j];
+    CPN_ASSERT(queued == v->queue_len);
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
+        CPN_ASSERT(st->queued[j]);
+}
+
 const struct policy_ops default_policy = {
     .name = "default",
     .summary = "Kubernetes default scheduler in the site with the most idle GPUs: filter on "
                "requests, LeastAllocated + BalancedAllocation, back-off, no head-of-line blocking",
     .init = dflt_init,
+    .begin = dflt_begin,
     .place = dflt_place,
-    .wakeup = dflt_wakeup,
+    .end = dflt_end,
     .job_event = dflt_job_event,
+    .check = dflt_check,
     .destroy = dflt_destroy,
 };

@@ -228,12 +228,20 @@ static void easy_job_event(void *state, const struct view *v, uint32_t j, enum p
         st->job_shape[j] = easy_shape_of(st, v, j);
 }
 
-/* Called at the end of every scheduling point: shapes that failed may fit again. */
-static double easy_wakeup(void *state, const struct view *v)
+/* A scheduling point ends: shapes that failed may fit at the next. */
+static double easy_end(void *state, const struct view *v)
 {
     (void)v;
     ((struct easy_state *)state)->point++;
     return INFINITY;
+}
+
+/* Every queued job's shape is still its shape (the index the skipping relies on). */
+static void easy_check(const void *state, const struct view *v)
+{
+    const struct easy_state *st = state;
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
+        jobshape_check(&st->shapes, v, j, st->job_shape[j]);
 }
 
 const struct policy_ops easy_policy = {
@@ -243,7 +251,8 @@ const struct policy_ops easy_policy = {
                "soonest, later jobs start if they do not delay it (first fit)",
     .init = easy_init,
     .place = easy_place,
-    .wakeup = easy_wakeup,
+    .end = easy_end,
     .job_event = easy_job_event,
+    .check = easy_check,
     .destroy = easy_destroy,
 };

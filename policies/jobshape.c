@@ -65,17 +65,35 @@ static bool shape_is(const struct jobshape_table *t, uint32_t s, uint32_t gpus, 
            (t->n_types == 0 || memcmp(shape_mem(t, s), t->key_mem, t->n_types * sizeof(double)) == 0);
 }
 
+/* Job j's predicted peak memory per GPU on each type into mem[]. */
+static void shape_key_mem(const struct jobshape_table *t, const struct view *v, uint32_t j, double *mem)
+{
+    for (size_t k = 0; k < t->n_types; k++) {
+        struct view_estimate e = {0};
+        if (t->type_node[k] != VIEW_NONE)
+            view_estimate(v, j, t->type_node[k], &e);
+        mem[k] = e.mem_gib;
+    }
+}
+
+void jobshape_check(const struct jobshape_table *t, const struct view *v, uint32_t j, uint32_t s)
+{
+    const struct job *jb = view_job(v, j);
+    CPN_ASSERT(s < t->n && t->gpus[s] == jb->gpus && t->req[2 * s] == jb->cpus &&
+               t->req[2 * s + 1] == jb->mem_gib);
+    double *mem = cpn_calloc(t->n_types ? t->n_types : 1, sizeof *mem);
+    shape_key_mem(t, v, j, mem);
+    for (size_t k = 0; k < t->n_types; k++)
+        CPN_ASSERT(shape_mem(t, s)[k] == mem[k]);
+    free(mem);
+}
+
 uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j)
 {
     const struct job *jb = view_job(v, j);
     size_t nt = t->n_types, ntm = nt ? nt : 1;
     double req[2] = {jb->cpus, jb->mem_gib};
-    for (size_t k = 0; k < nt; k++) {
-        struct view_estimate e = {0};
-        if (t->type_node[k] != VIEW_NONE)
-            view_estimate(v, j, t->type_node[k], &e);
-        t->key_mem[k] = e.mem_gib;
-    }
+    shape_key_mem(t, v, j, t->key_mem);
     size_t mask = t->n_slot - 1, i = (size_t)shape_hash(t, jb->gpus, req, t->key_mem) & mask;
     for (; t->slot[i] != UINT32_MAX; i = (i + 1) & mask)
         if (shape_is(t, t->slot[i], jb->gpus, req))

@@ -29,5 +29,8 @@ void jobshape_init(struct jobshape_table *t, const struct view *v);
 void jobshape_free(struct jobshape_table *t);
 /* The number of job j's shape, a new one when it was never seen. */
 uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j);
+/* For a policy's check hook: aborts unless shape s is job j's shape (GPU count,
+ * requests and predicted memory per type, as jobshape_of would find them now). */
+void jobshape_check(const struct jobshape_table *t, const struct view *v, uint32_t j, uint32_t s);
 
 #endif

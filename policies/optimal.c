@@ -182,7 +182,6 @@ struct opt_state {
     size_t window;       /* optimal_window, at most the number of jobs */
     struct placement *plan; /* [jobs] what this plan starts now */
     size_t plan_len, plan_next;
-    bool planned;        /* a plan exists for this scheduling point */
 };
 /* ---- estimates (cached: they depend only on the job and the GPU type) ---- */
 
@@ -964,14 +963,8 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
     }
 }
 
-#ifdef CPN_CHECK_INDEXES
-bool optimal_check_indexes = true;
-#else
-bool optimal_check_indexes = false;
-#endif
-
 /* Checks a search against visiting every node of the m ordered groups, as a plan
- * without the trees would (optimal_check_indexes): the bounds may only skip nodes
+ * without the trees would (policy_check_indexes): the bounds may only skip nodes
  * that cannot win. The check must leave the plan as it found it, or a checked run
  * would schedule differently: visiting a node builds its state for the plan
  * (opt_touch) as of now, once per plan, and a standing plan that reaches the node
@@ -1035,7 +1028,7 @@ static bool opt_run_search(struct opt_state *st, const struct view *v, struct op
             break;
         opt_search_group(st, v, gi, &s);
     }
-    if (optimal_check_indexes)
+    if (policy_check_indexes)
         opt_check_search(st, v, &s0, m, &s);
     if (s.found)
         *out = s.best;
@@ -1269,20 +1262,27 @@ static void opt_job_event(void *state, const struct view *v, uint32_t j, enum po
     opt_node_changed(st, v, n);
 }
 
+/* A scheduling point begins: with jobs queued, plan afresh or fit the new jobs into
+ * the standing plan; place then hands out what this plan starts now. An empty queue
+ * leaves the plan as it stands (the next jobs are fitted into it). */
+static void opt_begin(void *state, const struct view *v)
+{
+    struct opt_state *st = state;
+    if (v->queue_len == 0)
+        return;
+    st->plan_len = st->plan_next = 0;
+    opt_age(st, v);
+    if (st->need_plan || v->scrape_time_s != st->plan_scrape_s ||
+        v->cl->cfg.optimal_replan == OPTIMAL_REPLAN_EVERY)
+        opt_plan(st, v);
+    else
+        opt_fit_fresh(st, v);
+    st->n_fresh = 0;
+}
+
 static int opt_place(void *state, const struct view *v, struct placement *out)
 {
     struct opt_state *st = state;
-    if (!st->planned) {
-        st->planned = true;
-        st->plan_len = st->plan_next = 0;
-        opt_age(st, v);
-        if (st->need_plan || v->scrape_time_s != st->plan_scrape_s ||
-            v->cl->cfg.optimal_replan == OPTIMAL_REPLAN_EVERY)
-            opt_plan(st, v);
-        else
-            opt_fit_fresh(st, v);
-        st->n_fresh = 0;
-    }
     if (st->plan_next == st->plan_len)
         return 0;
     *out = st->plan[st->plan_next++];
@@ -1304,16 +1304,40 @@ static int opt_place(void *state, const struct view *v, struct placement *out)
     return 1;
 }
 
-/* Called at the end of every scheduling point. The bookkeeping now holds this point's
+/* A scheduling point ends. The bookkeeping now holds this point's
  * placements, so the standing plan stops counting their requests twice. */
-static double opt_wakeup(void *state, const struct view *v)
+static double opt_end(void *state, const struct view *v)
 {
     (void)v;
     struct opt_state *st = state;
     for (size_t i = 0; i < st->plan_len; i++)
         st->cpus_now[st->plan[i].node] = st->mem_now[st->plan[i].node] = 0;
-    st->planned = false;
     return INFINITY;
+}
+
+/* The queue's stages and the nodes' lists of running jobs agree with the view: a job
+ * is in a stage exactly while queued, n_big counts the aged jobs of reserve_min_gpus
+ * GPUs or more, and every job of the bookkeeping is on its node's list. (Its node
+ * index is checked search by search: opt_check_search.) */
+static void opt_check(const void *state, const struct view *v)
+{
+    const struct opt_state *st = state;
+    size_t staged = 0, big = 0, listed = 0;
+    for (uint32_t j = 0; j < v->jobs->n; j++) {
+        staged += st->stage[j] != OPT_OUT;
+        big += st->stage[j] == OPT_AGED && view_job(v, j)->gpus >= v->cl->cfg.reserve_min_gpus;
+        if (v->job_active[j])
+            CPN_ASSERT(st->job_at[j] == v->job_node[j]);
+    }
+    CPN_ASSERT(staged == v->queue_len && big == st->n_big);
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
+        CPN_ASSERT(st->stage[j] != OPT_OUT);
+    for (uint32_t n = 0; n < v->cl->n_nodes; n++)
+        for (uint32_t a = st->node_head[n]; a != VIEW_NONE; a = st->job_next[a]) {
+            CPN_ASSERT(st->job_at[a] == n);
+            listed += v->job_active[a];
+        }
+    CPN_ASSERT(listed == v->active_jobs);
 }
 
 const struct policy_ops optimal_policy = {
@@ -1322,8 +1346,10 @@ const struct policy_ops optimal_policy = {
     .summary = "plans the queue by predicted finish time (transfer + run) without over-committing "
                "GPU memory; CPU threshold; reservations for long-waiting many-GPU jobs",
     .init = opt_init,
+    .begin = opt_begin,
     .place = opt_place,
-    .wakeup = opt_wakeup,
+    .end = opt_end,
     .job_event = opt_job_event,
+    .check = opt_check,
     .destroy = opt_destroy,
 };

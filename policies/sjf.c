@@ -49,7 +49,6 @@ struct sjf_state {
     uint64_t seq;           /* entries into the queue so far: queue order */
     uint32_t *ready;        /* this point's heap of shapes by their first job */
     size_t n_ready;
-    bool started;           /* ready holds this scheduling point's shapes */
     double *type_run, *site_tr; /* per-search caches of one job's estimates */
     double *tmp_mem;        /* [types] per-search cache of one job's predicted memory */
 };
@@ -258,18 +257,22 @@ static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struc
     return found;
 }
 
+/* A scheduling point begins: the walk starts afresh over the shapes with queued jobs. */
+static void sjf_begin(void *state, const struct view *v)
+{
+    (void)v;
+    struct sjf_state *st = state;
+    st->n_ready = 0;
+    for (uint32_t s = 0; s < st->n_shapes; s++)
+        if (st->shapes[s].n)
+            st->ready[st->n_ready++] = s;
+    for (size_t i = st->n_ready / 2; i-- > 0;)
+        sjf_ready_down(st, i);
+}
+
 static int sjf_place(void *state, const struct view *v, struct placement *out)
 {
     struct sjf_state *st = state;
-    if (!st->started) {
-        st->n_ready = 0;
-        for (uint32_t s = 0; s < st->n_shapes; s++)
-            if (st->shapes[s].n)
-                st->ready[st->n_ready++] = s;
-        for (size_t i = st->n_ready / 2; i-- > 0;)
-            sjf_ready_down(st, i);
-        st->started = true;
-    }
     while (st->n_ready) {
         uint32_t s = st->ready[0];
         struct sjf_shape *sh = &st->shapes[s];
@@ -301,12 +304,23 @@ static void sjf_job_event(void *state, const struct view *v, uint32_t j, enum po
     }
 }
 
-/* Called at the end of every scheduling point: the next one starts the walk afresh. */
-static double sjf_wakeup(void *state, const struct view *v)
+/* The shapes' heaps hold exactly the queued jobs, each under its own shape, in heap
+ * order. */
+static void sjf_check(const void *state, const struct view *v)
 {
-    (void)v;
-    ((struct sjf_state *)state)->started = false;
-    return INFINITY;
+    const struct sjf_state *st = state;
+    size_t held = 0;
+    for (uint32_t s = 0; s < st->n_shapes; s++) {
+        const struct sjf_shape *sh = &st->shapes[s];
+        for (size_t k = 0; k < sh->n; k++) {
+            CPN_ASSERT(st->job_shape[sh->heap[k].job] == s);
+            CPN_ASSERT(k == 0 || !sjf_key_less(&sh->heap[k], &sh->heap[(k - 1) / 2]));
+        }
+        held += sh->n;
+    }
+    CPN_ASSERT(held == v->queue_len);
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
+        jobshape_check(&st->table, v, j, st->job_shape[j]);
 }
 
 const struct policy_ops sjf_policy = {
@@ -315,8 +329,9 @@ const struct policy_ops sjf_policy = {
     .summary = "shortest predicted job first, no head-of-line blocking, earliest-finish node "
                "among free GPUs that hold its predicted memory",
     .init = sjf_init,
+    .begin = sjf_begin,
     .place = sjf_place,
-    .wakeup = sjf_wakeup,
     .job_event = sjf_job_event,
+    .check = sjf_check,
     .destroy = sjf_destroy,
 };

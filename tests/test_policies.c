@@ -458,7 +458,7 @@ static const char mixed_cluster[] =
     " \"links\": [{\"a\": \"x\", \"b\": \"y\", \"gbps\": 10, \"latency_ms\": 20}]}\n";
 
 /* The node index (a segment tree per site and GPU type, searched by branch and bound)
- * must choose exactly what a scan of every node would: with optimal_check_indexes
+ * must choose exactly what a scan of every node would: with policy_check_indexes
  * every search is repeated as a scan and a difference aborts the run; and the scan
  * must change nothing, so each case also runs without it and must match. 1,200 jobs
  * arrive faster than the 112 GPUs serve them, so plans wait for GPUs, reserve nodes
@@ -491,9 +491,9 @@ Test(optimal, node_index_matches_a_scan)
         /* The checks must not change a decision: a run with them schedules every job
          * exactly as the run without (the golden hashes are the unchecked build's). */
         struct run plain_run, r;
-        optimal_check_indexes = false;
+        policy_check_indexes = false;
         run_start(&plain_run, mixed_cluster, cases[c].sets, cases[c].n, jobs, "optimal");
-        optimal_check_indexes = true;
+        policy_check_indexes = true;
         run_start(&r, mixed_cluster, cases[c].sets, cases[c].n, jobs, "optimal");
         cr_assert_eq(r.s->st.completed, r.js.n, "case %zu: %zu of %zu jobs completed", c,
                      r.s->st.completed, r.js.n);
@@ -513,7 +513,7 @@ Test(optimal, node_index_matches_a_scan)
 
 /* The index checks must change nothing: the golden scenario mixed-optimal-live (live
  * metrics, learnt ends at once, reservations after 300 s, the rf predictor) writes
- * the same jobs.csv and timeline.csv with optimal_check_indexes as without. They once
+ * the same jobs.csv and timeline.csv with policy_check_indexes as without. They once
  * did not: the check's scan built plan state for nodes the indexed search had not
  * reached, which a standing plan then used at a later scheduling point. */
 Test(optimal, index_checks_change_nothing)
@@ -531,7 +531,7 @@ Test(optimal, index_checks_change_nothing)
                                   .n_sets = sizeof sets / sizeof sets[0],
                                   .out = dir[c]};
         struct run_result res;
-        optimal_check_indexes = c == 1;
+        policy_check_indexes = c == 1;
         cr_assert_eq(run_simulation(&req, &res, err, sizeof err), 0, "%s", err);
     }
     const char *files[] = {"jobs.csv", "timeline.csv"};

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "net.h"
+#include "policy_call.h"
 #include "../base/util.h"
 
 const char *const job_state_name[JS_NSTATES] = {
@@ -50,15 +51,6 @@ static uint32_t job_nslots(const struct job *jb)
 }
 
 /* ---- queue (doubly linked through qnext/qprev; view.queue_next mirrors qnext) ---- */
-
-/* Tells the policy of a job event, when it asked to be told (policy_ops.job_event). */
-static void tell_policy(struct sim *s, uint32_t j, enum policy_job_event e)
-{
-    if (s->pol->job_event) {
-        s->view.now = s->now;
-        s->pol->job_event(s->pol_state, &s->view, j, e);
-    }
-}
 
 static void queue_append(struct sim *s, uint32_t j)
 {
@@ -291,7 +283,7 @@ static void learn(struct sim *s, uint32_t j)
     s->view.active_jobs--;
     s->view.version++;
     idx_refresh(s, r->node);
-    tell_policy(s, j, POLICY_JOB_LEARNT);
+    policy_call_job_event(s, j, POLICY_JOB_LEARNT);
     if (r->state == JS_KILLED) {
         r->state = JS_BACKOFF;
         s->backoff++;
@@ -416,7 +408,7 @@ static void start_running(struct sim *s, uint32_t j)
     s->last_change_s = s->now;
     s->view.version++;
     refresh_neighbours(s, j); /* includes j itself: pushes its END */
-    tell_policy(s, j, POLICY_JOB_STARTED);
+    policy_call_job_event(s, j, POLICY_JOB_STARTED);
     eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, r->attempts);
 }
 
@@ -525,7 +517,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
     case EV_ARRIVAL:
         s->next_arrival++;
         queue_append(s, j);
-        tell_policy(s, j, POLICY_JOB_QUEUED);
+        policy_call_job_event(s, j, POLICY_JOB_QUEUED);
         s->dirty = true;
         push_next_arrival(s);
         return 1;
@@ -549,7 +541,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
             return 0;
         s->backoff--;
         queue_append(s, j);
-        tell_policy(s, j, POLICY_JOB_QUEUED);
+        policy_call_job_event(s, j, POLICY_JOB_QUEUED);
         s->dirty = true;
         return 1;
     case EV_SAMPLE: {
@@ -592,45 +584,6 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
 }
 
 /* ---- placements ---- */
-
-/* Checks a policy's placement against the truth: a queued job, GPUs that exist on
- * the node, distinct, as many as the job asks, and CPU and memory requests that fit
- * what the node really has free (a policy may over-commit GPU memory, never invent
- * resources). A bad placement is a bug in the policy: it aborts with details. */
-static void check_placement(const struct sim *s, const struct placement *p)
-{
-    char why[256] = "";
-    const struct cluster *cl = s->cl;
-    if (p->job >= s->jobs->n)
-        snprintf(why, sizeof why, "job %u does not exist", p->job);
-    else if (s->rt[p->job].state != JS_QUEUED)
-        snprintf(why, sizeof why, "job %u is not queued", p->job);
-    else if (p->node >= cl->n_nodes)
-        snprintf(why, sizeof why, "node %u does not exist", p->node);
-    else if (p->ngpus != s->jobs->v[p->job].gpus)
-        snprintf(why, sizeof why, "job %u asks %u GPUs, placement gives %u", p->job,
-                 s->jobs->v[p->job].gpus, p->ngpus);
-    else {
-        const struct node *nd = &cl->nodes[p->node];
-        const struct job *jb = &s->jobs->v[p->job];
-        for (uint32_t k = 0; k < p->ngpus && !why[0]; k++) {
-            if (p->gpu[k] < nd->gpu_first || p->gpu[k] >= nd->gpu_first + nd->gpu_count)
-                snprintf(why, sizeof why, "GPU %u is not on node %u", p->gpu[k], p->node);
-            for (uint32_t m = 0; m < k && !why[0]; m++)
-                if (p->gpu[m] == p->gpu[k])
-                    snprintf(why, sizeof why, "GPU %u given twice", p->gpu[k]);
-        }
-        if (!why[0] && (s->node_cpus_held[p->node] + jb->cpus > nd->cpus + SIM_FIT_EPS ||
-                        s->node_mem_held[p->node] + jb->mem_gib > nd->mem_gib + SIM_FIT_EPS))
-            snprintf(why, sizeof why, "node %u has not the CPU or memory job %u requests", p->node,
-                     p->job);
-    }
-    if (why[0]) {
-        fprintf(stderr, "cpnsim: policy '%s' made an invalid placement at t=%.3f: %s\n",
-                s->pol->name, s->now, why);
-        abort();
-    }
-}
 
 static void apply_placement(struct sim *s, const struct placement *p)
 {
@@ -700,20 +653,15 @@ static void schedule(struct sim *s)
     s->view.now = s->now;
     size_t placed = 0, limit = s->view.queue_len;
     struct placement p;
-    for (;;) {
-        memset(&p, 0, sizeof p);
-        if (s->view.queue_len == 0 || !s->pol->place(s->pol_state, &s->view, &p))
-            break;
-        check_placement(s, &p);
+    policy_call_begin(s);
+    while (s->view.queue_len > 0 && policy_call_place(s, &p)) {
         apply_placement(s, &p);
         CPN_ASSERT(++placed <= limit);
     }
-    if (s->pol->wakeup) {
-        double t = s->pol->wakeup(s->pol_state, &s->view);
-        if (isfinite(t) && t > s->now && t < s->wakeup_at) {
-            s->wakeup_at = t;
-            eq_push(&s->eq, t, EV_WAKEUP, 0, 0);
-        }
+    double t = policy_call_end(s);
+    if (isfinite(t) && t > s->now && t < s->wakeup_at) {
+        s->wakeup_at = t;
+        eq_push(&s->eq, t, EV_WAKEUP, 0, 0);
     }
     if (placed == 0 && stalled(s))
         s->st.deadlock = true;
@@ -902,12 +850,10 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->now = s->busy_since_s = 0;
     s->st.last_end_s = s->st.first_submit_s;
 
-    if (pol->init) {
-        int rc = pol->init(&s->pol_state, &s->view, err, errlen);
-        if (rc != 0) {
-            sim_destroy(s);
-            return rc;
-        }
+    int rc = policy_call_init(s, err, errlen);
+    if (rc != 0) {
+        sim_destroy(s);
+        return rc;
     }
     *out = s;
     return CPN_OK;
@@ -963,8 +909,7 @@ void sim_destroy(struct sim *s)
 {
     if (!s)
         return;
-    if (s->pol && s->pol->destroy)
-        s->pol->destroy(s->pol_state);
+    policy_call_destroy(s);
     gsl_rng_free(s->rng);
     net_destroy(s->net);
     view_memo_destroy(s->view.memo);
