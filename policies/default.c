@@ -530,7 +530,8 @@ static void dflt_begin(void *state, const struct view *v)
         const struct dflt_cohort *c = &st->co[st->elig.v[i]];
         st->keys[i] = (struct dflt_sortkey){(uint64_t)c->shape << 32 | c->tries, st->elig.v[i]};
     }
-    qsort(st->keys, st->elig.n, sizeof *st->keys, dflt_cmp_key);
+    if (st->elig.n > 1) /* (keys is NULL until a point has eligible jobs) */
+        qsort(st->keys, st->elig.n, sizeof *st->keys, dflt_cmp_key);
     st->walk.n = 0;
     for (size_t i = 0; i < st->elig.n;) {
         uint32_t c = st->keys[i].id;
