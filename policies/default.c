@@ -60,6 +60,26 @@
 
 enum dflt_cohort_state { DFLT_FREE, DFLT_ELIGIBLE, DFLT_BACKOFF, DFLT_PARKED };
 
+/* The policy's tunables (policy_ops.params). */
+struct dflt_params {
+    double kube_backoff_s;     /* first back-off of an unschedulable job */
+    double kube_backoff_max_s; /* its ceiling */
+};
+
+/* clang-format off */
+static const struct param dflt_params_table[] = {
+    {.name = "kube_backoff_s", .kind = PARAM_DOUBLE,
+     .offset = offsetof(struct dflt_params, kube_backoff_s), .def = 1,
+     .b = {.min = 0, .max = INFINITY, .min_open = true},
+     .meaning = "default policy: back-off (s) after a job's first failed scheduling attempt; "
+                "doubles per attempt (kube-scheduler podInitialBackoffSeconds)"},
+    {.name = "kube_backoff_max_s", .kind = PARAM_DOUBLE,
+     .offset = offsetof(struct dflt_params, kube_backoff_max_s), .def = 10,
+     .b = {.min = 0, .max = INFINITY, .min_open = true},
+     .meaning = "default policy: back-off ceiling (s) (kube-scheduler podMaxBackoffSeconds)"},
+};
+/* clang-format on */
+
 struct dflt_cohort {
     uint32_t root;        /* its jobs: a pairing heap by queue order (seq) */
     uint32_t shape;
@@ -294,7 +314,7 @@ static void dflt_find_shapes(struct dflt_state *st, const struct jobset *js)
     st->fresh_round = cpn_calloc(n_shapes ? n_shapes : 1, sizeof *st->fresh_round);
 }
 
-static double dflt_backoff_s(const struct cluster_config *c, uint32_t tries);
+static double dflt_backoff_s(const struct dflt_params *c, uint32_t tries);
 
 static int dflt_init(void **state, const struct view *v, char *err, size_t errlen)
 {
@@ -311,7 +331,7 @@ static int dflt_init(void **state, const struct view *v, char *err, size_t errle
     st->queued = cpn_calloc(n, sizeof *st->queued);
     dflt_find_shapes(st, v->jobs);
     st->free_co = VIEW_NONE;
-    const struct cluster_config *cfg = &v->cl->cfg;
+    const struct dflt_params *cfg = v->params;
     st->tries_cap = 1;
     while (st->tries_cap < DFLT_MAX_TRIES_CLASS &&
            dflt_backoff_s(cfg, st->tries_cap) != cfg->kube_backoff_max_s)
@@ -346,7 +366,7 @@ static void dflt_destroy(void *state)
 
 /* kube-scheduler's calculateBackoffDuration: the initial back-off doubled for each
  * attempt after the first, never above the maximum. */
-static double dflt_backoff_s(const struct cluster_config *c, uint32_t tries)
+static double dflt_backoff_s(const struct dflt_params *c, uint32_t tries)
 {
     double d = c->kube_backoff_s;
     for (uint32_t i = 1; i < tries; i++) {
@@ -564,7 +584,7 @@ static uint32_t dflt_fail_to(struct dflt_state *st, const struct view *v, uint32
 {
     if (st->co[c].fail_to == VIEW_NONE) {
         uint32_t tries = st->co[c].tries + 1;
-        double until = v->now + dflt_backoff_s(&v->cl->cfg, tries);
+        double until = v->now + dflt_backoff_s(v->params, tries);
         if (tries > st->tries_cap)
             tries = st->tries_cap;
         uint32_t f = dflt_cohort_new(st, st->co[c].shape, tries, until, DFLT_PARKED);
@@ -687,5 +707,8 @@ const struct policy_ops default_policy = {
     .end = dflt_end,
     .job_event = dflt_job_event,
     .check = dflt_check,
+    .params = dflt_params_table,
+    .n_params = sizeof dflt_params_table / sizeof dflt_params_table[0],
+    .params_size = sizeof(struct dflt_params),
     .destroy = dflt_destroy,
 };

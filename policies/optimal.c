@@ -98,6 +98,52 @@ struct opt_heap {
     size_t n, cap;
 };
 
+/* Queue orders (docs/policies.md compares them). */
+enum opt_order { OPT_ORDER_LPT, OPT_ORDER_FIFO, OPT_ORDER_SPT, OPT_ORDER_WORK };
+/* When to plan afresh: when the cluster changed (a learnt end, a new scrape), or at
+ * every scheduling point. */
+enum opt_replan { OPT_REPLAN_CHANGE, OPT_REPLAN_EVERY };
+
+/* The policy's tunables (policy_ops.params). */
+struct opt_params {
+    unsigned reserve_min_gpus; /* jobs with this many GPUs may get a reservation */
+    double reserve_after_s;    /* ... once they have waited this long */
+    int order;                 /* enum opt_order */
+    unsigned window;           /* most jobs planned per scheduling point */
+    int replan;                /* enum opt_replan */
+};
+
+static const char *const opt_order_names[] = {
+    [OPT_ORDER_LPT] = "lpt", [OPT_ORDER_FIFO] = "fifo", [OPT_ORDER_SPT] = "spt",
+    [OPT_ORDER_WORK] = "work", NULL};
+static const char *const opt_replan_names[] = {
+    [OPT_REPLAN_CHANGE] = "change", [OPT_REPLAN_EVERY] = "every", NULL};
+
+/* clang-format off */
+#define OPT_PARAM(field) offsetof(struct opt_params, field)
+static const struct param opt_params_table[] = {
+    {.name = "reserve_min_gpus", .kind = PARAM_UINT, .offset = OPT_PARAM(reserve_min_gpus), .def = 4,
+     .b = {.min = 1, .max = 1000, .whole = true},
+     .meaning = "optimal policy: jobs needing at least this many GPUs may get a reservation"},
+    {.name = "reserve_after_s", .kind = PARAM_DOUBLE, .offset = OPT_PARAM(reserve_after_s), .def = 1800,
+     .b = {.min = 0, .max = INFINITY},
+     .meaning = "optimal policy: such a job gets a reservation once it has waited this long (s)"},
+    {.name = "optimal_order", .kind = PARAM_ENUM, .offset = OPT_PARAM(order),
+     .def = OPT_ORDER_WORK, .names = opt_order_names,
+     .meaning = "optimal policy: queue order: work (largest predicted GPU-time first), lpt "
+                "(longest predicted first), fifo, spt"},
+    {.name = "optimal_window", .kind = PARAM_UINT, .offset = OPT_PARAM(window), .def = 128,
+     .b = {.min = 1, .max = 1e9, .whole = true},
+     .meaning = "optimal policy: most queued jobs planned at one scheduling point (reservations, "
+                "then jobs waiting reserve_after_s, oldest first, then the queue order)"},
+    {.name = "optimal_replan", .kind = PARAM_ENUM, .offset = OPT_PARAM(replan),
+     .def = OPT_REPLAN_CHANGE, .names = opt_replan_names,
+     .meaning = "optimal policy: plan afresh when the cluster changed (change: a learnt end or a "
+                "new scrape; new jobs are fitted into the standing plan) or at every scheduling "
+                "point (every)"},
+};
+/* clang-format on */
+
 /* Where a job stands in the queue's heaps. */
 enum { OPT_OUT = 0, OPT_YOUNG, OPT_AGED };
 
@@ -628,7 +674,8 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->mem_now = opt_alloc(cl->n_nodes, sizeof *st->mem_now);
     st->done = opt_alloc(nj, sizeof *st->done);
     st->plan = opt_alloc(nj, sizeof *st->plan);
-    st->window = cl->cfg.optimal_window < nj ? cl->cfg.optimal_window : nj;
+    const struct opt_params *par = v->params;
+    st->window = par->window < nj ? par->window : nj;
     st->win = opt_alloc(st->window, sizeof *st->win);
     st->popped = opt_alloc(3 * st->window + 3, sizeof *st->popped);
     for (uint32_t n = 0; n < cl->n_nodes; n++)
@@ -1128,7 +1175,7 @@ static void opt_put_back(struct opt_state *st, struct opt_heap *h, size_t from, 
  * aged ones. */
 static void opt_age(struct opt_state *st, const struct view *v)
 {
-    const struct cluster_config *c = &v->cl->cfg;
+    const struct opt_params *c = v->params;
     size_t big_before = st->n_big;
     const struct opt_hent *e;
     while ((e = opt_heap_top(st, &st->aging, OPT_YOUNG)) != NULL &&
@@ -1225,14 +1272,14 @@ static double opt_order_key(struct opt_state *st, const struct view *v, uint32_t
     double len = opt_len(st, v, j);
     if (isinf(len))
         return INFINITY; /* fits nowhere: last, it will not be placed */
-    switch ((enum optimal_order)v->cl->cfg.optimal_order) {
-    case OPTIMAL_ORDER_LPT:
+    switch ((enum opt_order)((const struct opt_params *)v->params)->order) {
+    case OPT_ORDER_LPT:
         return -len;
-    case OPTIMAL_ORDER_SPT:
+    case OPT_ORDER_SPT:
         return len;
-    case OPTIMAL_ORDER_WORK:
+    case OPT_ORDER_WORK:
         return -len * view_job(v, j)->gpus;
-    case OPTIMAL_ORDER_FIFO:
+    case OPT_ORDER_FIFO:
         break;
     }
     return 0;
@@ -1273,7 +1320,7 @@ static void opt_begin(void *state, const struct view *v)
     st->plan_len = st->plan_next = 0;
     opt_age(st, v);
     if (st->need_plan || v->scrape_time_s != st->plan_scrape_s ||
-        v->cl->cfg.optimal_replan == OPTIMAL_REPLAN_EVERY)
+        ((const struct opt_params *)v->params)->replan == OPT_REPLAN_EVERY)
         opt_plan(st, v);
     else
         opt_fit_fresh(st, v);
@@ -1294,7 +1341,7 @@ static int opt_place(void *state, const struct view *v, struct placement *out)
     if (opt_unseen(st, v, j))
         st->alone[out->node] = j;
     st->res_node[j] = VIEW_NONE;
-    if (st->stage[j] == OPT_AGED && view_job(v, j)->gpus >= v->cl->cfg.reserve_min_gpus)
+    if (st->stage[j] == OPT_AGED && view_job(v, j)->gpus >= ((const struct opt_params *)v->params)->reserve_min_gpus)
         st->n_big--;
     st->stage[j] = OPT_OUT;
     opt_unlink(st, j);
@@ -1325,7 +1372,7 @@ static void opt_check(const void *state, const struct view *v)
     size_t staged = 0, big = 0, listed = 0;
     for (uint32_t j = 0; j < v->jobs->n; j++) {
         staged += st->stage[j] != OPT_OUT;
-        big += st->stage[j] == OPT_AGED && view_job(v, j)->gpus >= v->cl->cfg.reserve_min_gpus;
+        big += st->stage[j] == OPT_AGED && view_job(v, j)->gpus >= ((const struct opt_params *)v->params)->reserve_min_gpus;
         if (v->job_active[j])
             CPN_ASSERT(st->job_at[j] == v->job_node[j]);
     }
@@ -1351,5 +1398,8 @@ const struct policy_ops optimal_policy = {
     .end = opt_end,
     .job_event = opt_job_event,
     .check = opt_check,
+    .params = opt_params_table,
+    .n_params = sizeof opt_params_table / sizeof opt_params_table[0],
+    .params_size = sizeof(struct opt_params),
     .destroy = opt_destroy,
 };

@@ -331,6 +331,9 @@ static void checked_run(const char *const *sets, size_t n_sets)
     cr_assert(cluster_json && jobs_csv);
     struct policy_ops pol = checked_default;
     pol.destroy = default_policy.destroy;
+    pol.params = default_policy.params; /* the same table: the cluster's values apply */
+    pol.n_params = default_policy.n_params;
+    pol.params_size = default_policy.params_size;
     struct run r;
     memset(&r, 0, sizeof r);
     jobset_init(&r.js);

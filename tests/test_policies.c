@@ -422,16 +422,29 @@ Test(optimal, window_does_not_starve_a_job_beyond_it)
 
 /* ---- the policies' tunables ---- */
 
+/* The default of parameter name of the named policy (its params table). */
+static double param_default(const char *policy, const char *name)
+{
+    const struct policy_ops *pol = policy_find(policy);
+    cr_assert_not_null(pol);
+    for (size_t i = 0; i < pol->n_params; i++)
+        if (strcmp(pol->params[i].name, name) == 0)
+            return pol->params[i].def;
+    cr_assert_fail("%s has no parameter %s", policy, name);
+    return 0;
+}
+
 Test(policies, config_defaults)
 {
-    struct cluster_config cfg;
-    cluster_config_defaults(&cfg);
-    cr_assert_eq(cfg.kube_backoff_s, 1);      /* kube-scheduler podInitialBackoffSeconds */
-    cr_assert_eq(cfg.kube_backoff_max_s, 10); /* podMaxBackoffSeconds */
-    cr_assert_eq(cfg.reserve_min_gpus, 4);
-    cr_assert_eq(cfg.reserve_after_s, 1800);
-    cr_assert_eq(cfg.optimal_order, OPTIMAL_ORDER_WORK);
-    cr_assert_eq(cfg.optimal_window, 128);
+    cr_assert_eq(param_default("default", "kube_backoff_s"), 1); /* podInitialBackoffSeconds */
+    cr_assert_eq(param_default("default", "kube_backoff_max_s"), 10); /* podMaxBackoffSeconds */
+    cr_assert_eq(param_default("optimal", "reserve_min_gpus"), 4);
+    cr_assert_eq(param_default("optimal", "reserve_after_s"), 1800);
+    cr_assert_eq(param_default("optimal", "optimal_window"), 128);
+    const struct policy_ops *opt = policy_find("optimal");
+    for (size_t i = 0; i < opt->n_params; i++)
+        if (strcmp(opt->params[i].name, "optimal_order") == 0)
+            cr_assert_str_eq(opt->params[i].names[(int)opt->params[i].def], "work");
     for (size_t i = 0; i < policy_registry_len; i++)
         cr_assert_eq(policy_find(policy_registry[i]->name), policy_registry[i]);
     cr_assert_not_null(policy_find("default"));
@@ -546,4 +559,26 @@ Test(optimal, index_checks_change_nothing)
         free(b);
     }
     sh("rm -rf %s %s", dir[0], dir[1]);
+}
+
+/* A policy's parameters are listed by `cpnsim policies` and `cpnsim run --help`, and a
+ * bad value is refused like any config key: the message names --set KEY, status 2. */
+Test(policies, parameters_listed_and_checked)
+{
+    const char *b = getenv("CPNSIM");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s policies | grep -q '^  reserve_after_s      1800 '", b ? b : "./cpnsim");
+    cr_assert_eq(sh("%s", cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s run --help | grep -q '^  kube_backoff_max_s   10 '", b ? b : "./cpnsim");
+    cr_assert_eq(sh("%s", cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "%s run --policy optimal --quiet --out /tmp/cpn_pp_%d --set optimal_order=x 2>&1 | "
+             "grep -q -- \"--set optimal_order: must be one of lpt, fifo, spt, work (got 'x')\"",
+             b ? b : "./cpnsim", (int)getpid());
+    cr_assert_eq(sh("%s", cmd), 0);
+    cr_assert_eq(sh("%s run --policy default --quiet --out /tmp/cpn_pp_%d --set kube_backoff_s=0 "
+                    "2>/dev/null",
+                    b ? b : "./cpnsim", (int)getpid()),
+                 2);
+    sh("rm -rf /tmp/cpn_pp_%d", (int)getpid());
 }

@@ -19,6 +19,8 @@
 #include <strings.h>
 
 #include "catalog.h"
+#include "param.h"
+#include "policy.h"
 #include "../base/embed.h"
 #include "../base/jsonpos.h"
 #include "../base/util.h"
@@ -41,107 +43,93 @@ static const char default_source[] = "<default cluster>";
 
 /* ---- The config table ---------------------------------------------------------- */
 
-/* Allowed range of a number: [min, max], or (min, max] when min_open; whole numbers
- * only when whole. */
-struct bound {
-    double min, max;
-    bool min_open, whole;
-};
-
-enum cfg_kind { CFG_DOUBLE, CFG_UINT, CFG_BOOL, CFG_ENUM };
-
 static const char *const completion_names[] = {
     [COMPLETION_POLL] = "poll", [COMPLETION_EVENT] = "event", NULL};
-static const char *const optimal_order_names[] = {
-    [OPTIMAL_ORDER_LPT] = "lpt", [OPTIMAL_ORDER_FIFO] = "fifo", [OPTIMAL_ORDER_SPT] = "spt",
-    [OPTIMAL_ORDER_WORK] = "work", NULL};
-static const char *const optimal_replan_names[] = {
-    [OPTIMAL_REPLAN_CHANGE] = "change", [OPTIMAL_REPLAN_EVERY] = "every", NULL};
-
-struct cfg_key {
-    const char *name;
-    enum cfg_kind kind;
-    size_t offset;            /* into struct cluster_config */
-    double def;               /* a number; 0 or 1 for a bool; the name index for an enum */
-    struct bound b;           /* numeric kinds only */
-    const char *const *names; /* enum kinds only: the value names, NULL-terminated */
-    const char *meaning;
-};
-
+/* The run's tunables (struct cluster_config). A policy's own tunables are in its
+ * parameter table (policy_ops.params); the reader accepts both, in the file and with
+ * --set, and stores each registered policy's into its struct (cluster.policy_params). */
 /* clang-format off */
 #define OFF(field) offsetof(struct cluster_config, field)
 #define AT_LEAST(x) {.min = (x), .max = INFINITY}
 #define ABOVE(x) {.min = (x), .max = INFINITY, .min_open = true}
 
-static const struct cfg_key cfg_keys[] = {
-    {.name = "scrape_interval_s", .kind = CFG_DOUBLE, .offset = OFF(scrape_interval_s), .def = 60,
+static const struct param cfg_keys[] = {
+    {.name = "scrape_interval_s", .kind = PARAM_DOUBLE, .offset = OFF(scrape_interval_s), .def = 60,
      .b = AT_LEAST(0),
      .meaning = "metrics scrape period (s); 0 = the controller sees live metrics"},
-    {.name = "poll_interval_s", .kind = CFG_DOUBLE, .offset = OFF(poll_interval_s), .def = 60,
+    {.name = "poll_interval_s", .kind = PARAM_DOUBLE, .offset = OFF(poll_interval_s), .def = 60,
      .b = ABOVE(0), .meaning = "completion polling period (s) when completion is poll"},
-    {.name = "completion", .kind = CFG_ENUM, .offset = OFF(completion), .def = COMPLETION_POLL,
+    {.name = "completion", .kind = PARAM_ENUM, .offset = OFF(completion), .def = COMPLETION_POLL,
      .names = completion_names,
      .meaning = "how completions reach the controller: poll, or event (at once)"},
-    {.name = "warmup_s", .kind = CFG_DOUBLE, .offset = OFF(warmup_s), .def = 20, .b = AT_LEAST(0),
+    {.name = "warmup_s", .kind = PARAM_DOUBLE, .offset = OFF(warmup_s), .def = 20, .b = AT_LEAST(0),
      .meaning = "time from a job's start to its peak GPU memory (s)"},
-    {.name = "backoff_base_s", .kind = CFG_DOUBLE, .offset = OFF(backoff_base_s), .def = 10,
+    {.name = "backoff_base_s", .kind = PARAM_DOUBLE, .offset = OFF(backoff_base_s), .def = 10,
      .b = ABOVE(0), .meaning = "first retry back-off after an OOM kill (s); doubles per retry"},
-    {.name = "backoff_cap_s", .kind = CFG_DOUBLE, .offset = OFF(backoff_cap_s), .def = 360,
+    {.name = "backoff_cap_s", .kind = PARAM_DOUBLE, .offset = OFF(backoff_cap_s), .def = 360,
      .b = ABOVE(0), .meaning = "back-off ceiling (s); at least backoff_base_s"},
-    {.name = "backoff_limit", .kind = CFG_UINT, .offset = OFF(backoff_limit), .def = 4,
+    {.name = "backoff_limit", .kind = PARAM_UINT, .offset = OFF(backoff_limit), .def = 4,
      .b = {.min = 0, .max = 1000, .whole = true},
      .meaning = "retries after OOM kills before a job is Failed"},
-    {.name = "cpu_threshold", .kind = CFG_DOUBLE, .offset = OFF(cpu_threshold), .def = 0.7,
+    {.name = "cpu_threshold", .kind = PARAM_DOUBLE, .offset = OFF(cpu_threshold), .def = 0.7,
      .b = {.min = 0, .max = 1, .min_open = true},
      .meaning = "nodes whose scraped CPU utilisation is at or above it take no new jobs"},
-    {.name = "gpu_as_resource", .kind = CFG_BOOL, .offset = OFF(gpu_as_resource), .def = 0,
+    {.name = "gpu_as_resource", .kind = PARAM_BOOL, .offset = OFF(gpu_as_resource), .def = 0,
      .meaning = "whether jobs request nvidia.com/gpu (default policy)"},
-    {.name = "horizon_s", .kind = CFG_DOUBLE, .offset = OFF(horizon_s), .def = 0, .b = AT_LEAST(0),
+    {.name = "horizon_s", .kind = PARAM_DOUBLE, .offset = OFF(horizon_s), .def = 0, .b = AT_LEAST(0),
      .meaning = "simulated time at which the run stops (s); 0 = none"},
-    {.name = "timeline_interval_s", .kind = CFG_DOUBLE, .offset = OFF(timeline_interval_s),
+    {.name = "timeline_interval_s", .kind = PARAM_DOUBLE, .offset = OFF(timeline_interval_s),
      .def = 60, .b = ABOVE(0), .meaning = "timeline row period (s) when scrape_interval_s is 0"},
-    {.name = "link_gbps_scale", .kind = CFG_DOUBLE, .offset = OFF(link_gbps_scale), .def = 1,
+    {.name = "link_gbps_scale", .kind = PARAM_DOUBLE, .offset = OFF(link_gbps_scale), .def = 1,
      .b = ABOVE(0), .meaning = "factor applied to every link's bandwidth (0.5 halves them)"},
-    {.name = "kube_backoff_s", .kind = CFG_DOUBLE, .offset = OFF(kube_backoff_s), .def = 1,
-     .b = ABOVE(0),
-     .meaning = "default policy: back-off (s) after a job's first failed scheduling attempt; "
-                "doubles per attempt (kube-scheduler podInitialBackoffSeconds)"},
-    {.name = "kube_backoff_max_s", .kind = CFG_DOUBLE, .offset = OFF(kube_backoff_max_s),
-     .def = 10, .b = ABOVE(0),
-     .meaning = "default policy: back-off ceiling (s) (kube-scheduler podMaxBackoffSeconds)"},
-    {.name = "reserve_min_gpus", .kind = CFG_UINT, .offset = OFF(reserve_min_gpus), .def = 4,
-     .b = {.min = 1, .max = 1000, .whole = true},
-     .meaning = "optimal policy: jobs needing at least this many GPUs may get a reservation"},
-    {.name = "reserve_after_s", .kind = CFG_DOUBLE, .offset = OFF(reserve_after_s), .def = 1800,
-     .b = AT_LEAST(0),
-     .meaning = "optimal policy: such a job gets a reservation once it has waited this long (s)"},
-    {.name = "optimal_order", .kind = CFG_ENUM, .offset = OFF(optimal_order),
-     .def = OPTIMAL_ORDER_WORK, .names = optimal_order_names,
-     .meaning = "optimal policy: queue order: work (largest predicted GPU-time first), lpt "
-                "(longest predicted first), fifo, spt"},
-    {.name = "max_timeline_rows", .kind = CFG_UINT, .offset = OFF(max_timeline_rows),
+    {.name = "max_timeline_rows", .kind = PARAM_UINT, .offset = OFF(max_timeline_rows),
      .def = 1e7, .b = {.min = 1, .max = 1e9, .whole = true},
      .meaning = "most timeline rows a run may take; a run that needs more is refused "
                 "(docs/reliability.md)"},
-    {.name = "optimal_window", .kind = CFG_UINT, .offset = OFF(optimal_window), .def = 128,
-     .b = {.min = 1, .max = 1e9, .whole = true},
-     .meaning = "optimal policy: most queued jobs planned at one scheduling point (reservations, "
-                "then jobs waiting reserve_after_s, oldest first, then the queue order)"},
-    {.name = "optimal_replan", .kind = CFG_ENUM, .offset = OFF(optimal_replan),
-     .def = OPTIMAL_REPLAN_CHANGE, .names = optimal_replan_names,
-     .meaning = "optimal policy: plan afresh when the cluster changed (change: a learnt end or a "
-                "new scrape; new jobs are fitted into the standing plan) or at every scheduling "
-                "point (every)"},
 };
 /* clang-format on */
 #define N_CFG (sizeof cfg_keys / sizeof cfg_keys[0])
 
-/* Keys that --set accepts: the config keys, then controller_site. */
-#define N_SETTABLE (N_CFG + 1)
+/* Most keys that --set accepts: the config keys, every registered policy's
+ * parameters, then controller_site. */
+#define CLUSTER_MAX_SETTABLE 64
+
+/* Every registered policy's parameters, in registry order, as one list. */
+static size_t n_policy_params(void)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < policy_registry_len; i++)
+        n += policy_registry[i]->n_params;
+    return n;
+}
+
+static const struct param *policy_param(size_t k)
+{
+    for (size_t i = 0; i < policy_registry_len; k -= policy_registry[i++]->n_params)
+        if (k < policy_registry[i]->n_params)
+            return &policy_registry[i]->params[k];
+    cpn_panic(__FILE__, __LINE__, "policy parameter out of range");
+}
+
+static size_t n_settable(void)
+{
+    size_t n = N_CFG + n_policy_params() + 1;
+    CPN_ASSERT(n <= CLUSTER_MAX_SETTABLE);
+    return n;
+}
+
+/* The k-th settable key's descriptor; NULL for controller_site (the last). */
+static const struct param *settable(size_t k)
+{
+    if (k < N_CFG)
+        return &cfg_keys[k];
+    return k < N_CFG + n_policy_params() ? policy_param(k - N_CFG) : NULL;
+}
 
 static const char *settable_name(size_t k)
 {
-    return k < N_CFG ? cfg_keys[k].name : "controller_site";
+    const struct param *p = settable(k);
+    return p ? p->name : "controller_site";
 }
 
 static size_t cfg_find(const char *name)
@@ -152,37 +140,17 @@ static size_t cfg_find(const char *name)
     cpn_panic(__FILE__, __LINE__, "config key not in the table");
 }
 
-static void cfg_store(struct cluster_config *cfg, const struct cfg_key *k, double v)
-{
-    char *p = (char *)cfg + k->offset;
-    switch (k->kind) {
-    case CFG_DOUBLE: *(double *)(void *)p = v; break;
-    case CFG_UINT: *(unsigned *)(void *)p = (unsigned)v; break;
-    case CFG_BOOL: *(bool *)(void *)p = v != 0; break;
-    case CFG_ENUM: *(int *)(void *)p = (int)v; break;
-    }
-}
-
 void cluster_config_defaults(struct cluster_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    for (size_t k = 0; k < N_CFG; k++)
-        cfg_store(cfg, &cfg_keys[k], cfg_keys[k].def);
+    param_defaults(cfg, cfg_keys, N_CFG);
 }
 
 void cluster_config_help(FILE *f)
 {
-    for (size_t i = 0; i < N_CFG; i++) {
-        const struct cfg_key *k = &cfg_keys[i];
-        char def[32];
-        switch (k->kind) {
-        case CFG_DOUBLE: snprintf(def, sizeof def, "%g", k->def); break;
-        case CFG_UINT: snprintf(def, sizeof def, "%u", (unsigned)k->def); break;
-        case CFG_BOOL: snprintf(def, sizeof def, "%s", k->def != 0 ? "true" : "false"); break;
-        case CFG_ENUM: snprintf(def, sizeof def, "%s", k->names[(int)k->def]); break;
-        }
-        fprintf(f, "  %-20s %-7s %s\n", k->name, def, k->meaning);
-    }
+    param_help(f, cfg_keys, N_CFG);
+    for (size_t i = 0; i < policy_registry_len; i++)
+        param_help(f, policy_registry[i]->params, policy_registry[i]->n_params);
     fprintf(f, "  %-20s %-7s %s\n", "controller_site", "(first)",
             "site where the controller runs; default the first site");
 }
@@ -194,7 +162,7 @@ void cluster_config_help(FILE *f)
 struct ld {
     const char *name;
     struct jpos pos;
-    const cJSON *set_item[N_SETTABLE];
+    const cJSON *set_item[CLUSTER_MAX_SETTABLE];
     char *err;
     size_t errlen;
 };
@@ -210,7 +178,7 @@ __attribute__((format(printf, 4, 5))) static int bad(const struct ld *ld, const 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    for (size_t k = 0; at && k < N_SETTABLE; k++)
+    for (size_t k = 0, n = n_settable(); at && k < n; k++)
         if (ld->set_item[k] == at)
             return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %s: %s", settable_name(k), msg);
     const char *sep = *path ? ": " : "";
@@ -277,7 +245,7 @@ static void list_add(struct namelist *l, const char *name)
     l->n += need;
 }
 
-static void bound_text(const struct bound *b, char out[WANT_LEN])
+static void bound_text(const struct param_bound *b, char out[WANT_LEN])
 {
     const char *what = b->whole ? "a whole number" : "a number";
     if (isfinite(b->max) && b->min_open)
@@ -288,7 +256,7 @@ static void bound_text(const struct bound *b, char out[WANT_LEN])
         snprintf(out, WANT_LEN, "%s %s %.15g", what, b->min_open ? ">" : ">=", b->min);
 }
 
-static bool in_bound(const struct bound *b, double v)
+static bool in_bound(const struct param_bound *b, double v)
 {
     if (!isfinite(v) || v < b->min || v > b->max || (b->min_open && v <= b->min))
         return false;
@@ -329,7 +297,7 @@ static int take_fields(const struct ld *ld, const cJSON *obj, const char *path,
 /* Reads a number within b. An absent item (member of obj, at path) takes *def, or
  * is an error when def is NULL. Returns 0 with *out set, or CPN_EINPUT. */
 static int get_num(const struct ld *ld, const cJSON *obj, const cJSON *item, const char *path,
-                   const struct bound *b, const double *def, double *out)
+                   const struct param_bound *b, const double *def, double *out)
 {
     if (!item && def) {
         *out = *def;
@@ -436,29 +404,30 @@ static int apply_sets(struct ld *ld, cJSON *root, cJSON *graveyard, const char *
         const char *eq = strchr(arg, '=');
         if (!eq || eq == arg)
             return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %s: expected KEY=VALUE", arg);
-        size_t klen = (size_t)(eq - arg), k = 0;
-        while (k < N_SETTABLE &&
+        size_t klen = (size_t)(eq - arg), k = 0, n = n_settable();
+        while (k < n &&
                (strlen(settable_name(k)) != klen || memcmp(settable_name(k), arg, klen) != 0))
             k++;
-        if (k == N_SETTABLE) {
+        if (k == n) {
             struct namelist l = {0};
-            for (size_t j = 0; j < N_SETTABLE; j++)
+            for (size_t j = 0; j < n; j++)
                 list_add(&l, settable_name(j));
             return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %.*s: unknown key (known: %s)",
                             klen > 64 ? 64 : (int)klen, arg, l.s);
         }
         const char *key = settable_name(k), *value = eq + 1;
+        const struct param *kp = settable(k);
         cJSON *item;
-        if (k < N_CFG && (cfg_keys[k].kind == CFG_DOUBLE || cfg_keys[k].kind == CFG_UINT)) {
+        if (kp && (kp->kind == PARAM_DOUBLE || kp->kind == PARAM_UINT)) {
             double v;
             if (cpn_parse_double(value, &v) != CPN_OK) {
                 char want[WANT_LEN];
-                bound_text(&cfg_keys[k].b, want);
+                bound_text(&kp->b, want);
                 return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %s: must be %s (got '%s')",
                                 key, want, value);
             }
             item = cJSON_CreateNumber(v);
-        } else if (k < N_CFG && cfg_keys[k].kind == CFG_BOOL) {
+        } else if (kp && kp->kind == PARAM_BOOL) {
             if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0)
                 return cpn_fail(ld->err, ld->errlen, CPN_EINPUT,
                                 "--set %s: must be true or false (got '%s')", key, value);
@@ -486,45 +455,74 @@ static int apply_sets(struct ld *ld, cJSON *root, cJSON *graveyard, const char *
 
 /* ---- The reader ---------------------------------------------------------------- */
 
+/* Reads the value of parameter k from item it (absent: its default) into base.
+ * Returns 0 or CPN_EINPUT. */
+static int read_param(const struct ld *ld, const cJSON *root, const cJSON *it,
+                      const struct param *k, void *base)
+{
+    double v = k->def;
+    int rc = CPN_OK;
+    switch (k->kind) {
+    case PARAM_DOUBLE:
+    case PARAM_UINT: rc = get_num(ld, root, it, k->name, &k->b, &k->def, &v); break;
+    case PARAM_BOOL:
+        if (it && !cJSON_IsBool(it))
+            return bad(ld, it, k->name, "must be true or false (got %s)", type_name(it));
+        if (it)
+            v = cJSON_IsTrue(it) ? 1 : 0;
+        break;
+    case PARAM_ENUM:
+        if (!it)
+            break;
+        v = -1;
+        for (int j = 0; k->names[j] && cJSON_IsString(it); j++)
+            if (strcmp(k->names[j], it->valuestring) == 0)
+                v = j;
+        if (v < 0) {
+            struct namelist l = {0};
+            for (int j = 0; k->names[j]; j++)
+                list_add(&l, k->names[j]);
+            if (cJSON_IsString(it))
+                return bad(ld, it, k->name, "must be one of %s (got '%s')", l.s, it->valuestring);
+            return bad(ld, it, k->name, "must be one of %s (got %s)", l.s, type_name(it));
+        }
+        break;
+    }
+    if (rc)
+        return rc;
+    param_store(base, k, v);
+    return CPN_OK;
+}
+
+/* Reads every registered policy's parameters (items: theirs, in registry order) into
+ * c->policy_params. Returns 0 or CPN_EINPUT. */
+static int read_policy_params(const struct ld *ld, const cJSON *root, const cJSON *const items[],
+                              struct cluster *c)
+{
+    c->policy_params = cpn_calloc(policy_registry_len ? policy_registry_len : 1,
+                                  sizeof *c->policy_params);
+    for (size_t i = 0, k = 0; i < policy_registry_len; i++) {
+        const struct policy_ops *pol = policy_registry[i];
+        if (pol->n_params == 0)
+            continue;
+        c->policy_params[i] = cpn_calloc(1, pol->params_size);
+        for (size_t q = 0; q < pol->n_params; q++, k++) {
+            int rc = read_param(ld, root, items[k], &pol->params[q], c->policy_params[i]);
+            if (rc)
+                return rc;
+        }
+    }
+    return CPN_OK;
+}
+
 static int read_config(const struct ld *ld, const cJSON *root, const cJSON *const items[],
                        struct cluster_config *cfg)
 {
     cluster_config_defaults(cfg);
     for (size_t i = 0; i < N_CFG; i++) {
-        const struct cfg_key *k = &cfg_keys[i];
-        const cJSON *it = items[i];
-        double v = k->def;
-        int rc = CPN_OK;
-        switch (k->kind) {
-        case CFG_DOUBLE:
-        case CFG_UINT: rc = get_num(ld, root, it, k->name, &k->b, &k->def, &v); break;
-        case CFG_BOOL:
-            if (it && !cJSON_IsBool(it))
-                return bad(ld, it, k->name, "must be true or false (got %s)", type_name(it));
-            if (it)
-                v = cJSON_IsTrue(it) ? 1 : 0;
-            break;
-        case CFG_ENUM:
-            if (!it)
-                break;
-            v = -1;
-            for (int j = 0; k->names[j] && cJSON_IsString(it); j++)
-                if (strcmp(k->names[j], it->valuestring) == 0)
-                    v = j;
-            if (v < 0) {
-                struct namelist l = {0};
-                for (int j = 0; k->names[j]; j++)
-                    list_add(&l, k->names[j]);
-                if (cJSON_IsString(it))
-                    return bad(ld, it, k->name, "must be one of %s (got '%s')", l.s,
-                               it->valuestring);
-                return bad(ld, it, k->name, "must be one of %s (got %s)", l.s, type_name(it));
-            }
-            break;
-        }
+        int rc = read_param(ld, root, items[i], &cfg_keys[i], cfg);
         if (rc)
             return rc;
-        cfg_store(cfg, k, v);
     }
     /* Polls fall on multiples of the interval: a tinier one loses them to rounding. */
     if (cfg->poll_interval_s < CLUSTER_MIN_POLL_S)
@@ -601,7 +599,7 @@ static int read_gpu_types(const struct ld *ld, const cJSON *root, const cJSON *g
         if ((rc = need_object(ld, ch, path)) || (rc = take_fields(ld, ch, path, keys, K_N, it)))
             break;
         struct gpu_type t = {0};
-        static const struct bound positive = ABOVE(0);
+        static const struct param_bound positive = ABOVE(0);
         path_key(p, path, "mem_gib");
         if ((rc = get_num(ld, ch, it[K_MEM], p, &positive, NULL, &t.mem_gib)))
             break;
@@ -646,9 +644,9 @@ static int read_node_entry(const struct ld *ld, const cJSON *e, const char *path
 {
     static const char *const keys[] = {"count", "cpus", "mem_gib", "gpu_type", "gpus"};
     enum { K_COUNT, K_CPUS, K_MEM, K_TYPE, K_GPUS, K_N };
-    static const struct bound count_b = {.min = 1, .max = CLUSTER_MAX_NODES, .whole = true};
-    static const struct bound positive = ABOVE(0);
-    static const struct bound gpus_b = {.min = 0, .max = CLUSTER_MAX_NODE_GPUS, .whole = true};
+    static const struct param_bound count_b = {.min = 1, .max = CLUSTER_MAX_NODES, .whole = true};
+    static const struct param_bound positive = ABOVE(0);
+    static const struct param_bound gpus_b = {.min = 0, .max = CLUSTER_MAX_NODE_GPUS, .whole = true};
     static const double one = 1;
     const cJSON *it[K_N];
     char p[PATH_LEN];
@@ -717,7 +715,7 @@ static int read_sites(const struct ld *ld, const cJSON *root, const cJSON *sa,
 {
     static const char *const keys[] = {"name", "cache_gib", "nodes"};
     enum { K_NAME, K_CACHE, K_NODES, K_N };
-    static const struct bound cache_b = AT_LEAST(0);
+    static const struct param_bound cache_b = AT_LEAST(0);
     static const double zero = 0;
     if (!sa)
         return bad(ld, root, "sites", "is required (a non-empty array of sites)");
@@ -824,7 +822,7 @@ static int read_links(const struct ld *ld, const cJSON *la, const struct name_ix
 {
     static const char *const keys[] = {"a", "b", "gbps", "latency_ms"};
     enum { K_A, K_B, K_GBPS, K_LAT, K_N };
-    static const struct bound gbps_b = ABOVE(0), lat_b = AT_LEAST(0);
+    static const struct param_bound gbps_b = ABOVE(0), lat_b = AT_LEAST(0);
     if (!la)
         return CPN_OK;
     if (!cJSON_IsArray(la))
@@ -894,14 +892,17 @@ static int read_cluster(const struct ld *ld, const cJSON *root, const struct cat
                         struct cluster *c)
 {
     enum { K_CONTROLLER, K_TYPES, K_SITES, K_LINKS, K_CFG };
-    const char *keys[K_CFG + N_CFG] = {"controller_site", "gpu_types", "sites", "links"};
-    for (size_t k = 0; k < N_CFG; k++)
-        keys[K_CFG + k] = cfg_keys[k].name;
-    const cJSON *it[K_CFG + N_CFG];
+    const char *keys[K_CFG + CLUSTER_MAX_SETTABLE] = {"controller_site", "gpu_types", "sites", "links"};
+    size_t n_keys = K_CFG + n_settable() - 1; /* controller_site is already first */
+    for (size_t k = 0; k + 1 < n_settable(); k++)
+        keys[K_CFG + k] = settable_name(k);
+    const cJSON *it[K_CFG + CLUSTER_MAX_SETTABLE];
     struct name_ix *type_ix = NULL, *site_ix = NULL;
-    int rc = take_fields(ld, root, "", keys, K_CFG + N_CFG, it);
+    int rc = take_fields(ld, root, "", keys, n_keys, it);
     if (!rc)
         rc = read_config(ld, root, it + K_CFG, &c->cfg);
+    if (!rc)
+        rc = read_policy_params(ld, root, it + K_CFG + N_CFG, c);
     if (!rc)
         rc = read_gpu_types(ld, root, it[K_TYPES], cat, c, &type_ix);
     if (!rc)
@@ -982,7 +983,18 @@ void cluster_destroy(struct cluster *c)
     free(c->gpu_node);
     free(c->links);
     free(c->source);
+    for (size_t i = 0; c->policy_params && i < policy_registry_len; i++)
+        free(c->policy_params[i]);
+    free(c->policy_params);
     free(c);
+}
+
+const void *cluster_policy_params(const struct cluster *c, const struct policy_ops *pol)
+{
+    for (size_t i = 0; c->policy_params && i < policy_registry_len; i++)
+        if (pol->n_params > 0 && policy_registry[i]->params == pol->params)
+            return c->policy_params[i];
+    return NULL;
 }
 
 int cluster_site_find(const struct cluster *c, const char *name)

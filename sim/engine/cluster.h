@@ -11,17 +11,13 @@
 #include <stdio.h>
 
 struct catalog;
+struct policy_ops;
 
 enum completion_mode { COMPLETION_POLL, COMPLETION_EVENT };
-/* Queue orders of the optimal policy (docs/policies.md compares them). */
-enum optimal_order { OPTIMAL_ORDER_LPT, OPTIMAL_ORDER_FIFO, OPTIMAL_ORDER_SPT, OPTIMAL_ORDER_WORK };
-/* When the optimal policy plans afresh: when the cluster changed (a learnt end, a new
- * scrape), or at every scheduling point. */
-enum optimal_replan { OPTIMAL_REPLAN_CHANGE, OPTIMAL_REPLAN_EVERY };
 
-/* Every tunable of a run. Each is a top-level key of the cluster JSON and may be
- * overridden with --set KEY=VALUE; cluster.c holds the one table of names,
- * defaults and bounds. */
+/* Every tunable of a run but the policies' own (policy_ops.params). Each is a
+ * top-level key of the cluster JSON and may be overridden with --set KEY=VALUE;
+ * cluster.c holds the one table of names, defaults and bounds. */
 struct cluster_config {
     double scrape_interval_s;   /* 60; 0 = the controller sees live metrics */
     double poll_interval_s;     /* 60; completion polling period */
@@ -35,14 +31,7 @@ struct cluster_config {
     double horizon_s;           /* 0 = none; simulated time at which the run stops */
     double timeline_interval_s; /* 60; timeline rows when scrape_interval_s is 0 */
     double link_gbps_scale;     /* 1; multiplies every link's bandwidth */
-    double kube_backoff_s;      /* 1; default policy: first back-off of an unschedulable job */
-    double kube_backoff_max_s;  /* 10; default policy: its ceiling */
-    unsigned reserve_min_gpus;  /* 4; optimal: jobs with this many GPUs may get a reservation */
-    double reserve_after_s;     /* 1800; optimal: ... once they have waited this long */
-    int optimal_order;          /* enum optimal_order; "work" */
     unsigned max_timeline_rows; /* 10^7; most timeline rows a run may take (sim.h) */
-    unsigned optimal_window;    /* 128; optimal: most jobs planned per scheduling point */
-    int optimal_replan;         /* enum optimal_replan; "change" */
 };
 
 struct gpu_type {
@@ -91,6 +80,9 @@ struct cluster {
     struct link *links;
     size_t n_links;
     uint32_t max_node_gpus;
+    /* [policy_registry_len] each registered policy's parameters as read (the struct
+     * its params table describes), NULL for a policy without any. */
+    void **policy_params;
     char *source;    /* the file name, or "<default cluster>" */
     char sha256[65]; /* of the file's bytes */
 };
@@ -111,6 +103,10 @@ int cluster_load(const char *path, const char *const *sets, size_t n_sets,
 int cluster_load_buf(const char *name, const char *buf, size_t len, const char *const *sets,
                      size_t n_sets, const struct catalog *cat, struct cluster **out, char *err, size_t errlen);
 void cluster_destroy(struct cluster *c); /* NULL is a no-op */
+
+/* The parameters read for policy pol (a registered one, or one sharing a registered
+ * one's params table), or NULL when it has none. Owned by c. */
+const void *cluster_policy_params(const struct cluster *c, const struct policy_ops *pol);
 
 /* Index of a site by name, or -1. */
 int cluster_site_find(const struct cluster *c, const char *name);

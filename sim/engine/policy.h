@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cluster.h"
+#include "param.h"
 #include "view.h"
 
 /* One decision: put a queued job on `ngpus` distinct GPUs of one node. ngpus must
@@ -43,6 +44,15 @@ struct policy_ops {
      * it has free: with exact predictions (the oracle) it then causes no OOM kill, which
      * tests/test_conformance.c checks. */
     bool never_overcommits;
+
+    /* Optional. The policy's own tunables, in the config table's descriptor form
+     * (param.h): each names a field of the policy's parameter struct (params_size
+     * bytes). They are top-level keys of the cluster JSON, settable with --set, listed
+     * by `cpnsim policies` and `cpnsim run --help`; the hooks read their values, as
+     * read for this run, through v->params. */
+    const struct param *params;
+    size_t n_params;
+    size_t params_size;
 
     /* Optional. Called once before the run, with the view at time 0 (empty queue).
      * May allocate private state into *state. Returns 0, or a negative code with a

@@ -850,6 +850,12 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->now = s->busy_since_s = 0;
     s->st.last_end_s = s->st.first_submit_s;
 
+    s->view.params = cluster_policy_params(cl, pol);
+    if (!s->view.params && pol->n_params > 0) { /* a policy not in the registry */
+        s->pol_params = cpn_calloc(1, pol->params_size);
+        param_defaults(s->pol_params, pol->params, pol->n_params);
+        s->view.params = s->pol_params;
+    }
     int rc = policy_call_init(s, err, errlen);
     if (rc != 0) {
         sim_destroy(s);
@@ -910,6 +916,7 @@ void sim_destroy(struct sim *s)
     if (!s)
         return;
     policy_call_destroy(s);
+    free(s->pol_params);
     gsl_rng_free(s->rng);
     net_destroy(s->net);
     view_memo_destroy(s->view.memo);

@@ -81,6 +81,7 @@ struct sim {
     const struct jobset *jobs;
     const struct policy_ops *pol;
     void *pol_state;
+    void *pol_params;       /* the policy's default parameters when the cluster has none */
     uint64_t seed;
     gsl_rng *rng;
     struct net *net;

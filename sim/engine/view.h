@@ -34,6 +34,7 @@ struct view {
     const struct net *net;        /* links and transfers; NULL means transfers take no time */
     struct view_memo *memo;       /* predictions already made (engine-owned; may be NULL) */
     const struct nodeidx *nodeidx; /* for view_first_node (engine-owned; may be NULL) */
+    const void *params;           /* the policy's parameters (policy_ops.params), or NULL */
 
     /* The queue of jobs waiting for a placement, in order of (re-)entry: arrivals and
      * jobs back from an OOM back-off are appended. Iterate with
