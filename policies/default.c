@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/base/util.h"
 #include "../sim/engine/policy.h"
 
 /* kube-scheduler's framework.MaxNodeScore: every score plugin scores 0..100. */

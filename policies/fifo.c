@@ -12,7 +12,6 @@
  * behind a blocked head cost nothing. */
 #include <stdlib.h>
 
-#include "../sim/base/util.h"
 #include "../sim/engine/policy.h"
 
 struct fifo_state {

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/base/util.h"
 
 void jobshape_init(struct jobshape_table *t, const struct view *v)
 {

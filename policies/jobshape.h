@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sim/engine/view.h"
+#include "../sim/engine/policy.h"
 
 struct jobshape_table {
     size_t n_types;

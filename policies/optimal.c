@@ -69,7 +69,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/base/util.h"
 #include "../sim/engine/policy.h"
 
 /* Slack when comparing predicted times computed along different paths (seconds):

@@ -21,7 +21,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../sim/base/util.h"
 #include "jobshape.h"
 #include "../sim/engine/policy.h"
 

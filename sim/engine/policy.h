@@ -1,8 +1,7 @@
-/* policy: the interface of a scheduling policy and the registry that finds one by
- * name. A policy decides; it never runs the clock or changes the truth. The engine
- * calls its hooks only through the wrappers in policy_call.c, which fill in absent
- * optional hooks and check every placement (it must name a queued job and GPUs that
- * exist on the named node). It does not own the view (view.h). */
+/* policy: the interface of a scheduling policy (hooks called through policy_call.c)
+ * and the registry that finds one by name; it does not own the view (view.h). A policy
+ * includes this header and nothing else: it brings view.h, param.h and base/util.h,
+ * which the interface needs for CPN_ASSERT (check hooks) and cpn_calloc/cpn_grow. */
 #ifndef CPN_POLICY_H
 #define CPN_POLICY_H
 
@@ -10,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/util.h"
 #include "cluster.h"
 #include "param.h"
 #include "view.h"
