@@ -274,18 +274,18 @@ static uint32_t dflt_heap_pop(struct dflt_state *st, struct dflt_ids *h)
 }
 
 /* Shape ids: jobs with equal GPUs, CPU and memory share one. Open addressing. */
-static void dflt_find_shapes(struct dflt_state *st, const struct jobset *js)
+static void dflt_find_shapes(struct dflt_state *st, const struct view *v)
 {
     size_t cap = 16;
-    while (cap < 2 * js->n)
+    while (cap < 2 * v->n_jobs)
         cap *= 2;
     uint32_t *slot = cpn_malloc(cap * sizeof *slot);
     for (size_t i = 0; i < cap; i++)
         slot[i] = VIEW_NONE;
     size_t n_shapes = 0;
-    st->shapes = cpn_calloc(js->n ? js->n : 1, sizeof *st->shapes);
-    for (size_t j = 0; j < js->n; j++) {
-        const struct job *jb = &js->v[j];
+    st->shapes = cpn_calloc(v->n_jobs ? v->n_jobs : 1, sizeof *st->shapes);
+    for (size_t j = 0; j < v->n_jobs; j++) {
+        const struct view_job *jb = view_job(v, (uint32_t)j);
         struct dflt_shape sh = {jb->gpus, jb->cpus, jb->mem_gib};
         uint64_t bc, bm;
         memcpy(&bc, &sh.cpus, sizeof bc);
@@ -319,7 +319,7 @@ static int dflt_init(void **state, const struct view *v, char *err, size_t errle
 {
     (void)err;
     (void)errlen;
-    size_t n = v->jobs->n ? v->jobs->n : 1;
+    size_t n = v->n_jobs ? v->n_jobs : 1;
     struct dflt_state *st = cpn_calloc(1, sizeof *st);
     st->seq = cpn_calloc(n, sizeof *st->seq);
     st->child = cpn_malloc(n * sizeof *st->child);
@@ -328,7 +328,7 @@ static int dflt_init(void **state, const struct view *v, char *err, size_t errle
         st->child[j] = st->sib[j] = VIEW_NONE;
     st->shape_of = cpn_calloc(n, sizeof *st->shape_of);
     st->queued = cpn_calloc(n, sizeof *st->queued);
-    dflt_find_shapes(st, v->jobs);
+    dflt_find_shapes(st, v);
     st->free_co = VIEW_NONE;
     const struct dflt_params *cfg = v->params;
     st->tries_cap = 1;
@@ -404,7 +404,7 @@ static int64_t dflt_balanced(int64_t req_a, int64_t cap_a, int64_t req_b, int64_
 static int64_t dflt_score(const struct view *v, uint32_t n, uint32_t j)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     int64_t cap_cpu = llround(nd->cpus * DFLT_MILLI_PER_CPU);
     int64_t cap_mem = llround(nd->mem_gib * DFLT_BYTES_PER_GIB);
     int64_t req_cpu = llround((v->node_cpus_req[n] + jb->cpus) * DFLT_MILLI_PER_CPU);
@@ -446,7 +446,7 @@ static uint32_t dflt_site(const struct view *v)
 static int dflt_bind(const struct view *v, uint32_t site, uint32_t j, struct placement *out)
 {
     const struct site *si = &v->cl->sites[site];
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     bool gpu_res = v->cl->cfg.gpu_as_resource;
     uint32_t best = VIEW_NONE, end = si->node_first + si->node_count;
     int64_t best_score = -1;
@@ -689,7 +689,7 @@ static void dflt_check(const void *state, const struct view *v)
 {
     const struct dflt_state *st = state;
     size_t queued = 0;
-    for (size_t j = 0; j < v->jobs->n; j++)
+    for (size_t j = 0; j < v->n_jobs; j++)
         queued += st->queued[j];
     CPN_ASSERT(queued == v->queue_len);
     for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])

@@ -45,7 +45,7 @@ static int easy_init(void **state, const struct view *v, char *err, size_t errle
     (void)errlen;
     struct easy_state *st = cpn_calloc(1, sizeof *st);
     st->free_s = cpn_calloc(v->cl->n_gpus ? v->cl->n_gpus : 1, sizeof *st->free_s);
-    st->job_shape = cpn_calloc(v->jobs->n ? v->jobs->n : 1, sizeof *st->job_shape);
+    st->job_shape = cpn_calloc(v->n_jobs ? v->n_jobs : 1, sizeof *st->job_shape);
     jobshape_init(&st->shapes, v);
     st->point = 1;
     *state = st;
@@ -79,7 +79,7 @@ static void easy_free_times(struct easy_state *st, const struct view *v)
             continue;
         st->active[k++] = a;
         struct view_estimate e;
-        view_estimate(v, a, v->job_node[a], &e);
+        view_estimate(v, a, v->cl->nodes[v->job_node[a]].type, &e);
         double start = v->job_started_s[a] >= 0
                            ? v->job_started_s[a]
                            : v->job_placed_s[a] + view_transfer_estimate_s(v, a, v->cl->nodes[v->job_node[a]].site);
@@ -103,10 +103,10 @@ static void easy_free_times(struct easy_state *st, const struct view *v)
 static bool easy_can_host(const struct view *v, uint32_t j, uint32_t n, struct view_estimate *e)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     if (nd->gpu_count < jb->gpus || nd->cpus < jb->cpus || nd->mem_gib < jb->mem_gib)
         return false;
-    view_estimate(v, j, n, e);
+    view_estimate(v, j, nd->type, e);
     return e->mem_gib <= v->cl->types[nd->type].mem_gib;
 }
 
@@ -114,7 +114,7 @@ static bool easy_can_host(const struct view *v, uint32_t j, uint32_t n, struct v
 static int easy_fit_node(const struct view *v, uint32_t j, uint32_t n, struct placement *out)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     struct view_estimate e;
     if (!view_node_fits_requests(v, n, j) || !easy_can_host(v, j, n, &e))
         return 0;
@@ -205,7 +205,7 @@ static int easy_place(void *state, const struct view *v, struct placement *out)
                     continue;
                 fits = 1;
                 struct view_estimate e;
-                view_estimate(v, j, n, &e);
+                view_estimate(v, j, v->cl->nodes[n].type, &e);
                 double end = v->now + view_transfer_estimate_s(v, j, v->cl->nodes[n].site) + e.run_s;
                 placed = n != rn || end <= shadow || view_job(v, j)->gpus <= extra;
             }

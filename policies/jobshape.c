@@ -11,13 +11,11 @@ void jobshape_init(struct jobshape_table *t, const struct view *v)
     size_t nt = cl->n_types ? cl->n_types : 1;
     memset(t, 0, sizeof *t);
     t->n_types = cl->n_types;
-    t->type_node = cpn_calloc(nt, sizeof *t->type_node);
+    t->has_gpus = cpn_calloc(nt, sizeof *t->has_gpus);
     t->key_mem = cpn_calloc(nt, sizeof *t->key_mem);
-    for (size_t k = 0; k < nt; k++)
-        t->type_node[k] = VIEW_NONE;
     for (uint32_t n = 0; n < cl->n_nodes; n++)
-        if (cl->nodes[n].gpu_count && t->type_node[cl->nodes[n].type] == VIEW_NONE)
-            t->type_node[cl->nodes[n].type] = n;
+        if (cl->nodes[n].gpu_count)
+            t->has_gpus[cl->nodes[n].type] = 1;
     t->n_slot = 64;
     t->slot = cpn_malloc(t->n_slot * sizeof *t->slot);
     memset(t->slot, 0xff, t->n_slot * sizeof *t->slot);
@@ -25,7 +23,7 @@ void jobshape_init(struct jobshape_table *t, const struct view *v)
 
 void jobshape_free(struct jobshape_table *t)
 {
-    free(t->type_node);
+    free(t->has_gpus);
     free(t->gpus);
     free(t->req);
     free(t->mem);
@@ -69,15 +67,15 @@ static void shape_key_mem(const struct jobshape_table *t, const struct view *v, 
 {
     for (size_t k = 0; k < t->n_types; k++) {
         struct view_estimate e = {0};
-        if (t->type_node[k] != VIEW_NONE)
-            view_estimate(v, j, t->type_node[k], &e);
+        if (t->has_gpus[k])
+            view_estimate(v, j, (uint32_t)k, &e);
         mem[k] = e.mem_gib;
     }
 }
 
 void jobshape_check(const struct jobshape_table *t, const struct view *v, uint32_t j, uint32_t s)
 {
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     CPN_ASSERT(s < t->n && t->gpus[s] == jb->gpus && t->req[2 * s] == jb->cpus &&
                t->req[2 * s + 1] == jb->mem_gib);
     double *mem = cpn_calloc(t->n_types ? t->n_types : 1, sizeof *mem);
@@ -89,7 +87,7 @@ void jobshape_check(const struct jobshape_table *t, const struct view *v, uint32
 
 uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j)
 {
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     size_t nt = t->n_types, ntm = nt ? nt : 1;
     double req[2] = {jb->cpus, jb->mem_gib};
     shape_key_mem(t, v, j, t->key_mem);

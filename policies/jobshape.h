@@ -15,7 +15,7 @@
 
 struct jobshape_table {
     size_t n_types;
-    uint32_t *type_node; /* [types] a node of each GPU type, VIEW_NONE when none */
+    uint8_t *has_gpus;   /* [types] 1 when some node has GPUs of the type */
     uint32_t *gpus;      /* [shapes] */
     double *req;         /* [shapes * 2]: CPU cores, memory GiB */
     double *mem;         /* [shapes * types]: predicted peak memory per GPU */

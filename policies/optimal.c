@@ -189,7 +189,7 @@ struct opt_state {
     uint64_t epoch;        /* the current plan */
     bool need_plan;        /* the cluster changed: the next scheduling point plans afresh */
     double plan_scrape_s;  /* the scrape the current plan saw */
-    uint32_t *type_node; /* [types] a node with GPUs of each type, VIEW_NONE when none */
+    uint8_t *has_gpus;   /* [types] 1 when some node has GPUs of the type */
     double *est_run;     /* [jobs * types] predicted run time alone; NAN until asked */
     double *est_mem;     /* [jobs * types] predicted peak memory per GPU */
     int8_t *known;       /* [jobs] 1 known model, 0 unseen, -1 not asked yet */
@@ -236,7 +236,7 @@ static void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint
     size_t i = (size_t)j * v->cl->n_types + type;
     if (isnan(st->est_run[i])) {
         struct view_estimate e;
-        view_estimate(v, j, st->type_node[type], &e);
+        view_estimate(v, j, type, &e);
         st->est_run[i] = e.run_s;
         st->est_mem[i] = e.mem_gib;
         st->known[j] = e.known;
@@ -252,7 +252,7 @@ static bool opt_can_host(struct opt_state *st, const struct view *v, uint32_t j,
                          double *run_s, double *mem_gib)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     if (nd->gpu_count < jb->gpus || nd->cpus + OPT_FIT_EPS < jb->cpus ||
         nd->mem_gib + OPT_FIT_EPS < jb->mem_gib)
         return false;
@@ -265,7 +265,7 @@ static bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j)
     if (st->known[j] < 0) {
         double run, mem;
         for (uint32_t t = 0; t < v->cl->n_types && st->known[j] < 0; t++)
-            if (st->type_node[t] != VIEW_NONE)
+            if (st->has_gpus[t])
                 opt_est(st, v, j, t, &run, &mem);
     }
     return st->known[j] == 0;
@@ -276,7 +276,7 @@ static bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j)
 static double opt_len(struct opt_state *st, const struct view *v, uint32_t j)
 {
     if (isnan(st->len[j])) {
-        const struct job *jb = view_job(v, j);
+        const struct view_job *jb = view_job(v, j);
         double best = INFINITY, run, mem;
         for (size_t i = 0; i < st->n_grp; i++) {
             const struct opt_group *g = &st->grp[i];
@@ -574,14 +574,12 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     (void)err;
     (void)errlen;
     const struct cluster *cl = v->cl;
-    size_t nj = v->jobs->n, nt = cl->n_types;
+    size_t nj = v->n_jobs, nt = cl->n_types;
     struct opt_state *st = cpn_calloc(1, sizeof *st);
-    st->type_node = opt_alloc(nt, sizeof *st->type_node);
-    for (size_t t = 0; t < nt; t++)
-        st->type_node[t] = VIEW_NONE;
-    for (uint32_t n = (uint32_t)cl->n_nodes; n-- > 0;)
+    st->has_gpus = opt_alloc(nt, sizeof *st->has_gpus);
+    for (uint32_t n = 0; n < cl->n_nodes; n++)
         if (cl->nodes[n].gpu_count > 0)
-            st->type_node[cl->nodes[n].type] = n;
+            st->has_gpus[cl->nodes[n].type] = 1;
     st->grp = opt_alloc(cl->n_sites * nt, sizeof *st->grp);
     st->grp_nodes = opt_alloc(cl->n_nodes, sizeof *st->grp_nodes);
     st->node_grp = opt_alloc(cl->n_nodes, sizeof *st->node_grp);
@@ -706,7 +704,7 @@ static void opt_destroy(void *state)
     free(st->job_at);
     free(st->win);
     free(st->popped);
-    free(st->type_node);
+    free(st->has_gpus);
     free(st->est_run);
     free(st->est_mem);
     free(st->known);
@@ -818,7 +816,7 @@ static bool opt_fits_now(const struct opt_state *st, const struct view *v, uint3
                          uint32_t n, double dur, double mem, bool alone, uint32_t *gpu)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     double now = v->now, gpu_mem = v->cl->types[nd->type].mem_gib;
     if (st->ready[n] > now || st->alone[n] != VIEW_NONE || !view_node_below_cpu_threshold(v, n))
         return false; /* (the scrape may be live: a standing plan checks it again) */
@@ -847,7 +845,7 @@ static bool opt_fits_now(const struct opt_state *st, const struct view *v, uint3
 static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint32_t j)
 {
     const struct cluster *cl = v->cl;
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     bool alone = opt_unseen(st, v, j);
     for (size_t si = 0; si < cl->n_sites; si++)
         st->site_xfer[si] = NAN;
@@ -925,7 +923,7 @@ static bool opt_could_beat(const struct opt_state *st, const struct opt_search *
 static void opt_visit(struct opt_state *st, const struct view *v, struct opt_search *s, uint32_t n)
 {
     const struct cluster *cl = v->cl;
-    const struct job *jb = view_job(v, s->job);
+    const struct view_job *jb = view_job(v, s->job);
     double run, mem;
     if (!opt_can_host(st, v, s->job, n, &run, &mem))
         return;
@@ -1126,7 +1124,7 @@ static void opt_book(struct opt_state *st, const struct view *v, uint32_t j, con
     st->done[j] = st->epoch;
     if (!s->now)
         return;
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     st->cpus_now[s->node] += jb->cpus;
     st->mem_now[s->node] += jb->mem_gib;
     struct placement *p = &st->plan[st->plan_len++];
@@ -1369,7 +1367,7 @@ static void opt_check(const void *state, const struct view *v)
 {
     const struct opt_state *st = state;
     size_t staged = 0, big = 0, listed = 0;
-    for (uint32_t j = 0; j < v->jobs->n; j++) {
+    for (uint32_t j = 0; j < v->n_jobs; j++) {
         staged += st->stage[j] != OPT_OUT;
         big += st->stage[j] == OPT_AGED && view_job(v, j)->gpus >= ((const struct opt_params *)v->params)->reserve_min_gpus;
         if (v->job_active[j])

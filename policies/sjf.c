@@ -57,11 +57,11 @@ static int sjf_init(void **state, const struct view *v, char *err, size_t errlen
     (void)err;
     (void)errlen;
     const struct cluster *cl = v->cl;
-    size_t n = v->jobs->n ? v->jobs->n : 1, nn = cl->n_nodes ? cl->n_nodes : 1;
+    size_t n = v->n_jobs ? v->n_jobs : 1, nn = cl->n_nodes ? cl->n_nodes : 1;
     size_t nt = cl->n_types ? cl->n_types : 1, ns = cl->n_sites ? cl->n_sites : 1;
     struct sjf_state *st = cpn_calloc(1, sizeof *st);
     st->len = cpn_calloc(n, sizeof *st->len);
-    for (size_t j = 0; j < v->jobs->n; j++)
+    for (size_t j = 0; j < v->n_jobs; j++)
         st->len[j] = NAN;
     st->job_shape = cpn_calloc(n, sizeof *st->job_shape);
     st->hclass_node = cpn_calloc(nn, sizeof *st->hclass_node);
@@ -109,10 +109,10 @@ static void sjf_destroy(void *state)
 static bool sjf_can_host(const struct view *v, uint32_t j, uint32_t n, struct view_estimate *e)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     if (nd->gpu_count < jb->gpus || nd->cpus < jb->cpus || nd->mem_gib < jb->mem_gib)
         return false;
-    view_estimate(v, j, n, e);
+    view_estimate(v, j, nd->type, e);
     return e->mem_gib <= v->cl->types[nd->type].mem_gib;
 }
 
@@ -209,7 +209,7 @@ static void sjf_ready_down(struct sjf_state *st, size_t i)
  * they cannot take a job that needs one. */
 static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struct placement *out)
 {
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     double best = INFINITY;
     int found = 0;
     for (size_t t = 0; t < v->cl->n_types; t++)
@@ -227,7 +227,7 @@ static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struc
         double e_mem;
         if (isnan(st->type_run[nd->type])) {
             struct view_estimate e;
-            view_estimate(v, j, n, &e);
+            view_estimate(v, j, nd->type, &e);
             st->type_run[nd->type] = e.run_s;
             st->tmp_mem[nd->type] = e.mem_gib;
         }

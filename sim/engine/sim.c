@@ -599,7 +599,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
     r->start_s = r->end_s = -1;
     job_demand(s, j, p->node, &r->work_left_s, &r->peak_gib);
     struct view_estimate est;
-    view_estimate(&s->view, j, p->node, &est);
+    view_estimate(&s->view, j, s->cl->nodes[p->node].type, &est);
     r->bk_mem_gib = est.mem_gib;
     s->job_active[j] = 1;
     s->job_node[j] = p->node;
@@ -802,14 +802,18 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->wakeup_at = INFINITY;
 
     bool live = cl->cfg.scrape_interval_s <= 0;
+    s->view_jobs = cpn_calloc(n ? n : 1, sizeof *s->view_jobs);
+    for (size_t j = 0; j < n; j++) {
+        const struct job *jb = &jobs->v[j];
+        s->view_jobs[j] = (struct view_job){
+            .submit_s = jb->submit_s, .cpus = jb->cpus, .mem_gib = jb->mem_gib, .gpus = jb->gpus};
+    }
     s->view = (struct view){
         .now = 0,
         .cl = cl,
-        .cat = cat,
-        .jobs = jobs,
-        .pred = pred,
-        .net = s->net,
-        .memo = view_memo_create(),
+        .n_jobs = n,
+        .jobs = s->view_jobs,
+        .src = view_source_create(cat, jobs, pred, s->net),
         .queue_head = VIEW_NONE,
         .queue_next = s->queue_next,
         .queue_len = 0,
@@ -919,7 +923,8 @@ void sim_destroy(struct sim *s)
     free(s->pol_params);
     gsl_rng_free(s->rng);
     net_destroy(s->net);
-    view_memo_destroy(s->view.memo);
+    view_source_destroy(s->view.src);
+    free(s->view_jobs);
     nodeidx_free(&s->nidx);
     free(s->dirty_gpus);
     free(s->dirty_nodes);

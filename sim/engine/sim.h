@@ -116,6 +116,7 @@ struct sim {
 
     /* The controller. */
     struct view view;
+    struct view_job *view_jobs; /* [jobs] what each job declares (view.jobs) */
     double *scr_node_cpu_util, *scr_gpu_util, *scr_gpu_mem; /* snapshot buffers */
     double *bk_node_cpus, *bk_node_mem;
     uint32_t *bk_gpu_assigned;
