@@ -50,20 +50,17 @@ static uint32_t job_nslots(const struct job *jb)
     return jb->gpus < CLUSTER_MAX_NODE_GPUS ? jb->gpus : CLUSTER_MAX_NODE_GPUS;
 }
 
-/* ---- queue (doubly linked through qnext/qprev; view.queue_next mirrors qnext) ---- */
+/* ---- queue (doubly linked through queue_next, which the view shows, and qprev) ---- */
 
 static void queue_append(struct sim *s, uint32_t j)
 {
     struct jobrt *r = &s->rt[j];
-    r->qnext = VIEW_NONE;
     r->qprev = s->queue_tail;
     s->queue_next[j] = VIEW_NONE;
     if (s->queue_tail == VIEW_NONE)
         s->view.queue_head = j;
-    else {
-        s->rt[s->queue_tail].qnext = j;
+    else
         s->queue_next[s->queue_tail] = j;
-    }
     s->queue_tail = j;
     s->view.queue_len++;
     r->state = JS_QUEUED;
@@ -72,17 +69,16 @@ static void queue_append(struct sim *s, uint32_t j)
 static void queue_remove(struct sim *s, uint32_t j)
 {
     struct jobrt *r = &s->rt[j];
+    uint32_t next = s->queue_next[j];
     if (r->qprev == VIEW_NONE)
-        s->view.queue_head = r->qnext;
-    else {
-        s->rt[r->qprev].qnext = r->qnext;
-        s->queue_next[r->qprev] = r->qnext;
-    }
-    if (r->qnext == VIEW_NONE)
+        s->view.queue_head = next;
+    else
+        s->queue_next[r->qprev] = next;
+    if (next == VIEW_NONE)
         s->queue_tail = r->qprev;
     else
-        s->rt[r->qnext].qprev = r->qprev;
-    r->qnext = r->qprev = VIEW_NONE;
+        s->rt[next].qprev = r->qprev;
+    r->qprev = VIEW_NONE;
     s->queue_next[j] = VIEW_NONE;
     s->view.queue_len--;
 }
@@ -179,20 +175,20 @@ static void update_node_util(struct sim *s, uint32_t n, double delta_cpus)
 static void idx_values(struct sim *s, uint32_t n, double *cpu, double *mem, uint32_t *idle)
 {
     const struct node *nd = &s->cl->nodes[n];
-    *cpu = nd->cpus - s->bk_node_cpus[n];
-    *mem = nd->mem_gib - s->bk_node_mem[n];
+    *cpu = nd->cpus - s->node_cpus_req[n];
+    *mem = nd->mem_gib - s->node_mem_req_gib[n];
     *idle = 0;
     uint32_t free_gpus = 0;
     for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++) {
         *idle += view_gpu_looks_idle(&s->view, g);
-        free_gpus += s->bk_gpu_assigned[g] == 0;
+        free_gpus += s->gpu_assigned[g] == 0;
     }
-    s->node_free[n] = free_gpus;
+    s->node_free_gpus[n] = free_gpus;
     uint64_t bit = (uint64_t)1 << (n % 64);
     if (free_gpus)
-        s->free_bits[n / 64] |= bit;
+        s->free_node_bits[n / 64] |= bit;
     else
-        s->free_bits[n / 64] &= ~bit;
+        s->free_node_bits[n / 64] &= ~bit;
 }
 
 /* Brings node n's entry of the index up to date (after its bookkeeping or, with live
@@ -204,7 +200,7 @@ static void idx_refresh(struct sim *s, uint32_t n)
     idx_values(s, n, &cpu, &mem, &idle);
     nodeidx_set(&s->nidx, n, cpu, mem, idle);
     uint32_t site = s->cl->nodes[n].site;
-    s->site_idle[site] = s->site_idle[site] - s->node_idle[n] + idle;
+    s->site_idle_gpus[site] = s->site_idle_gpus[site] - s->node_idle[n] + idle;
     s->node_idle[n] = idle;
 }
 
@@ -218,9 +214,9 @@ static void idx_rebuild(struct sim *s)
         s->node_idle[n] = idle;
     }
     nodeidx_rebuild(&s->nidx);
-    memset(s->site_idle, 0, s->cl->n_sites * sizeof *s->site_idle);
+    memset(s->site_idle_gpus, 0, s->cl->n_sites * sizeof *s->site_idle_gpus);
     for (uint32_t n = 0; n < s->cl->n_nodes; n++)
-        s->site_idle[s->cl->nodes[n].site] += s->node_idle[n];
+        s->site_idle_gpus[s->cl->nodes[n].site] += s->node_idle[n];
 }
 
 /* Accumulates GPU busy time up to now (before any change of busy_gpus). */
@@ -264,20 +260,19 @@ static void learn(struct sim *s, uint32_t j)
 {
     struct jobrt *r = &s->rt[j];
     const struct job *jb = &s->jobs->v[j];
-    CPN_ASSERT(r->known_active);
-    r->known_active = 0;
-    s->bk_node_cpus[r->node] -= jb->cpus;
-    s->bk_node_mem[r->node] -= jb->mem_gib;
-    if (s->bk_node_cpus[r->node] < SIM_FIT_EPS)
-        s->bk_node_cpus[r->node] = 0;
-    if (s->bk_node_mem[r->node] < SIM_FIT_EPS)
-        s->bk_node_mem[r->node] = 0;
+    CPN_ASSERT(s->job_active[j]);
+    s->node_cpus_req[r->node] -= jb->cpus;
+    s->node_mem_req_gib[r->node] -= jb->mem_gib;
+    if (s->node_cpus_req[r->node] < SIM_FIT_EPS)
+        s->node_cpus_req[r->node] = 0;
+    if (s->node_mem_req_gib[r->node] < SIM_FIT_EPS)
+        s->node_mem_req_gib[r->node] = 0;
     for (uint32_t k = 0; k < job_nslots(jb); k++) {
         uint32_t g = s->slots[s->slot_first[j] + k].gpu;
-        s->bk_gpu_assigned[g]--;
-        s->bk_gpu_mem[g] -= r->bk_mem_gib;
-        if (s->bk_gpu_assigned[g] == 0 || s->bk_gpu_mem[g] < SIM_FIT_EPS)
-            s->bk_gpu_mem[g] = 0;
+        s->gpu_assigned[g]--;
+        s->gpu_assigned_mem_gib[g] -= r->bk_mem_gib;
+        if (s->gpu_assigned[g] == 0 || s->gpu_assigned_mem_gib[g] < SIM_FIT_EPS)
+            s->gpu_assigned_mem_gib[g] = 0;
     }
     s->job_active[j] = 0;
     s->view.active_jobs--;
@@ -617,16 +612,15 @@ static void apply_placement(struct sim *s, const struct placement *p)
         s->gpu_resident[g] = e;
         s->gpu_util[g] = 1.0;
         mark_gpu(s, g);
-        s->bk_gpu_assigned[g]++;
-        s->bk_gpu_mem[g] += r->bk_mem_gib;
+        s->gpu_assigned[g]++;
+        s->gpu_assigned_mem_gib[g] += r->bk_mem_gib;
         s->job_gpus[e] = g;
     }
     s->node_cpus_held[p->node] += jb->cpus;
     s->node_mem_held[p->node] += jb->mem_gib;
     s->node_jobs[p->node]++;
-    s->bk_node_cpus[p->node] += jb->cpus;
-    s->bk_node_mem[p->node] += jb->mem_gib;
-    r->known_active = 1;
+    s->node_cpus_req[p->node] += jb->cpus;
+    s->node_mem_req_gib[p->node] += jb->mem_gib;
     s->active++;
     s->st.placements++;
     idx_refresh(s, p->node);
@@ -744,7 +738,7 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
         s->slot_first[j] = (uint32_t)nslots;
         nslots += job_nslots(&jobs->v[j]);
         struct jobrt *r = &s->rt[j];
-        r->node = r->qnext = r->qprev = VIEW_NONE;
+        r->node = r->qprev = VIEW_NONE;
         r->transfer_start_s = r->start_s = r->end_s = -1;
         r->state = JS_PENDING;
     }
@@ -781,13 +775,15 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->scr_gpu_util = cpn_calloc(ng, sizeof(double));
     s->scr_gpu_mem = cpn_calloc(ng, sizeof(double));
     s->scr_node_cpu_util = cpn_calloc(nn, sizeof(double));
-    s->bk_node_cpus = cpn_calloc(nn, sizeof(double));
-    s->bk_node_mem = cpn_calloc(nn, sizeof(double));
-    s->bk_gpu_assigned = cpn_calloc(ng, sizeof(uint32_t));
+    s->node_cpus_req = cpn_calloc(nn, sizeof(double));
+    s->node_mem_req_gib = cpn_calloc(nn, sizeof(double));
+    s->gpu_assigned = cpn_calloc(ng, sizeof(uint32_t));
     s->attempts = cpn_calloc(n, sizeof(uint32_t));
-    s->queue_next = cpn_calloc(n, sizeof(uint32_t));
+    s->queue_next = cpn_malloc((n ? n : 1) * sizeof(uint32_t));
+    for (size_t j = 0; j < n; j++)
+        s->queue_next[j] = VIEW_NONE;
     s->queue_tail = VIEW_NONE;
-    s->bk_gpu_mem = cpn_calloc(ng, sizeof(double));
+    s->gpu_assigned_mem_gib = cpn_calloc(ng, sizeof(double));
     s->job_active = cpn_calloc(n, sizeof(uint8_t));
     s->job_node = cpn_calloc(n, sizeof(uint32_t));
     s->job_placed_s = cpn_calloc(n, sizeof(double));
@@ -822,10 +818,10 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
         .node_cpu_util = live ? s->node_cpu_util : s->scr_node_cpu_util,
         .gpu_util = live ? s->gpu_util : s->scr_gpu_util,
         .gpu_mem_used_gib = live ? s->gpu_mem_gib : s->scr_gpu_mem,
-        .node_cpus_req = s->bk_node_cpus,
-        .node_mem_req_gib = s->bk_node_mem,
-        .gpu_assigned = s->bk_gpu_assigned,
-        .gpu_assigned_mem_gib = s->bk_gpu_mem,
+        .node_cpus_req = s->node_cpus_req,
+        .node_mem_req_gib = s->node_mem_req_gib,
+        .gpu_assigned = s->gpu_assigned,
+        .gpu_assigned_mem_gib = s->gpu_assigned_mem_gib,
         .active_jobs = 0,
         .job_active = s->job_active,
         .job_node = s->job_node,
@@ -840,13 +836,13 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->gpu_dirty = cpn_calloc(ng, 1);
     s->node_dirty = cpn_calloc(nn, 1);
     s->site_busy = cpn_calloc(cl->n_sites, sizeof(uint32_t));
-    s->site_idle = cpn_calloc(cl->n_sites, sizeof(uint32_t));
+    s->site_idle_gpus = cpn_calloc(cl->n_sites, sizeof(uint32_t));
     s->node_idle = cpn_calloc(nn ? nn : 1, sizeof(uint32_t));
-    s->node_free = cpn_calloc(nn ? nn : 1, sizeof(uint32_t));
-    s->free_bits = cpn_calloc((nn + 63) / 64 + 1, sizeof(uint64_t));
-    s->view.node_free_gpus = s->node_free;
-    s->view.free_node_bits = s->free_bits;
-    s->view.site_idle_gpus = s->site_idle;
+    s->node_free_gpus = cpn_calloc(nn ? nn : 1, sizeof(uint32_t));
+    s->free_node_bits = cpn_calloc((nn + 63) / 64 + 1, sizeof(uint64_t));
+    s->view.node_free_gpus = s->node_free_gpus;
+    s->view.free_node_bits = s->free_node_bits;
+    s->view.site_idle_gpus = s->site_idle_gpus;
     s->site_mem_gib = cpn_calloc(cl->n_sites, sizeof(double));
     nodeidx_init(&s->nidx, nn);
     idx_rebuild(s);
@@ -931,10 +927,10 @@ void sim_destroy(struct sim *s)
     free(s->gpu_dirty);
     free(s->node_dirty);
     free(s->site_busy);
-    free(s->site_idle);
+    free(s->site_idle_gpus);
     free(s->node_idle);
-    free(s->node_free);
-    free(s->free_bits);
+    free(s->node_free_gpus);
+    free(s->free_node_bits);
     free(s->site_mem_gib);
     eq_free(&s->eq);
     free(s->rt);
@@ -954,13 +950,13 @@ void sim_destroy(struct sim *s)
     free(s->scr_gpu_util);
     free(s->scr_gpu_mem);
     free(s->scr_node_cpu_util);
-    free(s->bk_node_cpus);
-    free(s->bk_node_mem);
-    free(s->bk_gpu_assigned);
+    free(s->node_cpus_req);
+    free(s->node_mem_req_gib);
+    free(s->gpu_assigned);
     free(s->attempts);
     free(s->queue_next);
     free(s->unlearnt_list);
-    free(s->bk_gpu_mem);
+    free(s->gpu_assigned_mem_gib);
     free(s->job_active);
     free(s->job_node);
     free(s->job_placed_s);

@@ -46,12 +46,11 @@ struct jobrt {
     double bk_mem_gib;    /* the controller's predicted peak for it, in gpu_assigned_mem */
     uint32_t node;        /* current or last node, VIEW_NONE when never placed */
     uint32_t gen;         /* bumped to invalidate its pending END/PEAK events */
-    uint32_t qnext, qprev;/* queue links */
+    uint32_t qprev;       /* queue link back (forward: sim.queue_next) */
     uint32_t attempts;    /* placements so far */
     uint16_t kills;       /* OOM kills so far */
     uint8_t state;        /* enum job_state */
     uint8_t peaked;       /* its memory counts on its GPUs */
-    uint8_t known_active; /* counted in the controller's bookkeeping */
 };
 
 /* One job's use of one GPU: jobs hold job->gpus consecutive slots in sim.slots; each
@@ -118,11 +117,12 @@ struct sim {
     struct view view;
     struct view_job *view_jobs; /* [jobs] what each job declares (view.jobs) */
     double *scr_node_cpu_util, *scr_gpu_util, *scr_gpu_mem; /* snapshot buffers */
-    double *bk_node_cpus, *bk_node_mem;
-    uint32_t *bk_gpu_assigned;
+    /* The bookkeeping, under the names the view gives them (view.h). */
+    double *node_cpus_req, *node_mem_req_gib; /* [nodes] */
+    uint32_t *gpu_assigned;         /* [gpus] */
+    double *gpu_assigned_mem_gib;   /* [gpus] predicted peak memory of assigned jobs */
     uint32_t *attempts;       /* [jobs] mirrors rt.attempts for the view */
-    double *bk_gpu_mem;       /* [gpus] predicted peak memory of assigned jobs */
-    uint8_t *job_active;      /* [jobs] view copies of per-job placement facts */
+    uint8_t *job_active;      /* [jobs] counted in the bookkeeping (the one copy) */
     uint32_t *job_node;
     double *job_placed_s, *job_started_s;
     uint32_t *job_gpus;       /* [slots] the GPU of each slot */
@@ -135,10 +135,10 @@ struct sim {
     uint8_t *gpu_dirty, *node_dirty;
     /* Per site, for the timeline: GPUs computing, and GPU memory of peaked jobs. */
     uint32_t *site_busy;
-    uint32_t *site_idle; /* [sites] GPUs that look idle in the view (view.site_idle_gpus) */
+    uint32_t *site_idle_gpus; /* [sites] GPUs that look idle in the view (view.site_idle_gpus) */
     uint32_t *node_idle; /* [nodes] the same per node, as the index last saw it */
-    uint32_t *node_free; /* [nodes] GPUs no job of the bookkeeping uses (view.node_free_gpus) */
-    uint64_t *free_bits; /* bit n: node_free[n] > 0 (view.free_node_bits) */
+    uint32_t *node_free_gpus; /* [nodes] GPUs no job of the bookkeeping uses (view.node_free_gpus) */
+    uint64_t *free_node_bits; /* bit n: node_free_gpus[n] > 0 (view.free_node_bits) */
     double *site_mem_gib;
     uint32_t *queue_next;     /* [jobs] */
     uint32_t queue_tail;
