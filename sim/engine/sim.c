@@ -1,4 +1,4 @@
-/* sim: the simulation loop, the truth model and the controller.
+/* sim: the simulation loop and the truth model; the controller's side is controller.c.
  *
  * Truth. A placed job holds its node's CPU and memory requests and its GPUs from
  * placement to its end. While its data moves it is in TRANSFER; then it RUNS. A
@@ -10,7 +10,7 @@
  * number and dropped). warmup_s after its start a job reaches its peak GPU memory;
  * if a GPU then holds more than it has, that job (the last to peak) is OOM-killed.
  *
- * Controller. Policies see struct view: the last scrape (copied from the truth every
+ * Controller (controller.c). Policies see struct view: the last scrape (copied from the truth every
  * scrape_interval_s, or the live truth when it is 0) and the controller's
  * bookkeeping, which releases a job only when the controller learns that it ended:
  * at once with completion "event", else at the next poll (multiples of
@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "net.h"
+#include "controller.h"
 #include "policy_call.h"
 #include "../base/util.h"
 
@@ -42,54 +43,13 @@ const char *const job_state_name[JS_NSTATES] = {
  * and its transfer's completion (net.c uses 2j + 1). */
 #define SIM_KEY_END(j) (2 * (uint32_t)(j))
 
-/* Slack when comparing requested resources with capacity (floating sums). */
-#define SIM_FIT_EPS 1e-9
-
-static uint32_t job_nslots(const struct job *jb)
-{
-    return jb->gpus < CLUSTER_MAX_NODE_GPUS ? jb->gpus : CLUSTER_MAX_NODE_GPUS;
-}
-
-/* ---- queue (doubly linked through queue_next, which the view shows, and qprev) ---- */
-
-static void queue_append(struct sim *s, uint32_t j)
-{
-    struct jobrt *r = &s->rt[j];
-    r->qprev = s->queue_tail;
-    s->queue_next[j] = VIEW_NONE;
-    if (s->queue_tail == VIEW_NONE)
-        s->view.queue_head = j;
-    else
-        s->queue_next[s->queue_tail] = j;
-    s->queue_tail = j;
-    s->view.queue_len++;
-    r->state = JS_QUEUED;
-}
-
-static void queue_remove(struct sim *s, uint32_t j)
-{
-    struct jobrt *r = &s->rt[j];
-    uint32_t next = s->queue_next[j];
-    if (r->qprev == VIEW_NONE)
-        s->view.queue_head = next;
-    else
-        s->queue_next[r->qprev] = next;
-    if (next == VIEW_NONE)
-        s->queue_tail = r->qprev;
-    else
-        s->rt[next].qprev = r->qprev;
-    r->qprev = VIEW_NONE;
-    s->queue_next[j] = VIEW_NONE;
-    s->view.queue_len--;
-}
-
 /* ---- truth: rates and GPU residency ---- */
 
 double sim_job_rate(const struct sim *s, uint32_t j)
 {
     const struct job *jb = &s->jobs->v[j];
     double rate = 1.0;
-    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         double r = catalog_share_rate(s->cat, s->gpu_running[s->slots[s->slot_first[j] + k].gpu]);
         if (r < rate)
             rate = r;
@@ -118,7 +78,7 @@ static void refresh_rate(struct sim *s, uint32_t j)
 static void refresh_neighbours(struct sim *s, uint32_t j)
 {
     const struct job *jb = &s->jobs->v[j];
-    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         uint32_t g = s->slots[s->slot_first[j] + k].gpu;
         for (uint32_t e = s->gpu_resident[g]; e != VIEW_NONE; e = s->slots[e].next)
             if (s->rt[s->slots[e].job].state == JS_RUNNING)
@@ -171,54 +131,6 @@ static void update_node_util(struct sim *s, uint32_t n, double delta_cpus)
     s->node_cpu_util[n] = u > 1.0 ? 1.0 : u;
 }
 
-/* The node index's values for node n, from the view (bookkeeping and scrape). */
-static void idx_values(struct sim *s, uint32_t n, double *cpu, double *mem, uint32_t *idle)
-{
-    const struct node *nd = &s->cl->nodes[n];
-    *cpu = nd->cpus - s->node_cpus_req[n];
-    *mem = nd->mem_gib - s->node_mem_req_gib[n];
-    *idle = 0;
-    uint32_t free_gpus = 0;
-    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++) {
-        *idle += view_gpu_looks_idle(&s->view, g);
-        free_gpus += s->gpu_assigned[g] == 0;
-    }
-    s->node_free_gpus[n] = free_gpus;
-    uint64_t bit = (uint64_t)1 << (n % 64);
-    if (free_gpus)
-        s->free_node_bits[n / 64] |= bit;
-    else
-        s->free_node_bits[n / 64] &= ~bit;
-}
-
-/* Brings node n's entry of the index up to date (after its bookkeeping or, with live
- * metrics, its GPUs changed). */
-static void idx_refresh(struct sim *s, uint32_t n)
-{
-    double cpu, mem;
-    uint32_t idle;
-    idx_values(s, n, &cpu, &mem, &idle);
-    nodeidx_set(&s->nidx, n, cpu, mem, idle);
-    uint32_t site = s->cl->nodes[n].site;
-    s->site_idle_gpus[site] = s->site_idle_gpus[site] - s->node_idle[n] + idle;
-    s->node_idle[n] = idle;
-}
-
-static void idx_rebuild(struct sim *s)
-{
-    for (uint32_t n = 0; n < s->cl->n_nodes; n++) {
-        double cpu, mem;
-        uint32_t idle;
-        idx_values(s, n, &cpu, &mem, &idle);
-        nodeidx_set_leaf(&s->nidx, n, cpu, mem, idle);
-        s->node_idle[n] = idle;
-    }
-    nodeidx_rebuild(&s->nidx);
-    memset(s->site_idle_gpus, 0, s->cl->n_sites * sizeof *s->site_idle_gpus);
-    for (uint32_t n = 0; n < s->cl->n_nodes; n++)
-        s->site_idle_gpus[s->cl->nodes[n].site] += s->node_idle[n];
-}
-
 /* Accumulates GPU busy time up to now (before any change of busy_gpus). */
 static void account_busy(struct sim *s, double t)
 {
@@ -245,64 +157,6 @@ static void job_demand(const struct sim *s, uint32_t j, uint32_t n, double *work
         *peak_gib = have_profile ? p.mem_gib : 0.0;
 }
 
-/* ---- controller ---- */
-
-static double backoff_delay(const struct sim *s, unsigned kills)
-{
-    const struct cluster_config *c = &s->cl->cfg;
-    double d = c->backoff_base_s * ldexp(1.0, (int)(kills > 60 ? 60 : kills) - 1);
-    return d > c->backoff_cap_s ? c->backoff_cap_s : d;
-}
-
-/* The controller learns that job j ended: its bookkeeping releases the job; a
- * killed job that may still retry starts its back-off. */
-static void learn(struct sim *s, uint32_t j)
-{
-    struct jobrt *r = &s->rt[j];
-    const struct job *jb = &s->jobs->v[j];
-    CPN_ASSERT(s->job_active[j]);
-    s->node_cpus_req[r->node] -= jb->cpus;
-    s->node_mem_req_gib[r->node] -= jb->mem_gib;
-    if (s->node_cpus_req[r->node] < SIM_FIT_EPS)
-        s->node_cpus_req[r->node] = 0;
-    if (s->node_mem_req_gib[r->node] < SIM_FIT_EPS)
-        s->node_mem_req_gib[r->node] = 0;
-    for (uint32_t k = 0; k < job_nslots(jb); k++) {
-        uint32_t g = s->slots[s->slot_first[j] + k].gpu;
-        s->gpu_assigned[g]--;
-        s->gpu_assigned_mem_gib[g] -= r->bk_mem_gib;
-        if (s->gpu_assigned[g] == 0 || s->gpu_assigned_mem_gib[g] < SIM_FIT_EPS)
-            s->gpu_assigned_mem_gib[g] = 0;
-    }
-    s->job_active[j] = 0;
-    s->view.active_jobs--;
-    s->view.version++;
-    idx_refresh(s, r->node);
-    policy_call_job_event(s, j, POLICY_JOB_LEARNT);
-    if (r->state == JS_KILLED) {
-        r->state = JS_BACKOFF;
-        s->backoff++;
-        eq_push(&s->eq, s->now + backoff_delay(s, r->kills), EV_RETRY, j, r->attempts);
-    }
-    s->dirty = true;
-}
-
-static void notify_end(struct sim *s, uint32_t j)
-{
-    if (s->cl->cfg.completion == COMPLETION_EVENT) {
-        learn(s, j);
-        return;
-    }
-    cpn_grow((void **)&s->unlearnt_list, &s->unlearnt_cap, s->unlearnt + 1, sizeof(uint32_t));
-    s->unlearnt_list[s->unlearnt++] = j;
-    if (!s->poll_scheduled) {
-        double dt = s->cl->cfg.poll_interval_s;
-        /* Once now / dt passes 2^53 the next multiple may round below now. */
-        eq_push(&s->eq, fmax((floor(s->now / dt) + 1.0) * dt, s->now), EV_POLL, 0, 0);
-        s->poll_scheduled = true;
-    }
-}
-
 /* Releases everything job j holds in the truth (at its end or kill). */
 static void release(struct sim *s, uint32_t j)
 {
@@ -310,7 +164,7 @@ static void release(struct sim *s, uint32_t j)
     const struct job *jb = &s->jobs->v[j];
     bool was_running = r->state == JS_RUNNING;
     account_busy(s, s->now);
-    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         uint32_t e = s->slot_first[j] + k;
         struct slot *sl = &s->slots[e];
         uint32_t g = sl->gpu;
@@ -330,7 +184,7 @@ static void release(struct sim *s, uint32_t j)
         mark_gpu(s, g);
     }
     r->peaked = 0;
-    for (uint32_t k = 0; k < job_nslots(jb); k++)
+    for (uint32_t k = 0; k < sim_job_nslots(jb); k++)
         recompute_gpu_mem(s, s->slots[s->slot_first[j] + k].gpu);
     s->node_cpus_held[r->node] -= jb->cpus;
     s->node_mem_held[r->node] -= jb->mem_gib;
@@ -347,7 +201,7 @@ static void release(struct sim *s, uint32_t j)
     s->last_change_s = s->now;
     s->view.version++;
     refresh_neighbours(s, j);
-    idx_refresh(s, r->node);
+    controller_index_refresh(s, r->node);
 }
 
 static void job_ends(struct sim *s, uint32_t j, enum job_state st)
@@ -365,7 +219,7 @@ static void job_ends(struct sim *s, uint32_t j, enum job_state st)
         if (s->now > s->st.last_end_s)
             s->st.last_end_s = s->now;
     }
-    notify_end(s, j);
+    controller_notify_end(s, j);
 }
 
 static void oom_kill(struct sim *s, uint32_t j)
@@ -392,7 +246,7 @@ static void start_running(struct sim *s, uint32_t j)
     s->job_started_s[j] = s->now;
     r->last_update_s = s->now;
     r->rate = 0;
-    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         uint32_t g = s->slots[s->slot_first[j] + k].gpu;
         if (s->gpu_running[g]++ == 0) {
             s->busy_gpus++;
@@ -413,7 +267,7 @@ static void on_peak(struct sim *s, uint32_t j)
     const struct job *jb = &s->jobs->v[j];
     r->peaked = 1;
     bool over = false;
-    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         uint32_t g = s->slots[s->slot_first[j] + k].gpu;
         s->gpu_mem_gib[g] += r->peak_gib;
         s->site_mem_gib[site_of_gpu(s, g)] += r->peak_gib;
@@ -424,7 +278,7 @@ static void on_peak(struct sim *s, uint32_t j)
     }
     s->last_change_s = s->now;
     s->view.version++;
-    idx_refresh(s, r->node);
+    controller_index_refresh(s, r->node);
     if (over)
         oom_kill(s, j);
 }
@@ -434,28 +288,6 @@ static void on_peak(struct sim *s, uint32_t j)
 static double sample_interval_s(const struct cluster *cl)
 {
     return cl->cfg.scrape_interval_s > 0 ? cl->cfg.scrape_interval_s : cl->cfg.timeline_interval_s;
-}
-
-/* Copies into the scrape what changed in the truth since the last one. */
-static void take_scrape(struct sim *s)
-{
-    for (size_t i = 0; i < s->n_dirty_gpus; i++) {
-        uint32_t g = s->dirty_gpus[i];
-        s->scr_gpu_util[g] = s->gpu_util[g];
-        s->scr_gpu_mem[g] = s->gpu_mem_gib[g];
-        s->gpu_dirty[g] = 0;
-    }
-    s->n_dirty_gpus = 0;
-    for (size_t i = 0; i < s->n_dirty_nodes; i++) {
-        uint32_t n = s->dirty_nodes[i];
-        s->scr_node_cpu_util[n] = s->node_cpu_util[n];
-        s->node_dirty[n] = 0;
-    }
-    s->view.scrape_time_s = s->now;
-    s->view.version++;
-    for (size_t i = 0; i < s->n_dirty_nodes; i++)
-        idx_refresh(s, s->dirty_nodes[i]);
-    s->n_dirty_nodes = 0;
 }
 
 static int on_sample(struct sim *s, char *err, size_t errlen)
@@ -472,7 +304,7 @@ static int on_sample(struct sim *s, char *err, size_t errlen)
                         s->cl->source);
     double dt;
     if (s->cl->cfg.scrape_interval_s > 0) {
-        take_scrape(s);
+        controller_scrape(s);
         s->dirty = true;
         dt = s->cl->cfg.scrape_interval_s;
     } else {
@@ -483,15 +315,6 @@ static int on_sample(struct sim *s, char *err, size_t errlen)
     s->samples++;
     eq_push(&s->eq, (double)s->samples * dt, EV_SAMPLE, 0, 0);
     return 0;
-}
-
-static void on_poll(struct sim *s)
-{
-    s->poll_scheduled = false;
-    size_t n = s->unlearnt;
-    s->unlearnt = 0;
-    for (size_t i = 0; i < n; i++)
-        learn(s, s->unlearnt_list[i]);
 }
 
 static void push_next_arrival(struct sim *s)
@@ -511,7 +334,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
     switch ((enum ev_kind)ev->kind) {
     case EV_ARRIVAL:
         s->next_arrival++;
-        queue_append(s, j);
+        controller_queue_append(s, j);
         policy_call_job_event(s, j, POLICY_JOB_QUEUED);
         s->dirty = true;
         push_next_arrival(s);
@@ -535,7 +358,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         if (r->state != JS_BACKOFF || ev->gen != r->attempts)
             return 0;
         s->backoff--;
-        queue_append(s, j);
+        controller_queue_append(s, j);
         policy_call_job_event(s, j, POLICY_JOB_QUEUED);
         s->dirty = true;
         return 1;
@@ -544,7 +367,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         return rc < 0 ? rc : 1;
     }
     case EV_POLL:
-        on_poll(s);
+        controller_poll(s);
         return 1;
     case EV_HORIZON:
         s->st.horizon_reached = true;
@@ -585,7 +408,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
     uint32_t j = p->job;
     struct jobrt *r = &s->rt[j];
     const struct job *jb = &s->jobs->v[j];
-    queue_remove(s, j);
+    controller_queue_remove(s, j);
     r->attempts++;
     s->attempts[j] = r->attempts;
     r->node = p->node;
@@ -623,7 +446,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
     s->node_mem_req_gib[p->node] += jb->mem_gib;
     s->active++;
     s->st.placements++;
-    idx_refresh(s, p->node);
+    controller_index_refresh(s, p->node);
     s->last_change_s = s->now;
     s->view.version++;
     if (!net_transfer_begin(s->net, j, s->cl->nodes[p->node].site, s->now))
@@ -736,7 +559,7 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     size_t nslots = 0;
     for (size_t j = 0; j < n; j++) {
         s->slot_first[j] = (uint32_t)nslots;
-        nslots += job_nslots(&jobs->v[j]);
+        nslots += sim_job_nslots(&jobs->v[j]);
         struct jobrt *r = &s->rt[j];
         r->node = r->qprev = VIEW_NONE;
         r->transfer_start_s = r->start_s = r->end_s = -1;
@@ -745,7 +568,7 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     CPN_ASSERT(nslots < VIEW_NONE);
     s->slots = cpn_calloc(nslots, sizeof *s->slots);
     for (size_t j = 0; j < n; j++)
-        for (uint32_t k = 0; k < job_nslots(&jobs->v[j]); k++) {
+        for (uint32_t k = 0; k < sim_job_nslots(&jobs->v[j]); k++) {
             struct slot *sl = &s->slots[s->slot_first[j] + k];
             sl->job = (uint32_t)j;
             sl->gpu = VIEW_NONE;
@@ -845,7 +668,7 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->view.site_idle_gpus = s->site_idle_gpus;
     s->site_mem_gib = cpn_calloc(cl->n_sites, sizeof(double));
     nodeidx_init(&s->nidx, nn);
-    idx_rebuild(s);
+    controller_index_rebuild(s);
     s->st.first_submit_s = n ? jobs->v[s->arrival_order[0]].submit_s : 0;
     s->now = s->busy_since_s = 0;
     s->st.last_end_s = s->st.first_submit_s;

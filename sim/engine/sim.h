@@ -1,8 +1,8 @@
 /* sim: the one simulation loop and the truth it advances. The loop pops events in
  * (time, seq) order, applies them to the truth (jobs on GPUs time-slicing, GPU
- * memory and OOM kills, CPU use), keeps the controller's view (scrapes, polls, its
- * bookkeeping) and, after the events of each instant, asks the policy for
- * placements through a checking wrapper. All state of a run hangs off struct sim;
+ * memory and OOM kills, CPU use), has controller.c keep the controller's view
+ * (scrapes, polls, bookkeeping) and, after the events of each instant, asks the
+ * policy for placements through policy_call.c. All state of a run hangs off struct sim;
  * the cluster, catalogue, jobs, policy and predictor are borrowed and must outlive it. */
 #ifndef CPN_SIM_H
 #define CPN_SIM_H
@@ -155,6 +155,15 @@ struct sim {
      * stops before the next event and returns CPN_ESTOP. */
     const volatile sig_atomic_t *stop;
 };
+
+/* Slack when comparing requested resources with capacity (floating sums). */
+#define SIM_FIT_EPS 1e-9
+
+/* GPU slots a job holds (its GPU count, at most a node's). */
+static inline uint32_t sim_job_nslots(const struct job *jb)
+{
+    return jb->gpus < CLUSTER_MAX_NODE_GPUS ? jb->gpus : CLUSTER_MAX_NODE_GPUS;
+}
 
 /* Who receives the run's samples (the timeline): begin once before the first event,
  * sample at each scrape (or timeline_interval_s with live metrics), each with the
