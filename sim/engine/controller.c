@@ -184,3 +184,88 @@ void controller_poll(struct sim *s)
         learn(s, s->unlearnt_list[i]);
 }
 
+
+/* ---- set-up ---- */
+
+void controller_init(struct sim *s, const struct predictor *pred)
+{
+    const struct cluster *cl = s->cl;
+    const struct jobset *jobs = s->jobs;
+    size_t n = jobs->n, ng = cl->n_gpus, nn = cl->n_nodes, nslots = s->n_slots;
+    s->scr_gpu_util = cpn_calloc(ng, sizeof(double));
+    s->scr_gpu_mem = cpn_calloc(ng, sizeof(double));
+    s->scr_node_cpu_util = cpn_calloc(nn, sizeof(double));
+    s->node_cpus_req = cpn_calloc(nn, sizeof(double));
+    s->node_mem_req_gib = cpn_calloc(nn, sizeof(double));
+    s->gpu_assigned = cpn_calloc(ng, sizeof(uint32_t));
+    s->attempts = cpn_calloc(n, sizeof(uint32_t));
+    s->queue_next = cpn_malloc((n ? n : 1) * sizeof(uint32_t));
+    for (size_t j = 0; j < n; j++)
+        s->queue_next[j] = VIEW_NONE;
+    s->queue_tail = VIEW_NONE;
+    s->gpu_assigned_mem_gib = cpn_calloc(ng, sizeof(double));
+    s->job_active = cpn_calloc(n, sizeof(uint8_t));
+    s->job_node = cpn_calloc(n, sizeof(uint32_t));
+    s->job_placed_s = cpn_calloc(n, sizeof(double));
+    s->job_started_s = cpn_calloc(n, sizeof(double));
+    s->job_gpus = cpn_calloc(nslots, sizeof(uint32_t));
+    for (size_t j = 0; j < n; j++) {
+        s->job_node[j] = VIEW_NONE;
+        s->job_placed_s[j] = s->job_started_s[j] = -1;
+    }
+    for (size_t e = 0; e < nslots; e++)
+        s->job_gpus[e] = VIEW_NONE;
+    s->view_jobs = cpn_calloc(n ? n : 1, sizeof *s->view_jobs);
+    for (size_t j = 0; j < n; j++) {
+        const struct job *jb = &jobs->v[j];
+        s->view_jobs[j] = (struct view_job){
+            .submit_s = jb->submit_s, .cpus = jb->cpus, .mem_gib = jb->mem_gib, .gpus = jb->gpus};
+    }
+    s->dirty_gpus = cpn_malloc((ng ? ng : 1) * sizeof(uint32_t));
+    s->dirty_nodes = cpn_malloc((nn ? nn : 1) * sizeof(uint32_t));
+    s->gpu_dirty = cpn_calloc(ng, 1);
+    s->node_dirty = cpn_calloc(nn, 1);
+    s->site_idle_gpus = cpn_calloc(cl->n_sites, sizeof(uint32_t));
+    s->node_idle = cpn_calloc(nn ? nn : 1, sizeof(uint32_t));
+    s->node_free_gpus = cpn_calloc(nn ? nn : 1, sizeof(uint32_t));
+    s->free_node_bits = cpn_calloc((nn + 63) / 64 + 1, sizeof(uint64_t));
+    bool live = cl->cfg.scrape_interval_s <= 0;
+    s->view = (struct view){
+        .now = 0,
+        .cl = cl,
+        .n_jobs = n,
+        .jobs = s->view_jobs,
+        .src = view_source_create(s->cat, jobs, pred, s->net),
+        .queue_head = VIEW_NONE,
+        .queue_next = s->queue_next,
+        .queue_len = 0,
+        .attempts = s->attempts,
+        .scrape_time_s = 0,
+        .node_cpu_util = live ? s->node_cpu_util : s->scr_node_cpu_util,
+        .gpu_util = live ? s->gpu_util : s->scr_gpu_util,
+        .gpu_mem_used_gib = live ? s->gpu_mem_gib : s->scr_gpu_mem,
+        .site_idle_gpus = s->site_idle_gpus,
+        .node_cpus_req = s->node_cpus_req,
+        .node_mem_req_gib = s->node_mem_req_gib,
+        .gpu_assigned = s->gpu_assigned,
+        .node_free_gpus = s->node_free_gpus,
+        .free_node_bits = s->free_node_bits,
+        .gpu_assigned_mem_gib = s->gpu_assigned_mem_gib,
+        .active_jobs = 0,
+        .job_active = s->job_active,
+        .job_node = s->job_node,
+        .job_placed_s = s->job_placed_s,
+        .job_started_s = s->job_started_s,
+        .job_gpu_first = s->slot_first,
+        .job_gpus = s->job_gpus,
+        .nodeidx = &s->nidx,
+    };
+    nodeidx_init(&s->nidx, nn);
+    controller_index_rebuild(s);
+    s->view.params = cluster_policy_params(cl, s->pol);
+    if (!s->view.params && s->pol->n_params > 0) { /* a policy not in the registry */
+        s->pol_params = cpn_calloc(1, s->pol->params_size);
+        param_defaults(s->pol_params, s->pol->params, s->pol->n_params);
+        s->view.params = s->pol_params;
+    }
+}

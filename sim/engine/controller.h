@@ -8,6 +8,13 @@
 
 #include "sim.h"
 
+struct predictor;
+
+/* Allocates the controller's state in s (its bookkeeping, the scrape, the view and
+ * its index, the policy's parameters), after the jobs and the truth; pred is what the
+ * policy is told (NULL: the catalogue's truth). sim_destroy frees it. */
+void controller_init(struct sim *s, const struct predictor *pred);
+
 /* Appends job j to the queue (state QUEUED), or takes it out. */
 void controller_queue_append(struct sim *s, uint32_t j);
 void controller_queue_remove(struct sim *s, uint32_t j);

@@ -499,10 +499,10 @@ static int cmp_arrival(const void *a, const void *b)
     return x->job < y->job ? -1 : (x->job > y->job);
 }
 
-int sim_create(struct sim **out, const struct cluster *cl, const struct catalog *cat,
-               const struct jobset *jobs, const struct policy_ops *pol,
-               const struct predictor *pred, uint64_t seed, const struct sim_sampler *sampler, char *err,
-               size_t errlen)
+/* Checks the jobs against the cluster and the row limit; fills *origin (the caller
+ * frees it) with each job's origin site. Returns 0 or CPN_EINPUT with a message. */
+static int check_jobs(const struct cluster *cl, const struct jobset *jobs, uint32_t **origin,
+                      char *err, size_t errlen)
 {
     size_t n = jobs->n;
     if (n >= VIEW_NONE)
@@ -521,39 +521,26 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
                             jobs->source, jb->line, jb->submit_s, jb->submit_s / dt, dt,
                             cl->cfg.max_timeline_rows);
     }
-    uint32_t *origin = cpn_calloc(n, sizeof *origin);
+    uint32_t *o = cpn_calloc(n, sizeof *o);
     for (size_t j = 0; j < n; j++) {
         const char *name = jobset_str(jobs, jobs->v[j].origin);
         int site = cluster_site_find(cl, name);
         if (site < 0) {
-            free(origin);
+            free(o);
             return cpn_fail(err, errlen, CPN_EINPUT, "%s:%u: origin: unknown site '%s' (not in %s)",
                             jobs->source, jobs->v[j].line, name, cl->source);
         }
-        origin[j] = (uint32_t)site;
+        o[j] = (uint32_t)site;
     }
+    *origin = o;
+    return CPN_OK;
+}
 
-    struct sim *s = cpn_calloc(1, sizeof *s);
-    s->cl = cl;
-    s->cat = cat;
-    s->jobs = jobs;
-    s->pol = pol;
-    s->seed = seed;
-    s->sampler = sampler;
-    s->rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(s->rng, (unsigned long)seed);
-    eq_init(&s->eq);
-    eq_init_keys(&s->eq, 2 * n + cl->n_links);
-    s->origin_site = origin;
-    int nrc = net_create(&s->net, cl, cat, jobs, origin, &s->eq, err, errlen);
-    if (nrc != 0) {
-        gsl_rng_free(s->rng);
-        eq_free(&s->eq);
-        free(origin);
-        free(s);
-        return nrc;
-    }
-
+/* The jobs' run-time state, GPU slots and arrival order. */
+static void init_jobs(struct sim *s)
+{
+    const struct jobset *jobs = s->jobs;
+    size_t n = jobs->n;
     s->rt = cpn_calloc(n, sizeof *s->rt);
     s->slot_first = cpn_calloc(n, sizeof *s->slot_first);
     size_t nslots = 0;
@@ -566,6 +553,7 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
         r->state = JS_PENDING;
     }
     CPN_ASSERT(nslots < VIEW_NONE);
+    s->n_slots = nslots;
     s->slots = cpn_calloc(nslots, sizeof *s->slots);
     for (size_t j = 0; j < n; j++)
         for (uint32_t k = 0; k < sim_job_nslots(&jobs->v[j]); k++) {
@@ -582,7 +570,12 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     for (size_t j = 0; j < n; j++)
         s->arrival_order[j] = keys[j].job;
     free(keys);
+}
 
+/* The truth of the GPUs, nodes and sites, all idle. */
+static void init_truth(struct sim *s)
+{
+    const struct cluster *cl = s->cl;
     size_t ng = cl->n_gpus, nn = cl->n_nodes;
     s->gpu_resident = cpn_calloc(ng, sizeof *s->gpu_resident);
     for (size_t g = 0; g < ng; g++)
@@ -595,91 +588,47 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->node_cpus_run = cpn_calloc(nn, sizeof(double));
     s->node_cpu_util = cpn_calloc(nn, sizeof(double));
     s->node_jobs = cpn_calloc(nn, sizeof(uint32_t));
-    s->scr_gpu_util = cpn_calloc(ng, sizeof(double));
-    s->scr_gpu_mem = cpn_calloc(ng, sizeof(double));
-    s->scr_node_cpu_util = cpn_calloc(nn, sizeof(double));
-    s->node_cpus_req = cpn_calloc(nn, sizeof(double));
-    s->node_mem_req_gib = cpn_calloc(nn, sizeof(double));
-    s->gpu_assigned = cpn_calloc(ng, sizeof(uint32_t));
-    s->attempts = cpn_calloc(n, sizeof(uint32_t));
-    s->queue_next = cpn_malloc((n ? n : 1) * sizeof(uint32_t));
-    for (size_t j = 0; j < n; j++)
-        s->queue_next[j] = VIEW_NONE;
-    s->queue_tail = VIEW_NONE;
-    s->gpu_assigned_mem_gib = cpn_calloc(ng, sizeof(double));
-    s->job_active = cpn_calloc(n, sizeof(uint8_t));
-    s->job_node = cpn_calloc(n, sizeof(uint32_t));
-    s->job_placed_s = cpn_calloc(n, sizeof(double));
-    s->job_started_s = cpn_calloc(n, sizeof(double));
-    s->job_gpus = cpn_calloc(nslots, sizeof(uint32_t));
-    for (size_t j = 0; j < n; j++) {
-        s->job_node[j] = VIEW_NONE;
-        s->job_placed_s[j] = s->job_started_s[j] = -1;
-    }
-    for (size_t e = 0; e < nslots; e++)
-        s->job_gpus[e] = VIEW_NONE;
-    s->wakeup_at = INFINITY;
-
-    bool live = cl->cfg.scrape_interval_s <= 0;
-    s->view_jobs = cpn_calloc(n ? n : 1, sizeof *s->view_jobs);
-    for (size_t j = 0; j < n; j++) {
-        const struct job *jb = &jobs->v[j];
-        s->view_jobs[j] = (struct view_job){
-            .submit_s = jb->submit_s, .cpus = jb->cpus, .mem_gib = jb->mem_gib, .gpus = jb->gpus};
-    }
-    s->view = (struct view){
-        .now = 0,
-        .cl = cl,
-        .n_jobs = n,
-        .jobs = s->view_jobs,
-        .src = view_source_create(cat, jobs, pred, s->net),
-        .queue_head = VIEW_NONE,
-        .queue_next = s->queue_next,
-        .queue_len = 0,
-        .attempts = s->attempts,
-        .scrape_time_s = 0,
-        .node_cpu_util = live ? s->node_cpu_util : s->scr_node_cpu_util,
-        .gpu_util = live ? s->gpu_util : s->scr_gpu_util,
-        .gpu_mem_used_gib = live ? s->gpu_mem_gib : s->scr_gpu_mem,
-        .node_cpus_req = s->node_cpus_req,
-        .node_mem_req_gib = s->node_mem_req_gib,
-        .gpu_assigned = s->gpu_assigned,
-        .gpu_assigned_mem_gib = s->gpu_assigned_mem_gib,
-        .active_jobs = 0,
-        .job_active = s->job_active,
-        .job_node = s->job_node,
-        .job_placed_s = s->job_placed_s,
-        .job_started_s = s->job_started_s,
-        .job_gpu_first = s->slot_first,
-        .job_gpus = s->job_gpus,
-        .nodeidx = &s->nidx,
-    };
-    s->dirty_gpus = cpn_malloc((ng ? ng : 1) * sizeof(uint32_t));
-    s->dirty_nodes = cpn_malloc((nn ? nn : 1) * sizeof(uint32_t));
-    s->gpu_dirty = cpn_calloc(ng, 1);
-    s->node_dirty = cpn_calloc(nn, 1);
     s->site_busy = cpn_calloc(cl->n_sites, sizeof(uint32_t));
-    s->site_idle_gpus = cpn_calloc(cl->n_sites, sizeof(uint32_t));
-    s->node_idle = cpn_calloc(nn ? nn : 1, sizeof(uint32_t));
-    s->node_free_gpus = cpn_calloc(nn ? nn : 1, sizeof(uint32_t));
-    s->free_node_bits = cpn_calloc((nn + 63) / 64 + 1, sizeof(uint64_t));
-    s->view.node_free_gpus = s->node_free_gpus;
-    s->view.free_node_bits = s->free_node_bits;
-    s->view.site_idle_gpus = s->site_idle_gpus;
     s->site_mem_gib = cpn_calloc(cl->n_sites, sizeof(double));
-    nodeidx_init(&s->nidx, nn);
-    controller_index_rebuild(s);
-    s->st.first_submit_s = n ? jobs->v[s->arrival_order[0]].submit_s : 0;
+}
+
+int sim_create(struct sim **out, const struct cluster *cl, const struct catalog *cat,
+               const struct jobset *jobs, const struct policy_ops *pol,
+               const struct predictor *pred, uint64_t seed, const struct sim_sampler *sampler, char *err,
+               size_t errlen)
+{
+    uint32_t *origin = NULL;
+    int rc = check_jobs(cl, jobs, &origin, err, errlen);
+    if (rc != 0)
+        return rc;
+    struct sim *s = cpn_calloc(1, sizeof *s);
+    s->cl = cl;
+    s->cat = cat;
+    s->jobs = jobs;
+    s->pol = pol;
+    s->seed = seed;
+    s->sampler = sampler;
+    s->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(s->rng, (unsigned long)seed);
+    eq_init(&s->eq);
+    eq_init_keys(&s->eq, 2 * jobs->n + cl->n_links);
+    s->origin_site = origin;
+    rc = net_create(&s->net, cl, cat, jobs, origin, &s->eq, err, errlen);
+    if (rc != 0) {
+        gsl_rng_free(s->rng);
+        eq_free(&s->eq);
+        free(origin);
+        free(s);
+        return rc;
+    }
+    init_jobs(s);
+    init_truth(s);
+    controller_init(s, pred);
+    s->st.first_submit_s = jobs->n ? jobs->v[s->arrival_order[0]].submit_s : 0;
     s->now = s->busy_since_s = 0;
     s->st.last_end_s = s->st.first_submit_s;
-
-    s->view.params = cluster_policy_params(cl, pol);
-    if (!s->view.params && pol->n_params > 0) { /* a policy not in the registry */
-        s->pol_params = cpn_calloc(1, pol->params_size);
-        param_defaults(s->pol_params, pol->params, pol->n_params);
-        s->view.params = s->pol_params;
-    }
-    int rc = policy_call_init(s, err, errlen);
+    s->wakeup_at = INFINITY;
+    rc = policy_call_init(s, err, errlen);
     if (rc != 0) {
         sim_destroy(s);
         return rc;

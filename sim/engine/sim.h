@@ -91,7 +91,8 @@ struct sim {
     uint32_t *origin_site;  /* [jobs] */
     uint32_t *arrival_order;/* [jobs] job indices by (submit_s, input order) */
     size_t next_arrival;
-    struct slot *slots;     /* [sum of job gpus] */
+    struct slot *slots;     /* [n_slots] */
+    size_t n_slots;         /* the jobs' GPU slots: sum of sim_job_nslots */
     uint32_t *slot_first;   /* [jobs] first slot of each job */
 
     /* Truth. */
