@@ -1,8 +1,7 @@
-/* view: what the controller knows, and all that a policy may read. The cluster's
- * static description, the submitted jobs, the queue, the last metrics scrape and the
- * controller's own bookkeeping of what it assigned. It never shows the truth except
- * through a scrape (with scrape_interval_s 0 the scrape arrays are the live ones).
- * The engine owns every array; policies only read them. */
+/* view: what the controller knows, and all that a policy may read: the cluster, what
+ * each job declares, the queue, the last scrape, the controller's bookkeeping, and
+ * estimates (never the truth, the catalogue or a job's true run time). The engine
+ * (controller.c) owns every array; policies only read them. */
 #ifndef CPN_VIEW_H
 #define CPN_VIEW_H
 
