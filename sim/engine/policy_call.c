@@ -44,8 +44,9 @@ void policy_call_begin(struct sim *s)
     check_indexes(s);
 }
 
-bool policy_call_placement_ok(const struct sim *s, const struct placement *p, char *why,
-                              size_t whylen)
+/* Why placement p is invalid now, as a sentence into why (returns false), or true
+ * when it is valid (policy_call.h says what that takes). */
+static bool placement_ok(const struct sim *s, const struct placement *p, char *why, size_t whylen)
 {
     const struct cluster *cl = s->cl;
     why[0] = '\0';
@@ -99,7 +100,7 @@ int policy_call_place(struct sim *s, struct placement *out)
         return 0;
     if (rc != 1)
         snprintf(why, sizeof why, "place returned %d, not 0 or 1", rc);
-    else if (policy_call_placement_ok(s, out, why, sizeof why))
+    else if (placement_ok(s, out, why, sizeof why))
         return 1;
     fprintf(stderr, "cpnsim: policy '%s' made an invalid placement at t=%.3f: %s\n", s->pol->name,
             s->now, why);
