@@ -34,8 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/base/heap.h"
-#include "../sim/base/util.h"
 #include "../sim/engine/policy.h"
 
 /* kube-scheduler's framework.MaxNodeScore: every score plugin scores 0..100. */
@@ -60,6 +58,26 @@
 #define DFLT_MAX_TRIES_CLASS 4096
 
 enum dflt_cohort_state { DFLT_FREE, DFLT_ELIGIBLE, DFLT_BACKOFF, DFLT_PARKED };
+
+/* The policy's tunables (policy_ops.params). */
+struct dflt_params {
+    double kube_backoff_s;     /* first back-off of an unschedulable job */
+    double kube_backoff_max_s; /* its ceiling */
+};
+
+/* clang-format off */
+static const struct param dflt_params_table[] = {
+    {.name = "kube_backoff_s", .kind = PARAM_DOUBLE,
+     .offset = offsetof(struct dflt_params, kube_backoff_s), .def = 1,
+     .b = {.min = 0, .max = INFINITY, .min_open = true},
+     .meaning = "default policy: back-off (s) after a job's first failed scheduling attempt; "
+                "doubles per attempt (kube-scheduler podInitialBackoffSeconds)"},
+    {.name = "kube_backoff_max_s", .kind = PARAM_DOUBLE,
+     .offset = offsetof(struct dflt_params, kube_backoff_max_s), .def = 10,
+     .b = {.min = 0, .max = INFINITY, .min_open = true},
+     .meaning = "default policy: back-off ceiling (s) (kube-scheduler podMaxBackoffSeconds)"},
+};
+/* clang-format on */
 
 struct dflt_cohort {
     uint32_t root;        /* its jobs: a pairing heap by queue order (seq) */
@@ -122,8 +140,8 @@ struct dflt_state {
     uint64_t pos;   /* seq of the last job tried in this point; those before it in a
                      * set-aside cohort have, in effect, been tried and failed */
     uint64_t round; /* scheduling points begun */
-    size_t placed;  /* placements made so far */
-    size_t learnt;  /* ends learnt, as of the last scheduling point */
+    size_t learnt;      /* ends learnt so far (POLICY_JOB_LEARNT) */
+    size_t learnt_seen; /* ends learnt, as of the last scheduling point */
     double scrape_s; /* time of the scrape seen at the last scheduling point */
     bool in_round;   /* place() was called in this scheduling point */
 };
@@ -252,18 +270,18 @@ static uint32_t dflt_boff_first(const struct dflt_state *st)
 }
 
 /* Shape ids: jobs with equal GPUs, CPU and memory share one. Open addressing. */
-static void dflt_find_shapes(struct dflt_state *st, const struct jobset *js)
+static void dflt_find_shapes(struct dflt_state *st, const struct view *v)
 {
     size_t cap = 16;
-    while (cap < 2 * js->n)
+    while (cap < 2 * v->n_jobs)
         cap *= 2;
     uint32_t *slot = cpn_malloc(cap * sizeof *slot);
     for (size_t i = 0; i < cap; i++)
         slot[i] = VIEW_NONE;
     size_t n_shapes = 0;
-    st->shapes = cpn_calloc(js->n ? js->n : 1, sizeof *st->shapes);
-    for (size_t j = 0; j < js->n; j++) {
-        const struct job *jb = &js->v[j];
+    st->shapes = cpn_calloc(v->n_jobs ? v->n_jobs : 1, sizeof *st->shapes);
+    for (size_t j = 0; j < v->n_jobs; j++) {
+        const struct view_job *jb = view_job(v, (uint32_t)j);
         struct dflt_shape sh = {jb->gpus, jb->cpus, jb->mem_gib};
         uint64_t bc, bm;
         memcpy(&bc, &sh.cpus, sizeof bc);
@@ -291,13 +309,13 @@ static void dflt_find_shapes(struct dflt_state *st, const struct jobset *js)
     st->fresh_round = cpn_calloc(n_shapes ? n_shapes : 1, sizeof *st->fresh_round);
 }
 
-static double dflt_backoff_s(const struct cluster_config *c, uint32_t tries);
+static double dflt_backoff_s(const struct dflt_params *c, uint32_t tries);
 
 static int dflt_init(void **state, const struct view *v, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
-    size_t n = v->jobs->n ? v->jobs->n : 1;
+    size_t n = v->n_jobs ? v->n_jobs : 1;
     struct dflt_state *st = cpn_calloc(1, sizeof *st);
     st->seq = cpn_calloc(n, sizeof *st->seq);
     st->child = cpn_malloc(n * sizeof *st->child);
@@ -306,9 +324,9 @@ static int dflt_init(void **state, const struct view *v, char *err, size_t errle
         st->child[j] = st->sib[j] = VIEW_NONE;
     st->shape_of = cpn_calloc(n, sizeof *st->shape_of);
     st->queued = cpn_calloc(n, sizeof *st->queued);
-    dflt_find_shapes(st, v->jobs);
+    dflt_find_shapes(st, v);
     st->free_co = VIEW_NONE;
-    const struct cluster_config *cfg = &v->cl->cfg;
+    const struct dflt_params *cfg = v->params;
     st->tries_cap = 1;
     while (st->tries_cap < DFLT_MAX_TRIES_CLASS &&
            dflt_backoff_s(cfg, st->tries_cap) != cfg->kube_backoff_max_s)
@@ -343,7 +361,7 @@ static void dflt_destroy(void *state)
 
 /* kube-scheduler's calculateBackoffDuration: the initial back-off doubled for each
  * attempt after the first, never above the maximum. */
-static double dflt_backoff_s(const struct cluster_config *c, uint32_t tries)
+static double dflt_backoff_s(const struct dflt_params *c, uint32_t tries)
 {
     double d = c->kube_backoff_s;
     for (uint32_t i = 1; i < tries; i++) {
@@ -382,7 +400,7 @@ static int64_t dflt_balanced(int64_t req_a, int64_t cap_a, int64_t req_b, int64_
 static int64_t dflt_score(const struct view *v, uint32_t n, uint32_t j)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     int64_t cap_cpu = llround(nd->cpus * DFLT_MILLI_PER_CPU);
     int64_t cap_mem = llround(nd->mem_gib * DFLT_BYTES_PER_GIB);
     int64_t req_cpu = llround((v->node_cpus_req[n] + jb->cpus) * DFLT_MILLI_PER_CPU);
@@ -424,7 +442,7 @@ static uint32_t dflt_site(const struct view *v)
 static int dflt_bind(const struct view *v, uint32_t site, uint32_t j, struct placement *out)
 {
     const struct site *si = &v->cl->sites[site];
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     bool gpu_res = v->cl->cfg.gpu_as_resource;
     uint32_t best = VIEW_NONE, end = si->node_first + si->node_count;
     int64_t best_score = -1;
@@ -462,6 +480,8 @@ static void dflt_job_event(void *state, const struct view *v, uint32_t j, enum p
 {
     (void)v;
     struct dflt_state *st = state;
+    if (e == POLICY_JOB_LEARNT)
+        st->learnt++;
     if (e != POLICY_JOB_QUEUED)
         return;
     CPN_ASSERT(!st->queued[j] && !st->in_round);
@@ -485,19 +505,19 @@ static int dflt_cmp_key(const void *pa, const void *pb)
     return (a->id > b->id) - (a->id < b->id);
 }
 
-/* At the first call of a scheduling point: a learnt end or a new scrape is a cluster
+/* A scheduling point begins: a learnt end or a new scrape is a cluster
  * event that moves every unschedulable job to the back-off queue; then the jobs whose
  * back-off has passed become eligible. Eligible cohorts of one shape and count of
  * failures merge: from here on they behave alike. */
-static void dflt_begin_round(struct dflt_state *st, const struct view *v)
+static void dflt_begin(void *state, const struct view *v)
 {
+    struct dflt_state *st = state;
     st->in_round = true;
     st->round++;
     st->n_memo = 0;
     st->pos = 0;
-    size_t learnt = st->placed - v->active_jobs;
-    bool event = learnt > st->learnt || v->scrape_time_s != st->scrape_s;
-    st->learnt = learnt;
+    bool event = st->learnt > st->learnt_seen || v->scrape_time_s != st->scrape_s;
+    st->learnt_seen = st->learnt;
     st->scrape_s = v->scrape_time_s;
     if (event) {
         for (size_t i = 0; i < st->parked.n; i++) {
@@ -525,7 +545,8 @@ static void dflt_begin_round(struct dflt_state *st, const struct view *v)
         const struct dflt_cohort *c = &st->co[st->elig.v[i]];
         st->keys[i] = (struct dflt_sortkey){(uint64_t)c->shape << 32 | c->tries, st->elig.v[i]};
     }
-    qsort(st->keys, st->elig.n, sizeof *st->keys, dflt_cmp_key);
+    if (st->elig.n > 1) /* (keys is NULL until a point has eligible jobs) */
+        qsort(st->keys, st->elig.n, sizeof *st->keys, dflt_cmp_key);
     st->walk.n = 0;
     for (size_t i = 0; i < st->elig.n;) {
         uint32_t c = st->keys[i].id;
@@ -558,7 +579,7 @@ static uint32_t dflt_fail_to(struct dflt_state *st, const struct view *v, uint32
 {
     if (st->co[c].fail_to == VIEW_NONE) {
         uint32_t tries = st->co[c].tries + 1;
-        double until = v->now + dflt_backoff_s(&v->cl->cfg, tries);
+        double until = v->now + dflt_backoff_s(v->params, tries);
         if (tries > st->tries_cap)
             tries = st->tries_cap;
         uint32_t f = dflt_cohort_new(st, st->co[c].shape, tries, until, DFLT_PARKED);
@@ -608,8 +629,7 @@ static void dflt_change_site(struct dflt_state *st, const struct view *v, uint32
 static int dflt_place(void *state, const struct view *v, struct placement *out)
 {
     struct dflt_state *st = state;
-    if (!st->in_round)
-        dflt_begin_round(st, v);
+    CPN_ASSERT(st->in_round);
     uint32_t site = dflt_site(v);
     if (site != st->memo_site)
         dflt_change_site(st, v, site);
@@ -637,7 +657,6 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
             dflt_cohort_free(st, c);
         if (bound) {
             st->queued[j] = 0;
-            st->placed++;
             return 1;
         }
     }
@@ -650,7 +669,7 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
 
 /* Ends the scheduling point; asks to be called when the first job in the back-off
  * queue may be retried. Parked jobs wait for an event and ask for nothing. */
-static double dflt_wakeup(void *state, const struct view *v)
+static double dflt_end(void *state, const struct view *v)
 {
     (void)v;
     struct dflt_state *st = state;
@@ -661,13 +680,30 @@ static double dflt_wakeup(void *state, const struct view *v)
     return st->boff.n > 0 ? st->co[dflt_boff_first(st)].backoff_until : INFINITY;
 }
 
+/* The jobs the policy counts as queued are exactly the view's queue. */
+static void dflt_check(const void *state, const struct view *v)
+{
+    const struct dflt_state *st = state;
+    size_t queued = 0;
+    for (size_t j = 0; j < v->n_jobs; j++)
+        queued += st->queued[j];
+    CPN_ASSERT(queued == v->queue_len);
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
+        CPN_ASSERT(st->queued[j]);
+}
+
 const struct policy_ops default_policy = {
     .name = "default",
     .summary = "Kubernetes default scheduler in the site with the most idle GPUs: filter on "
                "requests, LeastAllocated + BalancedAllocation, back-off, no head-of-line blocking",
     .init = dflt_init,
+    .begin = dflt_begin,
     .place = dflt_place,
-    .wakeup = dflt_wakeup,
+    .end = dflt_end,
     .job_event = dflt_job_event,
+    .check = dflt_check,
+    .params = dflt_params_table,
+    .n_params = sizeof dflt_params_table / sizeof dflt_params_table[0],
+    .params_size = sizeof(struct dflt_params),
     .destroy = dflt_destroy,
 };

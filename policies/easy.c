@@ -24,7 +24,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../sim/base/util.h"
 #include "jobshape.h"
 #include "../sim/engine/policy.h"
 
@@ -46,7 +45,7 @@ static int easy_init(void **state, const struct view *v, char *err, size_t errle
     (void)errlen;
     struct easy_state *st = cpn_calloc(1, sizeof *st);
     st->free_s = cpn_calloc(v->cl->n_gpus ? v->cl->n_gpus : 1, sizeof *st->free_s);
-    st->job_shape = cpn_calloc(v->jobs->n ? v->jobs->n : 1, sizeof *st->job_shape);
+    st->job_shape = cpn_calloc(v->n_jobs ? v->n_jobs : 1, sizeof *st->job_shape);
     jobshape_init(&st->shapes, v);
     st->point = 1;
     *state = st;
@@ -80,7 +79,7 @@ static void easy_free_times(struct easy_state *st, const struct view *v)
             continue;
         st->active[k++] = a;
         struct view_estimate e;
-        view_estimate(v, a, v->job_node[a], &e);
+        view_estimate(v, a, v->cl->nodes[v->job_node[a]].type, &e);
         double start = v->job_started_s[a] >= 0
                            ? v->job_started_s[a]
                            : v->job_placed_s[a] + view_transfer_estimate_s(v, a, v->cl->nodes[v->job_node[a]].site);
@@ -104,7 +103,7 @@ static void easy_free_times(struct easy_state *st, const struct view *v)
 static int easy_fit_node(const struct view *v, uint32_t j, uint32_t n, struct placement *out)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     struct view_estimate e;
     if (!view_node_fits_requests(v, n, j) || !jobshape_can_host(v, j, n, &e))
         return 0;
@@ -195,7 +194,7 @@ static int easy_place(void *state, const struct view *v, struct placement *out)
                     continue;
                 fits = 1;
                 struct view_estimate e;
-                view_estimate(v, j, n, &e);
+                view_estimate(v, j, v->cl->nodes[n].type, &e);
                 double end = v->now + view_transfer_estimate_s(v, j, v->cl->nodes[n].site) + e.run_s;
                 placed = n != rn || end <= shadow || view_job(v, j)->gpus <= extra;
             }
@@ -217,12 +216,20 @@ static void easy_job_event(void *state, const struct view *v, uint32_t j, enum p
         st->job_shape[j] = easy_shape_of(st, v, j);
 }
 
-/* Called at the end of every scheduling point: shapes that failed may fit again. */
-static double easy_wakeup(void *state, const struct view *v)
+/* A scheduling point ends: shapes that failed may fit at the next. */
+static double easy_end(void *state, const struct view *v)
 {
     (void)v;
     ((struct easy_state *)state)->point++;
     return INFINITY;
+}
+
+/* Every queued job's shape is still its shape (the index the skipping relies on). */
+static void easy_check(const void *state, const struct view *v)
+{
+    const struct easy_state *st = state;
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
+        jobshape_check(&st->shapes, v, j, st->job_shape[j]);
 }
 
 const struct policy_ops easy_policy = {
@@ -232,7 +239,8 @@ const struct policy_ops easy_policy = {
                "soonest, later jobs start if they do not delay it (first fit)",
     .init = easy_init,
     .place = easy_place,
-    .wakeup = easy_wakeup,
+    .end = easy_end,
     .job_event = easy_job_event,
+    .check = easy_check,
     .destroy = easy_destroy,
 };

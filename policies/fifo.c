@@ -12,7 +12,6 @@
  * behind a blocked head cost nothing. */
 #include <stdlib.h>
 
-#include "../sim/base/util.h"
 #include "../sim/engine/policy.h"
 
 struct fifo_state {
@@ -41,7 +40,7 @@ static int fifo_place(void *state, const struct view *v, struct placement *out)
         return 0;
     if (st->blocked_job == j && st->blocked_version == v->version)
         return 0;
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     if (jb->gpus <= v->cl->max_node_gpus) {
         for (uint32_t n = view_first_node(v, 0, j, jb->gpus); n != VIEW_NONE;
              n = view_first_node(v, n + 1, j, jb->gpus)) {

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/base/util.h"
 
 void jobshape_init(struct jobshape_table *t, const struct view *v)
 {
@@ -12,13 +11,11 @@ void jobshape_init(struct jobshape_table *t, const struct view *v)
     size_t nt = cl->n_types ? cl->n_types : 1;
     memset(t, 0, sizeof *t);
     t->n_types = cl->n_types;
-    t->type_node = cpn_calloc(nt, sizeof *t->type_node);
+    t->has_gpus = cpn_calloc(nt, sizeof *t->has_gpus);
     t->key_mem = cpn_calloc(nt, sizeof *t->key_mem);
-    for (size_t k = 0; k < nt; k++)
-        t->type_node[k] = VIEW_NONE;
     for (uint32_t n = 0; n < cl->n_nodes; n++)
-        if (cl->nodes[n].gpu_count && t->type_node[cl->nodes[n].type] == VIEW_NONE)
-            t->type_node[cl->nodes[n].type] = n;
+        if (cl->nodes[n].gpu_count)
+            t->has_gpus[cl->nodes[n].type] = 1;
     t->n_slot = 64;
     t->slot = cpn_malloc(t->n_slot * sizeof *t->slot);
     memset(t->slot, 0xff, t->n_slot * sizeof *t->slot);
@@ -26,7 +23,7 @@ void jobshape_init(struct jobshape_table *t, const struct view *v)
 
 void jobshape_free(struct jobshape_table *t)
 {
-    free(t->type_node);
+    free(t->has_gpus);
     free(t->gpus);
     free(t->req);
     free(t->mem);
@@ -65,17 +62,35 @@ static bool shape_is(const struct jobshape_table *t, uint32_t s, uint32_t gpus, 
            (t->n_types == 0 || memcmp(shape_mem(t, s), t->key_mem, t->n_types * sizeof(double)) == 0);
 }
 
+/* Job j's predicted peak memory per GPU on each type into mem[]. */
+static void shape_key_mem(const struct jobshape_table *t, const struct view *v, uint32_t j, double *mem)
+{
+    for (size_t k = 0; k < t->n_types; k++) {
+        struct view_estimate e = {0};
+        if (t->has_gpus[k])
+            view_estimate(v, j, (uint32_t)k, &e);
+        mem[k] = e.mem_gib;
+    }
+}
+
+void jobshape_check(const struct jobshape_table *t, const struct view *v, uint32_t j, uint32_t s)
+{
+    const struct view_job *jb = view_job(v, j);
+    CPN_ASSERT(s < t->n && t->gpus[s] == jb->gpus && t->req[2 * s] == jb->cpus &&
+               t->req[2 * s + 1] == jb->mem_gib);
+    double *mem = cpn_calloc(t->n_types ? t->n_types : 1, sizeof *mem);
+    shape_key_mem(t, v, j, mem);
+    for (size_t k = 0; k < t->n_types; k++)
+        CPN_ASSERT(shape_mem(t, s)[k] == mem[k]);
+    free(mem);
+}
+
 uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j)
 {
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     size_t nt = t->n_types, ntm = nt ? nt : 1;
     double req[2] = {jb->cpus, jb->mem_gib};
-    for (size_t k = 0; k < nt; k++) {
-        struct view_estimate e = {0};
-        if (t->type_node[k] != VIEW_NONE)
-            view_estimate(v, j, t->type_node[k], &e);
-        t->key_mem[k] = e.mem_gib;
-    }
+    shape_key_mem(t, v, j, t->key_mem);
     size_t mask = t->n_slot - 1, i = (size_t)shape_hash(t, jb->gpus, req, t->key_mem) & mask;
     for (; t->slot[i] != UINT32_MAX; i = (i + 1) & mask)
         if (shape_is(t, t->slot[i], jb->gpus, req))
@@ -108,9 +123,9 @@ uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j)
 bool jobshape_can_host(const struct view *v, uint32_t j, uint32_t n, struct view_estimate *e)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     if (nd->gpu_count < jb->gpus || nd->cpus < jb->cpus || nd->mem_gib < jb->mem_gib)
         return false;
-    view_estimate(v, j, n, e);
+    view_estimate(v, j, nd->type, e);
     return e->mem_gib <= v->cl->types[nd->type].mem_gib;
 }

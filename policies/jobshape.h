@@ -12,11 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sim/engine/view.h"
+#include "../sim/engine/policy.h"
 
 struct jobshape_table {
     size_t n_types;
-    uint32_t *type_node; /* [types] a node of each GPU type, VIEW_NONE when none */
+    uint8_t *has_gpus;   /* [types] 1 when some node has GPUs of the type */
     uint32_t *gpus;      /* [shapes] */
     double *req;         /* [shapes * 2]: CPU cores, memory GiB */
     double *mem;         /* [shapes * types]: predicted peak memory per GPU */
@@ -30,6 +30,9 @@ void jobshape_init(struct jobshape_table *t, const struct view *v);
 void jobshape_free(struct jobshape_table *t);
 /* The number of job j's shape, a new one when it was never seen. */
 uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j);
+/* For a policy's check hook: aborts unless shape s is job j's shape (GPU count,
+ * requests and predicted memory per type, as jobshape_of would find them now). */
+void jobshape_check(const struct jobshape_table *t, const struct view *v, uint32_t j, uint32_t s);
 
 /* True when node n could ever take job j (enough GPUs, CPUs and memory, and GPUs
  * that hold its predicted peak memory), whatever runs there now; sets *e to its

@@ -21,8 +21,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../sim/base/heap.h"
-#include "../sim/base/util.h"
 #include "jobshape.h"
 #include "../sim/engine/policy.h"
 
@@ -48,7 +46,6 @@ struct sjf_state {
     uint32_t *job_shape;    /* [jobs] */
     uint64_t seq;           /* entries into the queue so far: queue order */
     struct heap ready;      /* this point's shapes (uint32_t) by their first job */
-    bool started;           /* ready holds this scheduling point's shapes */
     double *type_run, *site_tr; /* per-search caches of one job's estimates */
     double *tmp_mem;        /* [types] per-search cache of one job's predicted memory */
 };
@@ -58,11 +55,11 @@ static int sjf_init(void **state, const struct view *v, char *err, size_t errlen
     (void)err;
     (void)errlen;
     const struct cluster *cl = v->cl;
-    size_t n = v->jobs->n ? v->jobs->n : 1, nn = cl->n_nodes ? cl->n_nodes : 1;
+    size_t n = v->n_jobs ? v->n_jobs : 1, nn = cl->n_nodes ? cl->n_nodes : 1;
     size_t nt = cl->n_types ? cl->n_types : 1, ns = cl->n_sites ? cl->n_sites : 1;
     struct sjf_state *st = cpn_calloc(1, sizeof *st);
     st->len = cpn_calloc(n, sizeof *st->len);
-    for (size_t j = 0; j < v->jobs->n; j++)
+    for (size_t j = 0; j < v->n_jobs; j++)
         st->len[j] = NAN;
     st->job_shape = cpn_calloc(n, sizeof *st->job_shape);
     st->hclass_node = cpn_calloc(nn, sizeof *st->hclass_node);
@@ -165,7 +162,7 @@ static const struct heap_ops sjf_ready_ops = {.size = sizeof(uint32_t), .less = 
  * they cannot take a job that needs one. */
 static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struct placement *out)
 {
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     double best = INFINITY;
     int found = 0;
     for (size_t t = 0; t < v->cl->n_types; t++)
@@ -183,7 +180,7 @@ static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struc
         double e_mem;
         if (isnan(st->type_run[nd->type])) {
             struct view_estimate e;
-            view_estimate(v, j, n, &e);
+            view_estimate(v, j, nd->type, &e);
             st->type_run[nd->type] = e.run_s;
             st->tmp_mem[nd->type] = e.mem_gib;
         }
@@ -212,17 +209,21 @@ static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struc
     return found;
 }
 
+/* A scheduling point begins: the walk starts afresh over the shapes with queued jobs. */
+static void sjf_begin(void *state, const struct view *v)
+{
+    (void)v;
+    struct sjf_state *st = state;
+    st->ready.n = 0;
+    for (uint32_t s = 0; s < st->n_shapes; s++)
+        if (st->shapes[s].heap.n)
+            ((uint32_t *)st->ready.v)[st->ready.n++] = s;
+    heap_heapify(&st->ready, &sjf_ready_ops, st);
+}
+
 static int sjf_place(void *state, const struct view *v, struct placement *out)
 {
     struct sjf_state *st = state;
-    if (!st->started) {
-        st->ready.n = 0;
-        for (uint32_t s = 0; s < st->n_shapes; s++)
-            if (st->shapes[s].heap.n)
-                ((uint32_t *)st->ready.v)[st->ready.n++] = s;
-        heap_heapify(&st->ready, &sjf_ready_ops, st);
-        st->started = true;
-    }
     while (st->ready.n) {
         uint32_t s = *(const uint32_t *)heap_at(&st->ready, &sjf_ready_ops, 0);
         struct sjf_shape *sh = &st->shapes[s];
@@ -251,12 +252,24 @@ static void sjf_job_event(void *state, const struct view *v, uint32_t j, enum po
     }
 }
 
-/* Called at the end of every scheduling point: the next one starts the walk afresh. */
-static double sjf_wakeup(void *state, const struct view *v)
+/* The shapes' heaps hold exactly the queued jobs, each under its own shape, in heap
+ * order. */
+static void sjf_check(const void *state, const struct view *v)
 {
-    (void)v;
-    ((struct sjf_state *)state)->started = false;
-    return INFINITY;
+    const struct sjf_state *st = state;
+    size_t held = 0;
+    for (uint32_t s = 0; s < st->n_shapes; s++) {
+        const struct sjf_shape *sh = &st->shapes[s];
+        for (size_t k = 0; k < sh->heap.n; k++) {
+            const struct sjf_key *e = heap_at(&sh->heap, &sjf_key_ops, k);
+            CPN_ASSERT(st->job_shape[e->job] == s);
+            CPN_ASSERT(k == 0 || !sjf_key_less(e, heap_at(&sh->heap, &sjf_key_ops, (k - 1) / 2), NULL));
+        }
+        held += sh->heap.n;
+    }
+    CPN_ASSERT(held == v->queue_len);
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
+        jobshape_check(&st->table, v, j, st->job_shape[j]);
 }
 
 const struct policy_ops sjf_policy = {
@@ -265,8 +278,9 @@ const struct policy_ops sjf_policy = {
     .summary = "shortest predicted job first, no head-of-line blocking, earliest-finish node "
                "among free GPUs that hold its predicted memory",
     .init = sjf_init,
+    .begin = sjf_begin,
     .place = sjf_place,
-    .wakeup = sjf_wakeup,
     .job_event = sjf_job_event,
+    .check = sjf_check,
     .destroy = sjf_destroy,
 };

@@ -294,10 +294,16 @@ static int chk_place(void *state, const struct view *v, struct placement *out)
     return default_policy.place(state, v, out);
 }
 
-static double chk_wakeup(void *state, const struct view *v)
+static void chk_begin(void *state, const struct view *v)
 {
     check_view(v);
-    return default_policy.wakeup(state, v);
+    default_policy.begin(state, v);
+}
+
+static double chk_end(void *state, const struct view *v)
+{
+    check_view(v);
+    return default_policy.end(state, v);
 }
 
 static void chk_job_event(void *state, const struct view *v, uint32_t j, enum policy_job_event e)
@@ -309,8 +315,9 @@ static void chk_job_event(void *state, const struct view *v, uint32_t j, enum po
 static const struct policy_ops checked_default = {
     .name = "checked-default",
     .init = chk_init,
+    .begin = chk_begin,
     .place = chk_place,
-    .wakeup = chk_wakeup,
+    .end = chk_end,
     .job_event = chk_job_event,
     .destroy = NULL, /* set from default_policy in checked_run */
 };
@@ -324,6 +331,9 @@ static void checked_run(const char *const *sets, size_t n_sets)
     cr_assert(cluster_json && jobs_csv);
     struct policy_ops pol = checked_default;
     pol.destroy = default_policy.destroy;
+    pol.params = default_policy.params; /* the same table: the cluster's values apply */
+    pol.n_params = default_policy.n_params;
+    pol.params_size = default_policy.params_size;
     struct run r;
     memset(&r, 0, sizeof r);
     jobset_init(&r.js);

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "../sim/base/util.h"
+#include "../sim/tools/run.h"
 
 #define HDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib\n"
 #define EPS 1e-6
@@ -420,16 +422,29 @@ Test(optimal, window_does_not_starve_a_job_beyond_it)
 
 /* ---- the policies' tunables ---- */
 
+/* The default of parameter name of the named policy (its params table). */
+static double param_default(const char *policy, const char *name)
+{
+    const struct policy_ops *pol = policy_find(policy);
+    cr_assert_not_null(pol);
+    for (size_t i = 0; i < pol->n_params; i++)
+        if (strcmp(pol->params[i].name, name) == 0)
+            return pol->params[i].def;
+    cr_assert_fail("%s has no parameter %s", policy, name);
+    return 0;
+}
+
 Test(policies, config_defaults)
 {
-    struct cluster_config cfg;
-    cluster_config_defaults(&cfg);
-    cr_assert_eq(cfg.kube_backoff_s, 1);      /* kube-scheduler podInitialBackoffSeconds */
-    cr_assert_eq(cfg.kube_backoff_max_s, 10); /* podMaxBackoffSeconds */
-    cr_assert_eq(cfg.reserve_min_gpus, 4);
-    cr_assert_eq(cfg.reserve_after_s, 1800);
-    cr_assert_eq(cfg.optimal_order, OPTIMAL_ORDER_WORK);
-    cr_assert_eq(cfg.optimal_window, 128);
+    cr_assert_eq(param_default("default", "kube_backoff_s"), 1); /* podInitialBackoffSeconds */
+    cr_assert_eq(param_default("default", "kube_backoff_max_s"), 10); /* podMaxBackoffSeconds */
+    cr_assert_eq(param_default("optimal", "reserve_min_gpus"), 4);
+    cr_assert_eq(param_default("optimal", "reserve_after_s"), 1800);
+    cr_assert_eq(param_default("optimal", "optimal_window"), 128);
+    const struct policy_ops *opt = policy_find("optimal");
+    for (size_t i = 0; i < opt->n_params; i++)
+        if (strcmp(opt->params[i].name, "optimal_order") == 0)
+            cr_assert_str_eq(opt->params[i].names[(int)opt->params[i].def], "work");
     for (size_t i = 0; i < policy_registry_len; i++)
         cr_assert_eq(policy_find(policy_registry[i]->name), policy_registry[i]);
     cr_assert_not_null(policy_find("default"));
@@ -456,8 +471,9 @@ static const char mixed_cluster[] =
     " \"links\": [{\"a\": \"x\", \"b\": \"y\", \"gbps\": 10, \"latency_ms\": 20}]}\n";
 
 /* The node index (a segment tree per site and GPU type, searched by branch and bound)
- * must choose exactly what a scan of every node would: with optimal_check_indexes
- * every search is repeated as a scan and a difference aborts the run. 1,200 jobs
+ * must choose exactly what a scan of every node would: with policy_check_indexes
+ * every search is repeated as a scan and a difference aborts the run; and the scan
+ * must change nothing, so each case also runs without it and must match. 1,200 jobs
  * arrive faster than the 112 GPUs serve them, so plans wait for GPUs, reserve nodes
  * and backfill gaps; the settings vary what the plan compares. */
 Test(optimal, node_index_matches_a_scan)
@@ -484,15 +500,85 @@ Test(optimal, node_index_matches_a_scan)
         const char *const *sets;
         size_t n;
     } cases[] = {{plain, 1}, {live, 3}, {wide, 4}, {every, 2}};
-    optimal_check_indexes = true;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        struct run r;
+        /* The checks must not change a decision: a run with them schedules every job
+         * exactly as the run without (the golden hashes are the unchecked build's). */
+        struct run plain_run, r;
+        policy_check_indexes = false;
+        run_start(&plain_run, mixed_cluster, cases[c].sets, cases[c].n, jobs, "optimal");
+        policy_check_indexes = true;
         run_start(&r, mixed_cluster, cases[c].sets, cases[c].n, jobs, "optimal");
         cr_assert_eq(r.s->st.completed, r.js.n, "case %zu: %zu of %zu jobs completed", c,
                      r.s->st.completed, r.js.n);
         cr_assert_eq(r.s->st.oom_events, 0, "case %zu: the oracle's memory is never over-committed", c);
+        for (size_t j = 0; j < r.js.n; j++) {
+            const struct jobrt *x = &plain_run.s->rt[j], *y = &r.s->rt[j];
+            cr_assert(x->node == y->node && x->start_s == y->start_s && x->end_s == y->end_s &&
+                          x->attempts == y->attempts,
+                      "case %zu: job %zu runs differently with the index checks", c, j);
+        }
+        run_free(&plain_run);
         run_free(&r);
     }
     free(jobs);
     sh("rm -rf %s", dir);
+}
+
+/* The index checks must change nothing: the golden scenario mixed-optimal-live (live
+ * metrics, learnt ends at once, reservations after 300 s, the rf predictor) writes
+ * the same jobs.csv and timeline.csv with policy_check_indexes as without. They once
+ * did not: the check's scan built plan state for nodes the indexed search had not
+ * reached, which a standing plan then used at a later scheduling point. */
+Test(optimal, index_checks_change_nothing)
+{
+    const char *sets[] = {"scrape_interval_s=0", "completion=event", "reserve_after_s=300"};
+    char dir[2][64], err[CPN_ERR_LEN];
+    for (int c = 0; c < 2; c++) {
+        snprintf(dir[c], sizeof dir[c], "/tmp/cpn_optchk_%d_%d", (int)getpid(), c);
+        struct run_request req = {.cluster = "tests/golden/mixed-cluster.json",
+                                  .jobs = "tests/golden/mixed-jobs.csv",
+                                  .policy = "optimal",
+                                  .predictor = RUN_DEFAULT_PREDICTOR,
+                                  .seed = RUN_DEFAULT_SEED,
+                                  .sets = sets,
+                                  .n_sets = sizeof sets / sizeof sets[0],
+                                  .out = dir[c]};
+        struct run_result res;
+        policy_check_indexes = c == 1;
+        cr_assert_eq(run_simulation(&req, &res, err, sizeof err), 0, "%s", err);
+    }
+    const char *files[] = {"jobs.csv", "timeline.csv"};
+    for (size_t f = 0; f < 2; f++) {
+        char p0[128], p1[128];
+        snprintf(p0, sizeof p0, "%s/%s", dir[0], files[f]);
+        snprintf(p1, sizeof p1, "%s/%s", dir[1], files[f]);
+        char *a = slurp(p0), *b = slurp(p1);
+        cr_assert(a && b);
+        cr_assert_str_eq(a, b, "%s differs with the index checks", files[f]);
+        free(a);
+        free(b);
+    }
+    sh("rm -rf %s %s", dir[0], dir[1]);
+}
+
+/* A policy's parameters are listed by `cpnsim policies` and `cpnsim run --help`, and a
+ * bad value is refused like any config key: the message names --set KEY, status 2. */
+Test(policies, parameters_listed_and_checked)
+{
+    const char *b = getenv("CPNSIM");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s policies | grep -q '^  reserve_after_s      1800 '", b ? b : "./cpnsim");
+    cr_assert_eq(sh("%s", cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s run --help | grep -q '^  kube_backoff_max_s   10 '", b ? b : "./cpnsim");
+    cr_assert_eq(sh("%s", cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "%s run --policy optimal --quiet --out /tmp/cpn_pp_%d --set optimal_order=x 2>&1 | "
+             "grep -q -- \"--set optimal_order: must be one of lpt, fifo, spt, work (got 'x')\"",
+             b ? b : "./cpnsim", (int)getpid());
+    cr_assert_eq(sh("%s", cmd), 0);
+    cr_assert_eq(sh("%s run --policy default --quiet --out /tmp/cpn_pp_%d --set kube_backoff_s=0 "
+                    "2>/dev/null",
+                    b ? b : "./cpnsim", (int)getpid()),
+                 2);
+    sh("rm -rf /tmp/cpn_pp_%d", (int)getpid());
 }

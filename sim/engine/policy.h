@@ -1,8 +1,8 @@
-/* policy: the interface of a scheduling policy and the registry that finds one by
- * name. A policy decides; it never runs the clock or changes the truth. The engine
- * calls its hooks only through the wrappers in sim.c, which fill in absent optional
- * hooks and check every placement (it must name a queued job and GPUs that exist on
- * the named node). */
+/* policy: the interface of a scheduling policy (hooks called through policy_call.c)
+ * and the registry that finds one by name; it does not own the view (view.h). A policy
+ * includes this header and nothing else: it brings view.h, param.h, base/util.h,
+ * which the interface needs for CPN_ASSERT (check hooks) and cpn_calloc/cpn_grow, and
+ * base/heap.h, the one binary heap, which policies keep their queues in. */
 #ifndef CPN_POLICY_H
 #define CPN_POLICY_H
 
@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/heap.h"
+#include "../base/util.h"
 #include "cluster.h"
+#include "param.h"
 #include "view.h"
 
 /* One decision: put a queued job on `ngpus` distinct GPUs of one node. ngpus must
@@ -30,6 +33,12 @@ enum policy_job_event {
                          * it has left the bookkeeping */
 };
 
+/* A policy: one const struct per policy, built with designated initializers; hooks it
+ * does not need are left out (NULL). A run calls them in this order: init once; then
+ * at each scheduling point begin, place while it returns 1 and jobs are queued, end;
+ * job_event between scheduling points; destroy once. The engine calls every hook only
+ * through the checked wrappers of sim/engine/policy_call.c. Every hook reads the view
+ * (never the truth) and may change only the policy's own state. */
 struct policy_ops {
     const char *name;    /* selected with --policy NAME */
     const char *summary; /* one line for `cpnsim policies` */
@@ -38,39 +47,61 @@ struct policy_ops {
      * tests/test_conformance.c checks. */
     bool never_overcommits;
 
+    /* Optional. The policy's own tunables, in the config table's descriptor form
+     * (param.h): each names a field of the policy's parameter struct (params_size
+     * bytes). They are top-level keys of the cluster JSON, settable with --set, listed
+     * by `cpnsim policies` and `cpnsim run --help`; the hooks read their values, as
+     * read for this run, through v->params. */
+    const struct param *params;
+    size_t n_params;
+    size_t params_size;
+
     /* Optional. Called once before the run, with the view at time 0 (empty queue).
      * May allocate private state into *state. Returns 0, or a negative code with a
      * message in err, which ends the run with that error. */
     int (*init)(void **state, const struct view *v, char *err, size_t errlen);
 
-    /* Required. Called at each scheduling point (after the events of one instant:
-     * arrivals, completions the controller learns of, retries, scrapes), repeatedly
-     * while it returns 1: each call either fills *out with one placement and returns 1,
-     * or returns 0 when it places nothing more now. The engine applies a placement
+    /* Optional. Called when a scheduling point begins (after the events of one instant:
+     * arrivals, completions the controller learns of, retries, scrapes, wake-ups),
+     * before any place, also when the queue is empty (place is then not called). A
+     * policy that plans a whole scheduling point at once plans here, or notes here that
+     * its first place must. */
+    void (*begin)(void *state, const struct view *v);
+
+    /* Required. Called after begin, repeatedly while it returns 1 and the queue is not
+     * empty: each call either fills *out with one placement and returns 1, or returns
+     * 0 when it places nothing more now. The engine checks and applies a placement
      * before the next call, so the view's bookkeeping and queue already show it; the
      * scrape arrays do not (unless the scrape is live). */
     int (*place)(void *state, const struct view *v, struct placement *out);
 
-    /* Optional. Called after each scheduling point: the earliest time after v->now at
-     * which the policy wants to be asked again even if nothing else happens (a job it
-     * holds back until then), or INFINITY for none. A pending wake-up keeps the run
-     * from being declared deadlocked, so return one only for a job really held back. */
-    double (*wakeup)(void *state, const struct view *v);
+    /* Optional. Called when the scheduling point ends (after the last place): returns
+     * the earliest time after v->now at which the policy wants a scheduling point even
+     * if nothing else happens (a job it holds back until then), or INFINITY for none.
+     * A pending wake-up keeps the run from being declared deadlocked, so return one
+     * only for a job really held back. Absent: INFINITY. */
+    double (*end)(void *state, const struct view *v);
 
-    /* Optional. Told as it happens, between scheduling points (never during place),
-     * of each job event above, with the view already showing it. A policy that keeps
-     * its own index of the queue or of the nodes updates it here instead of scanning
-     * the queue or the cluster at every scheduling point. */
+    /* Optional. Told as it happens, between scheduling points (never between begin and
+     * end), of each job event above, with the view already showing it. A policy that
+     * keeps its own index of the queue or of the nodes updates it here instead of
+     * scanning the queue or the cluster at every scheduling point. */
     void (*job_event)(void *state, const struct view *v, uint32_t j, enum policy_job_event e);
+
+    /* Optional, for policies that keep indexes. Verifies them against plain scans of
+     * the view and aborts (CPN_ASSERT) on a difference; it must change nothing. The
+     * wrappers call it after begin and after end when policy_check_indexes is true. */
+    void (*check)(const void *state, const struct view *v);
 
     /* Optional. Frees what init allocated. Called once, also after a failed run. */
     void (*destroy)(void *state);
 };
 
-/* When true, the optimal policy checks every search of its node index against a scan
- * of every node and aborts on a difference (tests turn it on; so does building with
- * -DCPN_CHECK_INDEXES, as `make asan` does). */
-extern bool optimal_check_indexes;
+/* When true, the engine's wrappers call each policy's check hook at every scheduling
+ * point, and optimal repeats every search of its node index as a scan of every node,
+ * aborting on a difference. Tests turn it on; so does building with
+ * -DCPN_CHECK_INDEXES, as `make asan` does. Checks never change a decision. */
+extern bool policy_check_indexes;
 
 /* All registered policies, in the order `cpnsim policies` lists them. */
 extern const struct policy_ops *const policy_registry[];

@@ -1,4 +1,4 @@
-/* sim: the simulation loop, the truth model and the controller.
+/* sim: the simulation loop and the truth model; the controller's side is controller.c.
  *
  * Truth. A placed job holds its node's CPU and memory requests and its GPUs from
  * placement to its end. While its data moves it is in TRANSFER; then it RUNS. A
@@ -10,7 +10,7 @@
  * number and dropped). warmup_s after its start a job reaches its peak GPU memory;
  * if a GPU then holds more than it has, that job (the last to peak) is OOM-killed.
  *
- * Controller. Policies see struct view: the last scrape (copied from the truth every
+ * Controller (controller.c). Policies see struct view: the last scrape (copied from the truth every
  * scrape_interval_s, or the live truth when it is 0) and the controller's
  * bookkeeping, which releases a job only when the controller learns that it ended:
  * at once with completion "event", else at the next poll (multiples of
@@ -28,6 +28,8 @@
 #include <string.h>
 
 #include "net.h"
+#include "controller.h"
+#include "policy_call.h"
 #include "../base/util.h"
 
 const char *const job_state_name[JS_NSTATES] = {
@@ -41,64 +43,13 @@ const char *const job_state_name[JS_NSTATES] = {
  * and its transfer's completion (net.c uses 2j + 1). */
 #define SIM_KEY_END(j) (2 * (uint32_t)(j))
 
-static uint32_t job_nslots(const struct job *jb)
-{
-    return jb->gpus < CLUSTER_MAX_NODE_GPUS ? jb->gpus : CLUSTER_MAX_NODE_GPUS;
-}
-
-/* ---- queue (doubly linked through qnext/qprev; view.queue_next mirrors qnext) ---- */
-
-/* Tells the policy of a job event, when it asked to be told (policy_ops.job_event). */
-static void tell_policy(struct sim *s, uint32_t j, enum policy_job_event e)
-{
-    if (s->pol->job_event) {
-        s->view.now = s->now;
-        s->pol->job_event(s->pol_state, &s->view, j, e);
-    }
-}
-
-static void queue_append(struct sim *s, uint32_t j)
-{
-    struct jobrt *r = &s->rt[j];
-    r->qnext = VIEW_NONE;
-    r->qprev = s->queue_tail;
-    s->queue_next[j] = VIEW_NONE;
-    if (s->queue_tail == VIEW_NONE)
-        s->view.queue_head = j;
-    else {
-        s->rt[s->queue_tail].qnext = j;
-        s->queue_next[s->queue_tail] = j;
-    }
-    s->queue_tail = j;
-    s->view.queue_len++;
-    r->state = JS_QUEUED;
-}
-
-static void queue_remove(struct sim *s, uint32_t j)
-{
-    struct jobrt *r = &s->rt[j];
-    if (r->qprev == VIEW_NONE)
-        s->view.queue_head = r->qnext;
-    else {
-        s->rt[r->qprev].qnext = r->qnext;
-        s->queue_next[r->qprev] = r->qnext;
-    }
-    if (r->qnext == VIEW_NONE)
-        s->queue_tail = r->qprev;
-    else
-        s->rt[r->qnext].qprev = r->qprev;
-    r->qnext = r->qprev = VIEW_NONE;
-    s->queue_next[j] = VIEW_NONE;
-    s->view.queue_len--;
-}
-
 /* ---- truth: rates and GPU residency ---- */
 
 double sim_job_rate(const struct sim *s, uint32_t j)
 {
     const struct job *jb = &s->jobs->v[j];
     double rate = 1.0;
-    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         double r = catalog_share_rate(s->cat, s->gpu_running[s->slots[s->slot_first[j] + k].gpu]);
         if (r < rate)
             rate = r;
@@ -127,7 +78,7 @@ static void refresh_rate(struct sim *s, uint32_t j)
 static void refresh_neighbours(struct sim *s, uint32_t j)
 {
     const struct job *jb = &s->jobs->v[j];
-    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         uint32_t g = s->slots[s->slot_first[j] + k].gpu;
         for (uint32_t e = s->gpu_resident[g]; e != VIEW_NONE; e = s->slots[e].next)
             if (s->rt[s->slots[e].job].state == JS_RUNNING)
@@ -180,54 +131,6 @@ static void update_node_util(struct sim *s, uint32_t n, double delta_cpus)
     s->node_cpu_util[n] = u > 1.0 ? 1.0 : u;
 }
 
-/* The node index's values for node n, from the view (bookkeeping and scrape). */
-static void idx_values(struct sim *s, uint32_t n, double *cpu, double *mem, uint32_t *idle)
-{
-    const struct node *nd = &s->cl->nodes[n];
-    *cpu = nd->cpus - s->bk_node_cpus[n];
-    *mem = nd->mem_gib - s->bk_node_mem[n];
-    *idle = 0;
-    uint32_t free_gpus = 0;
-    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++) {
-        *idle += view_gpu_looks_idle(&s->view, g);
-        free_gpus += s->bk_gpu_assigned[g] == 0;
-    }
-    s->node_free[n] = free_gpus;
-    uint64_t bit = (uint64_t)1 << (n % 64);
-    if (free_gpus)
-        s->free_bits[n / 64] |= bit;
-    else
-        s->free_bits[n / 64] &= ~bit;
-}
-
-/* Brings node n's entry of the index up to date (after its bookkeeping or, with live
- * metrics, its GPUs changed). */
-static void idx_refresh(struct sim *s, uint32_t n)
-{
-    double cpu, mem;
-    uint32_t idle;
-    idx_values(s, n, &cpu, &mem, &idle);
-    nodeidx_set(&s->nidx, n, cpu, mem, idle);
-    uint32_t site = s->cl->nodes[n].site;
-    s->site_idle[site] = s->site_idle[site] - s->node_idle[n] + idle;
-    s->node_idle[n] = idle;
-}
-
-static void idx_rebuild(struct sim *s)
-{
-    for (uint32_t n = 0; n < s->cl->n_nodes; n++) {
-        double cpu, mem;
-        uint32_t idle;
-        idx_values(s, n, &cpu, &mem, &idle);
-        nodeidx_set_leaf(&s->nidx, n, cpu, mem, idle);
-        s->node_idle[n] = idle;
-    }
-    nodeidx_rebuild(&s->nidx);
-    memset(s->site_idle, 0, s->cl->n_sites * sizeof *s->site_idle);
-    for (uint32_t n = 0; n < s->cl->n_nodes; n++)
-        s->site_idle[s->cl->nodes[n].site] += s->node_idle[n];
-}
-
 /* Accumulates GPU busy time up to now (before any change of busy_gpus). */
 static void account_busy(struct sim *s, double t)
 {
@@ -254,65 +157,6 @@ static void job_demand(const struct sim *s, uint32_t j, uint32_t n, double *work
         *peak_gib = have_profile ? p.mem_gib : 0.0;
 }
 
-/* ---- controller ---- */
-
-static double backoff_delay(const struct sim *s, unsigned kills)
-{
-    const struct cluster_config *c = &s->cl->cfg;
-    double d = c->backoff_base_s * ldexp(1.0, (int)(kills > 60 ? 60 : kills) - 1);
-    return d > c->backoff_cap_s ? c->backoff_cap_s : d;
-}
-
-/* The controller learns that job j ended: its bookkeeping releases the job; a
- * killed job that may still retry starts its back-off. */
-static void learn(struct sim *s, uint32_t j)
-{
-    struct jobrt *r = &s->rt[j];
-    const struct job *jb = &s->jobs->v[j];
-    CPN_ASSERT(r->known_active);
-    r->known_active = 0;
-    s->bk_node_cpus[r->node] -= jb->cpus;
-    s->bk_node_mem[r->node] -= jb->mem_gib;
-    if (s->bk_node_cpus[r->node] < VIEW_FIT_EPS)
-        s->bk_node_cpus[r->node] = 0;
-    if (s->bk_node_mem[r->node] < VIEW_FIT_EPS)
-        s->bk_node_mem[r->node] = 0;
-    for (uint32_t k = 0; k < job_nslots(jb); k++) {
-        uint32_t g = s->slots[s->slot_first[j] + k].gpu;
-        s->bk_gpu_assigned[g]--;
-        s->bk_gpu_mem[g] -= r->bk_mem_gib;
-        if (s->bk_gpu_assigned[g] == 0 || s->bk_gpu_mem[g] < VIEW_FIT_EPS)
-            s->bk_gpu_mem[g] = 0;
-    }
-    s->job_active[j] = 0;
-    s->view.active_jobs--;
-    s->view.version++;
-    idx_refresh(s, r->node);
-    tell_policy(s, j, POLICY_JOB_LEARNT);
-    if (r->state == JS_KILLED) {
-        r->state = JS_BACKOFF;
-        s->backoff++;
-        eq_push(&s->eq, s->now + backoff_delay(s, r->kills), EV_RETRY, j, r->attempts);
-    }
-    s->dirty = true;
-}
-
-static void notify_end(struct sim *s, uint32_t j)
-{
-    if (s->cl->cfg.completion == COMPLETION_EVENT) {
-        learn(s, j);
-        return;
-    }
-    cpn_grow((void **)&s->unlearnt_list, &s->unlearnt_cap, s->unlearnt + 1, sizeof(uint32_t));
-    s->unlearnt_list[s->unlearnt++] = j;
-    if (!s->poll_scheduled) {
-        double dt = s->cl->cfg.poll_interval_s;
-        /* Once now / dt passes 2^53 the next multiple may round below now. */
-        eq_push(&s->eq, fmax((floor(s->now / dt) + 1.0) * dt, s->now), EV_POLL, 0, 0);
-        s->poll_scheduled = true;
-    }
-}
-
 /* Releases everything job j holds in the truth (at its end or kill). */
 static void release(struct sim *s, uint32_t j)
 {
@@ -320,7 +164,7 @@ static void release(struct sim *s, uint32_t j)
     const struct job *jb = &s->jobs->v[j];
     bool was_running = r->state == JS_RUNNING;
     account_busy(s, s->now);
-    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         uint32_t e = s->slot_first[j] + k;
         struct slot *sl = &s->slots[e];
         uint32_t g = sl->gpu;
@@ -340,7 +184,7 @@ static void release(struct sim *s, uint32_t j)
         mark_gpu(s, g);
     }
     r->peaked = 0;
-    for (uint32_t k = 0; k < job_nslots(jb); k++)
+    for (uint32_t k = 0; k < sim_job_nslots(jb); k++)
         recompute_gpu_mem(s, s->slots[s->slot_first[j] + k].gpu);
     s->node_cpus_held[r->node] -= jb->cpus;
     s->node_mem_held[r->node] -= jb->mem_gib;
@@ -357,7 +201,7 @@ static void release(struct sim *s, uint32_t j)
     s->last_change_s = s->now;
     s->view.version++;
     refresh_neighbours(s, j);
-    idx_refresh(s, r->node);
+    controller_index_refresh(s, r->node);
 }
 
 static void job_ends(struct sim *s, uint32_t j, enum job_state st)
@@ -375,7 +219,7 @@ static void job_ends(struct sim *s, uint32_t j, enum job_state st)
         if (s->now > s->st.last_end_s)
             s->st.last_end_s = s->now;
     }
-    notify_end(s, j);
+    controller_notify_end(s, j);
 }
 
 static void oom_kill(struct sim *s, uint32_t j)
@@ -402,7 +246,7 @@ static void start_running(struct sim *s, uint32_t j)
     s->job_started_s[j] = s->now;
     r->last_update_s = s->now;
     r->rate = 0;
-    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         uint32_t g = s->slots[s->slot_first[j] + k].gpu;
         if (s->gpu_running[g]++ == 0) {
             s->busy_gpus++;
@@ -413,7 +257,7 @@ static void start_running(struct sim *s, uint32_t j)
     s->last_change_s = s->now;
     s->view.version++;
     refresh_neighbours(s, j); /* includes j itself: pushes its END */
-    tell_policy(s, j, POLICY_JOB_STARTED);
+    policy_call_job_event(s, j, POLICY_JOB_STARTED);
     eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, r->attempts);
 }
 
@@ -423,7 +267,7 @@ static void on_peak(struct sim *s, uint32_t j)
     const struct job *jb = &s->jobs->v[j];
     r->peaked = 1;
     bool over = false;
-    for (uint32_t k = 0; k < job_nslots(jb); k++) {
+    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         uint32_t g = s->slots[s->slot_first[j] + k].gpu;
         s->gpu_mem_gib[g] += r->peak_gib;
         s->site_mem_gib[site_of_gpu(s, g)] += r->peak_gib;
@@ -434,7 +278,7 @@ static void on_peak(struct sim *s, uint32_t j)
     }
     s->last_change_s = s->now;
     s->view.version++;
-    idx_refresh(s, r->node);
+    controller_index_refresh(s, r->node);
     if (over)
         oom_kill(s, j);
 }
@@ -444,28 +288,6 @@ static void on_peak(struct sim *s, uint32_t j)
 static double sample_interval_s(const struct cluster *cl)
 {
     return cl->cfg.scrape_interval_s > 0 ? cl->cfg.scrape_interval_s : cl->cfg.timeline_interval_s;
-}
-
-/* Copies into the scrape what changed in the truth since the last one. */
-static void take_scrape(struct sim *s)
-{
-    for (size_t i = 0; i < s->n_dirty_gpus; i++) {
-        uint32_t g = s->dirty_gpus[i];
-        s->scr_gpu_util[g] = s->gpu_util[g];
-        s->scr_gpu_mem[g] = s->gpu_mem_gib[g];
-        s->gpu_dirty[g] = 0;
-    }
-    s->n_dirty_gpus = 0;
-    for (size_t i = 0; i < s->n_dirty_nodes; i++) {
-        uint32_t n = s->dirty_nodes[i];
-        s->scr_node_cpu_util[n] = s->node_cpu_util[n];
-        s->node_dirty[n] = 0;
-    }
-    s->view.scrape_time_s = s->now;
-    s->view.version++;
-    for (size_t i = 0; i < s->n_dirty_nodes; i++)
-        idx_refresh(s, s->dirty_nodes[i]);
-    s->n_dirty_nodes = 0;
 }
 
 static int on_sample(struct sim *s, char *err, size_t errlen)
@@ -482,7 +304,7 @@ static int on_sample(struct sim *s, char *err, size_t errlen)
                         s->cl->source);
     double dt;
     if (s->cl->cfg.scrape_interval_s > 0) {
-        take_scrape(s);
+        controller_scrape(s);
         s->dirty = true;
         dt = s->cl->cfg.scrape_interval_s;
     } else {
@@ -493,15 +315,6 @@ static int on_sample(struct sim *s, char *err, size_t errlen)
     s->samples++;
     eq_push(&s->eq, (double)s->samples * dt, EV_SAMPLE, 0, 0);
     return 0;
-}
-
-static void on_poll(struct sim *s)
-{
-    s->poll_scheduled = false;
-    size_t n = s->unlearnt;
-    s->unlearnt = 0;
-    for (size_t i = 0; i < n; i++)
-        learn(s, s->unlearnt_list[i]);
 }
 
 static void push_next_arrival(struct sim *s)
@@ -521,8 +334,8 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
     switch ((enum ev_kind)ev->kind) {
     case EV_ARRIVAL:
         s->next_arrival++;
-        queue_append(s, j);
-        tell_policy(s, j, POLICY_JOB_QUEUED);
+        controller_queue_append(s, j);
+        policy_call_job_event(s, j, POLICY_JOB_QUEUED);
         s->dirty = true;
         push_next_arrival(s);
         return 1;
@@ -545,8 +358,8 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         if (r->state != JS_BACKOFF || ev->gen != r->attempts)
             return 0;
         s->backoff--;
-        queue_append(s, j);
-        tell_policy(s, j, POLICY_JOB_QUEUED);
+        controller_queue_append(s, j);
+        policy_call_job_event(s, j, POLICY_JOB_QUEUED);
         s->dirty = true;
         return 1;
     case EV_SAMPLE: {
@@ -554,7 +367,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         return rc < 0 ? rc : 1;
     }
     case EV_POLL:
-        on_poll(s);
+        controller_poll(s);
         return 1;
     case EV_HORIZON:
         s->st.horizon_reached = true;
@@ -590,51 +403,12 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
 
 /* ---- placements ---- */
 
-/* Checks a policy's placement against the truth: a queued job, GPUs that exist on
- * the node, distinct, as many as the job asks, and CPU and memory requests that fit
- * what the node really has free (a policy may over-commit GPU memory, never invent
- * resources). A bad placement is a bug in the policy: it aborts with details. */
-static void check_placement(const struct sim *s, const struct placement *p)
-{
-    char why[256] = "";
-    const struct cluster *cl = s->cl;
-    if (p->job >= s->jobs->n)
-        snprintf(why, sizeof why, "job %u does not exist", p->job);
-    else if (s->rt[p->job].state != JS_QUEUED)
-        snprintf(why, sizeof why, "job %u is not queued", p->job);
-    else if (p->node >= cl->n_nodes)
-        snprintf(why, sizeof why, "node %u does not exist", p->node);
-    else if (p->ngpus != s->jobs->v[p->job].gpus)
-        snprintf(why, sizeof why, "job %u asks %u GPUs, placement gives %u", p->job,
-                 s->jobs->v[p->job].gpus, p->ngpus);
-    else {
-        const struct node *nd = &cl->nodes[p->node];
-        const struct job *jb = &s->jobs->v[p->job];
-        for (uint32_t k = 0; k < p->ngpus && !why[0]; k++) {
-            if (p->gpu[k] < nd->gpu_first || p->gpu[k] >= nd->gpu_first + nd->gpu_count)
-                snprintf(why, sizeof why, "GPU %u is not on node %u", p->gpu[k], p->node);
-            for (uint32_t m = 0; m < k && !why[0]; m++)
-                if (p->gpu[m] == p->gpu[k])
-                    snprintf(why, sizeof why, "GPU %u given twice", p->gpu[k]);
-        }
-        if (!why[0] && (s->node_cpus_held[p->node] + jb->cpus > nd->cpus + VIEW_FIT_EPS ||
-                        s->node_mem_held[p->node] + jb->mem_gib > nd->mem_gib + VIEW_FIT_EPS))
-            snprintf(why, sizeof why, "node %u has not the CPU or memory job %u requests", p->node,
-                     p->job);
-    }
-    if (why[0]) {
-        fprintf(stderr, "cpnsim: policy '%s' made an invalid placement at t=%.3f: %s\n",
-                s->pol->name, s->now, why);
-        abort();
-    }
-}
-
 static void apply_placement(struct sim *s, const struct placement *p)
 {
     uint32_t j = p->job;
     struct jobrt *r = &s->rt[j];
     const struct job *jb = &s->jobs->v[j];
-    queue_remove(s, j);
+    controller_queue_remove(s, j);
     r->attempts++;
     s->attempts[j] = r->attempts;
     r->node = p->node;
@@ -643,7 +417,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
     r->start_s = r->end_s = -1;
     job_demand(s, j, p->node, &r->work_left_s, &r->peak_gib);
     struct view_estimate est;
-    view_estimate(&s->view, j, p->node, &est);
+    view_estimate(&s->view, j, s->cl->nodes[p->node].type, &est);
     r->bk_mem_gib = est.mem_gib;
     s->job_active[j] = 1;
     s->job_node[j] = p->node;
@@ -661,19 +435,18 @@ static void apply_placement(struct sim *s, const struct placement *p)
         s->gpu_resident[g] = e;
         s->gpu_util[g] = 1.0;
         mark_gpu(s, g);
-        s->bk_gpu_assigned[g]++;
-        s->bk_gpu_mem[g] += r->bk_mem_gib;
+        s->gpu_assigned[g]++;
+        s->gpu_assigned_mem_gib[g] += r->bk_mem_gib;
         s->job_gpus[e] = g;
     }
     s->node_cpus_held[p->node] += jb->cpus;
     s->node_mem_held[p->node] += jb->mem_gib;
     s->node_jobs[p->node]++;
-    s->bk_node_cpus[p->node] += jb->cpus;
-    s->bk_node_mem[p->node] += jb->mem_gib;
-    r->known_active = 1;
+    s->node_cpus_req[p->node] += jb->cpus;
+    s->node_mem_req_gib[p->node] += jb->mem_gib;
     s->active++;
     s->st.placements++;
-    idx_refresh(s, p->node);
+    controller_index_refresh(s, p->node);
     s->last_change_s = s->now;
     s->view.version++;
     if (!net_transfer_begin(s->net, j, s->cl->nodes[p->node].site, s->now))
@@ -697,20 +470,15 @@ static void schedule(struct sim *s)
     s->view.now = s->now;
     size_t placed = 0, limit = s->view.queue_len;
     struct placement p;
-    for (;;) {
-        memset(&p, 0, sizeof p);
-        if (s->view.queue_len == 0 || !s->pol->place(s->pol_state, &s->view, &p))
-            break;
-        check_placement(s, &p);
+    policy_call_begin(s);
+    while (s->view.queue_len > 0 && policy_call_place(s, &p)) {
         apply_placement(s, &p);
         CPN_ASSERT(++placed <= limit);
     }
-    if (s->pol->wakeup) {
-        double t = s->pol->wakeup(s->pol_state, &s->view);
-        if (isfinite(t) && t > s->now && t < s->wakeup_at) {
-            s->wakeup_at = t;
-            eq_push(&s->eq, t, EV_WAKEUP, 0, 0);
-        }
+    double t = policy_call_end(s);
+    if (isfinite(t) && t > s->now && t < s->wakeup_at) {
+        s->wakeup_at = t;
+        eq_push(&s->eq, t, EV_WAKEUP, 0, 0);
     }
     if (placed == 0 && stalled(s))
         s->st.deadlock = true;
@@ -731,10 +499,10 @@ static int cmp_arrival(const void *a, const void *b)
     return x->job < y->job ? -1 : (x->job > y->job);
 }
 
-int sim_create(struct sim **out, const struct cluster *cl, const struct catalog *cat,
-               const struct jobset *jobs, const struct policy_ops *pol,
-               const struct predictor *pred, uint64_t seed, const struct sim_sampler *sampler, char *err,
-               size_t errlen)
+/* Checks the jobs against the cluster and the row limit; fills *origin (the caller
+ * frees it) with each job's origin site. Returns 0 or CPN_EINPUT with a message. */
+static int check_jobs(const struct cluster *cl, const struct jobset *jobs, uint32_t **origin,
+                      char *err, size_t errlen)
 {
     size_t n = jobs->n;
     if (n >= VIEW_NONE)
@@ -753,54 +521,42 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
                             jobs->source, jb->line, jb->submit_s, jb->submit_s / dt, dt,
                             cl->cfg.max_timeline_rows);
     }
-    uint32_t *origin = cpn_calloc(n, sizeof *origin);
+    uint32_t *o = cpn_calloc(n, sizeof *o);
     for (size_t j = 0; j < n; j++) {
         const char *name = jobset_str(jobs, jobs->v[j].origin);
         int site = cluster_site_find(cl, name);
         if (site < 0) {
-            free(origin);
+            free(o);
             return cpn_fail(err, errlen, CPN_EINPUT, "%s:%u: origin: unknown site '%s' (not in %s)",
                             jobs->source, jobs->v[j].line, name, cl->source);
         }
-        origin[j] = (uint32_t)site;
+        o[j] = (uint32_t)site;
     }
+    *origin = o;
+    return CPN_OK;
+}
 
-    struct sim *s = cpn_calloc(1, sizeof *s);
-    s->cl = cl;
-    s->cat = cat;
-    s->jobs = jobs;
-    s->pol = pol;
-    s->seed = seed;
-    s->sampler = sampler;
-    s->rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(s->rng, (unsigned long)seed);
-    eq_init(&s->eq);
-    eq_init_keys(&s->eq, 2 * n + cl->n_links);
-    s->origin_site = origin;
-    int nrc = net_create(&s->net, cl, cat, jobs, origin, &s->eq, err, errlen);
-    if (nrc != 0) {
-        gsl_rng_free(s->rng);
-        eq_free(&s->eq);
-        free(origin);
-        free(s);
-        return nrc;
-    }
-
+/* The jobs' run-time state, GPU slots and arrival order. */
+static void init_jobs(struct sim *s)
+{
+    const struct jobset *jobs = s->jobs;
+    size_t n = jobs->n;
     s->rt = cpn_calloc(n, sizeof *s->rt);
     s->slot_first = cpn_calloc(n, sizeof *s->slot_first);
     size_t nslots = 0;
     for (size_t j = 0; j < n; j++) {
         s->slot_first[j] = (uint32_t)nslots;
-        nslots += job_nslots(&jobs->v[j]);
+        nslots += sim_job_nslots(&jobs->v[j]);
         struct jobrt *r = &s->rt[j];
-        r->node = r->qnext = r->qprev = VIEW_NONE;
+        r->node = r->qprev = VIEW_NONE;
         r->transfer_start_s = r->start_s = r->end_s = -1;
         r->state = JS_PENDING;
     }
     CPN_ASSERT(nslots < VIEW_NONE);
+    s->n_slots = nslots;
     s->slots = cpn_calloc(nslots, sizeof *s->slots);
     for (size_t j = 0; j < n; j++)
-        for (uint32_t k = 0; k < job_nslots(&jobs->v[j]); k++) {
+        for (uint32_t k = 0; k < sim_job_nslots(&jobs->v[j]); k++) {
             struct slot *sl = &s->slots[s->slot_first[j] + k];
             sl->job = (uint32_t)j;
             sl->gpu = VIEW_NONE;
@@ -814,7 +570,12 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     for (size_t j = 0; j < n; j++)
         s->arrival_order[j] = keys[j].job;
     free(keys);
+}
 
+/* The truth of the GPUs, nodes and sites, all idle. */
+static void init_truth(struct sim *s)
+{
+    const struct cluster *cl = s->cl;
     size_t ng = cl->n_gpus, nn = cl->n_nodes;
     s->gpu_resident = cpn_calloc(ng, sizeof *s->gpu_resident);
     for (size_t g = 0; g < ng; g++)
@@ -827,84 +588,50 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->node_cpus_run = cpn_calloc(nn, sizeof(double));
     s->node_cpu_util = cpn_calloc(nn, sizeof(double));
     s->node_jobs = cpn_calloc(nn, sizeof(uint32_t));
-    s->scr_gpu_util = cpn_calloc(ng, sizeof(double));
-    s->scr_gpu_mem = cpn_calloc(ng, sizeof(double));
-    s->scr_node_cpu_util = cpn_calloc(nn, sizeof(double));
-    s->bk_node_cpus = cpn_calloc(nn, sizeof(double));
-    s->bk_node_mem = cpn_calloc(nn, sizeof(double));
-    s->bk_gpu_assigned = cpn_calloc(ng, sizeof(uint32_t));
-    s->attempts = cpn_calloc(n, sizeof(uint32_t));
-    s->queue_next = cpn_calloc(n, sizeof(uint32_t));
-    s->queue_tail = VIEW_NONE;
-    s->bk_gpu_mem = cpn_calloc(ng, sizeof(double));
-    s->job_active = cpn_calloc(n, sizeof(uint8_t));
-    s->job_node = cpn_calloc(n, sizeof(uint32_t));
-    s->job_placed_s = cpn_calloc(n, sizeof(double));
-    s->job_started_s = cpn_calloc(n, sizeof(double));
-    s->job_gpus = cpn_calloc(nslots, sizeof(uint32_t));
-    for (size_t j = 0; j < n; j++) {
-        s->job_node[j] = VIEW_NONE;
-        s->job_placed_s[j] = s->job_started_s[j] = -1;
-    }
-    for (size_t e = 0; e < nslots; e++)
-        s->job_gpus[e] = VIEW_NONE;
-    s->wakeup_at = INFINITY;
-
-    bool live = cl->cfg.scrape_interval_s <= 0;
-    s->view = (struct view){
-        .now = 0,
-        .cl = cl,
-        .cat = cat,
-        .jobs = jobs,
-        .pred = pred,
-        .net = s->net,
-        .memo = view_memo_create(),
-        .queue_head = VIEW_NONE,
-        .queue_next = s->queue_next,
-        .queue_len = 0,
-        .attempts = s->attempts,
-        .scrape_time_s = 0,
-        .node_cpu_util = live ? s->node_cpu_util : s->scr_node_cpu_util,
-        .gpu_util = live ? s->gpu_util : s->scr_gpu_util,
-        .gpu_mem_used_gib = live ? s->gpu_mem_gib : s->scr_gpu_mem,
-        .node_cpus_req = s->bk_node_cpus,
-        .node_mem_req_gib = s->bk_node_mem,
-        .gpu_assigned = s->bk_gpu_assigned,
-        .gpu_assigned_mem_gib = s->bk_gpu_mem,
-        .active_jobs = 0,
-        .job_active = s->job_active,
-        .job_node = s->job_node,
-        .job_placed_s = s->job_placed_s,
-        .job_started_s = s->job_started_s,
-        .job_gpu_first = s->slot_first,
-        .job_gpus = s->job_gpus,
-        .nodeidx = &s->nidx,
-    };
-    s->dirty_gpus = cpn_malloc((ng ? ng : 1) * sizeof(uint32_t));
-    s->dirty_nodes = cpn_malloc((nn ? nn : 1) * sizeof(uint32_t));
-    s->gpu_dirty = cpn_calloc(ng, 1);
-    s->node_dirty = cpn_calloc(nn, 1);
     s->site_busy = cpn_calloc(cl->n_sites, sizeof(uint32_t));
-    s->site_idle = cpn_calloc(cl->n_sites, sizeof(uint32_t));
-    s->node_idle = cpn_calloc(nn ? nn : 1, sizeof(uint32_t));
-    s->node_free = cpn_calloc(nn ? nn : 1, sizeof(uint32_t));
-    s->free_bits = cpn_calloc((nn + 63) / 64 + 1, sizeof(uint64_t));
-    s->view.node_free_gpus = s->node_free;
-    s->view.free_node_bits = s->free_bits;
-    s->view.site_idle_gpus = s->site_idle;
     s->site_mem_gib = cpn_calloc(cl->n_sites, sizeof(double));
-    nodeidx_init(&s->nidx, nn);
-    idx_rebuild(s);
-    s->st.first_submit_s = n ? jobs->v[s->arrival_order[0]].submit_s : 0;
+}
+
+int sim_create(struct sim **out, const struct cluster *cl, const struct catalog *cat,
+               const struct jobset *jobs, const struct policy_ops *pol,
+               const struct predictor *pred, uint64_t seed, const struct sim_sampler *sampler, char *err,
+               size_t errlen)
+{
+    uint32_t *origin = NULL;
+    int rc = check_jobs(cl, jobs, &origin, err, errlen);
+    if (rc != 0)
+        return rc;
+    struct sim *s = cpn_calloc(1, sizeof *s);
+    s->cl = cl;
+    s->cat = cat;
+    s->jobs = jobs;
+    s->pol = pol;
+    s->seed = seed;
+    s->sampler = sampler;
+    s->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(s->rng, (unsigned long)seed);
+    eq_init(&s->eq);
+    eq_init_keys(&s->eq, 2 * jobs->n + cl->n_links);
+    s->origin_site = origin;
+    rc = net_create(&s->net, cl, cat, jobs, origin, &s->eq, err, errlen);
+    if (rc != 0) {
+        gsl_rng_free(s->rng);
+        eq_free(&s->eq);
+        free(origin);
+        free(s);
+        return rc;
+    }
+    init_jobs(s);
+    init_truth(s);
+    controller_init(s, pred);
+    s->st.first_submit_s = jobs->n ? jobs->v[s->arrival_order[0]].submit_s : 0;
     s->now = s->busy_since_s = 0;
     s->st.last_end_s = s->st.first_submit_s;
-
-    if (pol->init) {
-        int rc = pol->init(&s->pol_state, &s->view, err, errlen);
-        if (rc != 0) {
-            sim_destroy(s);
-            return rc;
-        }
+    s->wakeup_at = INFINITY;
+    rc = policy_call_init(s, err, errlen);
+    if (rc != 0) {
+        sim_destroy(s);
+        return rc;
     }
     *out = s;
     return CPN_OK;
@@ -960,21 +687,22 @@ void sim_destroy(struct sim *s)
 {
     if (!s)
         return;
-    if (s->pol && s->pol->destroy)
-        s->pol->destroy(s->pol_state);
+    policy_call_destroy(s);
+    free(s->pol_params);
     gsl_rng_free(s->rng);
     net_destroy(s->net);
-    view_memo_destroy(s->view.memo);
+    view_source_destroy(s->view.src);
+    free(s->view_jobs);
     nodeidx_free(&s->nidx);
     free(s->dirty_gpus);
     free(s->dirty_nodes);
     free(s->gpu_dirty);
     free(s->node_dirty);
     free(s->site_busy);
-    free(s->site_idle);
+    free(s->site_idle_gpus);
     free(s->node_idle);
-    free(s->node_free);
-    free(s->free_bits);
+    free(s->node_free_gpus);
+    free(s->free_node_bits);
     free(s->site_mem_gib);
     eq_free(&s->eq);
     free(s->rt);
@@ -994,13 +722,13 @@ void sim_destroy(struct sim *s)
     free(s->scr_gpu_util);
     free(s->scr_gpu_mem);
     free(s->scr_node_cpu_util);
-    free(s->bk_node_cpus);
-    free(s->bk_node_mem);
-    free(s->bk_gpu_assigned);
+    free(s->node_cpus_req);
+    free(s->node_mem_req_gib);
+    free(s->gpu_assigned);
     free(s->attempts);
     free(s->queue_next);
     free(s->unlearnt_list);
-    free(s->bk_gpu_mem);
+    free(s->gpu_assigned_mem_gib);
     free(s->job_active);
     free(s->job_node);
     free(s->job_placed_s);

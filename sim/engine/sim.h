@@ -1,8 +1,8 @@
 /* sim: the one simulation loop and the truth it advances. The loop pops events in
  * (time, seq) order, applies them to the truth (jobs on GPUs time-slicing, GPU
- * memory and OOM kills, CPU use), keeps the controller's view (scrapes, polls, its
- * bookkeeping) and, after the events of each instant, asks the policy for
- * placements through a checking wrapper. All state of a run hangs off struct sim;
+ * memory and OOM kills, CPU use), has controller.c keep the controller's view
+ * (scrapes, polls, bookkeeping) and, after the events of each instant, asks the
+ * policy for placements through policy_call.c. All state of a run hangs off struct sim;
  * the cluster, catalogue, jobs, policy and predictor are borrowed and must outlive it. */
 #ifndef CPN_SIM_H
 #define CPN_SIM_H
@@ -46,12 +46,11 @@ struct jobrt {
     double bk_mem_gib;    /* the controller's predicted peak for it, in gpu_assigned_mem */
     uint32_t node;        /* current or last node, VIEW_NONE when never placed */
     uint32_t gen;         /* bumped to invalidate its pending END/PEAK events */
-    uint32_t qnext, qprev;/* queue links */
+    uint32_t qprev;       /* queue link back (forward: sim.queue_next) */
     uint32_t attempts;    /* placements so far */
     uint16_t kills;       /* OOM kills so far */
     uint8_t state;        /* enum job_state */
     uint8_t peaked;       /* its memory counts on its GPUs */
-    uint8_t known_active; /* counted in the controller's bookkeeping */
 };
 
 /* One job's use of one GPU: jobs hold job->gpus consecutive slots in sim.slots; each
@@ -81,6 +80,7 @@ struct sim {
     const struct jobset *jobs;
     const struct policy_ops *pol;
     void *pol_state;
+    void *pol_params;       /* the policy's default parameters when the cluster has none */
     uint64_t seed;
     gsl_rng *rng;
     struct net *net;
@@ -91,7 +91,8 @@ struct sim {
     uint32_t *origin_site;  /* [jobs] */
     uint32_t *arrival_order;/* [jobs] job indices by (submit_s, input order) */
     size_t next_arrival;
-    struct slot *slots;     /* [sum of job gpus] */
+    struct slot *slots;     /* [n_slots] */
+    size_t n_slots;         /* the jobs' GPU slots: sum of sim_job_nslots */
     uint32_t *slot_first;   /* [jobs] first slot of each job */
 
     /* Truth. */
@@ -115,12 +116,14 @@ struct sim {
 
     /* The controller. */
     struct view view;
+    struct view_job *view_jobs; /* [jobs] what each job declares (view.jobs) */
     double *scr_node_cpu_util, *scr_gpu_util, *scr_gpu_mem; /* snapshot buffers */
-    double *bk_node_cpus, *bk_node_mem;
-    uint32_t *bk_gpu_assigned;
+    /* The bookkeeping, under the names the view gives them (view.h). */
+    double *node_cpus_req, *node_mem_req_gib; /* [nodes] */
+    uint32_t *gpu_assigned;         /* [gpus] */
+    double *gpu_assigned_mem_gib;   /* [gpus] predicted peak memory of assigned jobs */
     uint32_t *attempts;       /* [jobs] mirrors rt.attempts for the view */
-    double *bk_gpu_mem;       /* [gpus] predicted peak memory of assigned jobs */
-    uint8_t *job_active;      /* [jobs] view copies of per-job placement facts */
+    uint8_t *job_active;      /* [jobs] counted in the bookkeeping (the one copy) */
     uint32_t *job_node;
     double *job_placed_s, *job_started_s;
     uint32_t *job_gpus;       /* [slots] the GPU of each slot */
@@ -133,10 +136,10 @@ struct sim {
     uint8_t *gpu_dirty, *node_dirty;
     /* Per site, for the timeline: GPUs computing, and GPU memory of peaked jobs. */
     uint32_t *site_busy;
-    uint32_t *site_idle; /* [sites] GPUs that look idle in the view (view.site_idle_gpus) */
+    uint32_t *site_idle_gpus; /* [sites] GPUs that look idle in the view (view.site_idle_gpus) */
     uint32_t *node_idle; /* [nodes] the same per node, as the index last saw it */
-    uint32_t *node_free; /* [nodes] GPUs no job of the bookkeeping uses (view.node_free_gpus) */
-    uint64_t *free_bits; /* bit n: node_free[n] > 0 (view.free_node_bits) */
+    uint32_t *node_free_gpus; /* [nodes] GPUs no job of the bookkeeping uses (view.node_free_gpus) */
+    uint64_t *free_node_bits; /* bit n: node_free_gpus[n] > 0 (view.free_node_bits) */
     double *site_mem_gib;
     uint32_t *queue_next;     /* [jobs] */
     uint32_t queue_tail;
@@ -153,6 +156,12 @@ struct sim {
      * stops before the next event and returns CPN_ESTOP. */
     const volatile sig_atomic_t *stop;
 };
+
+/* GPU slots a job holds (its GPU count, at most a node's). */
+static inline uint32_t sim_job_nslots(const struct job *jb)
+{
+    return jb->gpus < CLUSTER_MAX_NODE_GPUS ? jb->gpus : CLUSTER_MAX_NODE_GPUS;
+}
 
 /* Who receives the run's samples (the timeline): begin once before the first event,
  * sample at each scrape (or timeline_interval_s with live metrics), each with the

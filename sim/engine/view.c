@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "catalog.h"
+#include "job.h"
 #include "net.h"
 #include "nodeidx.h"
 #include "predict.h"
@@ -18,9 +20,19 @@ struct memo_entry {
     bool known;
 };
 
+/* A memo of predictions by (model, batch, GPU type, GPU count): a prediction is a pure
+ * function of those, and the forest is far slower than a look-up. */
 struct view_memo {
     struct memo_entry *t;
     size_t cap, n;
+};
+
+struct view_source {
+    const struct catalog *cat;
+    const struct jobset *jobs;
+    const struct predictor *pred;
+    const struct net *net;
+    struct view_memo memo;
 };
 
 #define VIEW_MEMO_INITIAL 1024
@@ -31,21 +43,23 @@ static void memo_clear(struct memo_entry *t, size_t cap)
         t[i].model = -1;
 }
 
-struct view_memo *view_memo_create(void)
+struct view_source *view_source_create(const struct catalog *cat, const struct jobset *jobs,
+                                       const struct predictor *pred, const struct net *net)
 {
-    struct view_memo *m = cpn_calloc(1, sizeof *m);
-    m->cap = VIEW_MEMO_INITIAL;
-    m->t = cpn_calloc(m->cap, sizeof *m->t);
-    memo_clear(m->t, m->cap);
-    return m;
+    struct view_source *src = cpn_calloc(1, sizeof *src);
+    *src = (struct view_source){.cat = cat, .jobs = jobs, .pred = pred, .net = net};
+    src->memo.cap = VIEW_MEMO_INITIAL;
+    src->memo.t = cpn_calloc(src->memo.cap, sizeof *src->memo.t);
+    memo_clear(src->memo.t, src->memo.cap);
+    return src;
 }
 
-void view_memo_destroy(struct view_memo *m)
+void view_source_destroy(struct view_source *src)
 {
-    if (!m)
+    if (!src)
         return;
-    free(m->t);
-    free(m);
+    free(src->memo.t);
+    free(src);
 }
 
 /* The slot holding (model, batch, type, gpus), or the empty slot where it belongs. */
@@ -80,49 +94,44 @@ static void memo_grow(struct view_memo *m)
 static void predicted_profile(const struct view *v, const struct job *jb, uint32_t type,
                               struct profile *p, bool *known)
 {
-    struct memo_entry *e = NULL;
-    if (v->memo) {
-        e = memo_slot(v->memo, jb->model, jb->batch, type, jb->gpus);
-        if (e->model >= 0) {
-            *p = e->p;
-            *known = e->known;
-            return;
-        }
+    struct view_source *src = v->src;
+    struct memo_entry *e = memo_slot(&src->memo, jb->model, jb->batch, type, jb->gpus);
+    if (e->model >= 0) {
+        *p = e->p;
+        *known = e->known;
+        return;
     }
     const struct gpu_type *gt = &v->cl->types[type];
-    int rc = v->pred ? predictor_profile(v->pred, jb->model, jb->batch, gt->cat_type, gt->speed,
-                                         jb->gpus, p)
-                     : catalog_lookup(v->cat, jb->model, jb->batch, gt->cat_type, gt->speed,
-                                      jb->gpus, p);
+    int rc = src->pred ? predictor_profile(src->pred, jb->model, jb->batch, gt->cat_type, gt->speed,
+                                           jb->gpus, p)
+                       : catalog_lookup(src->cat, jb->model, jb->batch, gt->cat_type, gt->speed,
+                                        jb->gpus, p);
     CPN_ASSERT(rc == 0);
-    *known = v->pred ? predictor_knows(v->pred, jb->model) : true;
-    if (e) {
-        *e = (struct memo_entry){.model = jb->model, .batch = jb->batch, .type = type,
-                                 .gpus = jb->gpus, .p = *p, .known = *known};
-        if (++v->memo->n * 2 > v->memo->cap)
-            memo_grow(v->memo);
-    }
+    *known = src->pred ? predictor_knows(src->pred, jb->model) : true;
+    *e = (struct memo_entry){.model = jb->model, .batch = jb->batch, .type = type,
+                             .gpus = jb->gpus, .p = *p, .known = *known};
+    if (++src->memo.n * 2 > src->memo.cap)
+        memo_grow(&src->memo);
 }
 
-void view_estimate(const struct view *v, uint32_t j, uint32_t node, struct view_estimate *out)
+void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_estimate *out)
 {
-    const struct job *jb = view_job(v, j);
-    uint32_t type = v->cl->nodes[node].type;
+    const struct job *jb = &v->src->jobs->v[j];
     struct profile p = {0};
     out->known = true;
     if (jb->model >= 0)
         predicted_profile(v, jb, type, &p, &out->known);
     else
         out->known = jb->gpu_mem_gib >= 0;
-    out->run_s = job_run_s(jb, v->cat, p.step_s, v->cl->types[type].speed);
+    out->run_s = job_run_s(jb, v->src->cat, p.step_s, v->cl->types[type].speed);
     out->mem_gib = jb->gpu_mem_gib >= 0 ? jb->gpu_mem_gib : p.mem_gib;
 }
 
 double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site)
 {
-    if (!v->net)
+    if (!v->src->net)
         return 0.0;
-    return net_estimate_job_s(v->net, v->jobs, j, site);
+    return net_estimate_job_s(v->src->net, v->src->jobs, j, site);
 }
 
 static uint32_t idle_gpus_of(const struct view *v, uint32_t node)
@@ -136,7 +145,7 @@ static uint32_t idle_gpus_of(const struct view *v, uint32_t node)
 
 uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32_t idle_gpus)
 {
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     for (uint32_t n = from; n < v->cl->n_nodes; n++) {
         if (v->nodeidx) {
             n = nodeidx_first(v->nodeidx, n, jb->cpus, jb->mem_gib, idle_gpus);

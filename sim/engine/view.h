@@ -1,8 +1,7 @@
-/* view: what the controller knows, and all that a policy may read. The cluster's
- * static description, the submitted jobs, the queue, the last metrics scrape and the
- * controller's own bookkeeping of what it assigned. It never shows the truth except
- * through a scrape (with scrape_interval_s 0 the scrape arrays are the live ones).
- * The engine owns every array; policies only read them. */
+/* view: what the controller knows, and all that a policy may read: the cluster, what
+ * each job declares, the queue, the last scrape, the controller's bookkeeping, and
+ * estimates (never the truth, the catalogue or a job's true run time). The engine
+ * (controller.c) owns every array; policies only read them. */
 #ifndef CPN_VIEW_H
 #define CPN_VIEW_H
 
@@ -10,9 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "catalog.h"
 #include "cluster.h"
-#include "job.h"
 
 #define VIEW_NONE UINT32_MAX
 
@@ -20,10 +17,30 @@
  * remainder with zero: one value for the engine's checks and the policies' alike. */
 #define VIEW_FIT_EPS 1e-9
 
+struct catalog;
+struct jobset;
 struct predictor;
 struct net;
-struct view_memo;
 struct nodeidx;
+
+/* What a controller knows of a submitted job: what the job declares. Its true run
+ * time and GPU memory are not here; ask view_estimate. */
+struct view_job {
+    double submit_s;
+    double cpus;    /* CPU cores requested */
+    double mem_gib; /* host memory requested */
+    uint32_t gpus;  /* GPUs on one node */
+};
+
+/* What the estimates are made from (the predictor, or the catalogue for the oracle;
+ * the submitted jobs in full; the network; a memo of predictions). Engine-owned and
+ * opaque to policies: they reach it only through view_estimate and
+ * view_transfer_estimate_s. pred NULL means the catalogue's truth, net NULL means
+ * transfers take no time. All are borrowed and must outlive it. */
+struct view_source;
+struct view_source *view_source_create(const struct catalog *cat, const struct jobset *jobs,
+                                       const struct predictor *pred, const struct net *net);
+void view_source_destroy(struct view_source *src); /* NULL is a no-op */
 
 struct view {
     double now;
@@ -32,12 +49,11 @@ struct view {
      * may remember a decision that depends on the view until it grows. */
     uint64_t version;
     const struct cluster *cl; /* topology and config (cl->cfg.cpu_threshold, ...) */
-    const struct catalog *cat;
-    const struct jobset *jobs; /* what was submitted (jobs->v[j]) */
-    const struct predictor *pred; /* predictions; NULL means the catalogue's truth (oracle) */
-    const struct net *net;        /* links and transfers; NULL means transfers take no time */
-    struct view_memo *memo;       /* predictions already made (engine-owned; may be NULL) */
+    size_t n_jobs;
+    const struct view_job *jobs;   /* [n_jobs] what each submitted job declares */
+    struct view_source *src;       /* for the estimates (engine-owned, opaque) */
     const struct nodeidx *nodeidx; /* for view_first_node (engine-owned; may be NULL) */
+    const void *params;           /* the policy's parameters (policy_ops.params), or NULL */
 
     /* The queue of jobs waiting for a placement, in order of (re-)entry: arrivals and
      * jobs back from an OOM back-off are appended. Iterate with
@@ -72,15 +88,16 @@ struct view {
     const uint32_t *job_gpus;      /* global GPU indices: job_gpus[job_gpu_first[j] + k], k < gpus */
 };
 
-/* What the controller predicts for a job on a node: run time alone on the node's GPU
- * type (seconds) and peak GPU memory per GPU (GiB). known is false when the predictor
- * has never seen the model (it should then run alone the first time). */
+/* What the controller predicts for job j on GPUs of a type (an index into
+ * cl->types): run time alone there (seconds) and peak GPU memory per GPU (GiB). known
+ * is false when the predictor has never seen the model (it should then run alone the
+ * first time). */
 struct view_estimate {
     double run_s;
     double mem_gib;
     bool known;
 };
-void view_estimate(const struct view *v, uint32_t j, uint32_t node, struct view_estimate *out);
+void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_estimate *out);
 
 /* The first node >= from, in cluster order, where job j's CPU and memory requests fit
  * by the controller's bookkeeping and at least idle_gpus GPUs looked idle in the last
@@ -93,23 +110,18 @@ uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32
  * the engine's index this costs O(log n) per node skipped. */
 uint32_t view_next_free_node(const struct view *v, uint32_t from, uint32_t gpus);
 
-/* A memo of predictions by (model, batch, GPU type, GPU count): a prediction is a pure
- * function of those, and the forest is far slower than a look-up. Owned by the engine. */
-struct view_memo *view_memo_create(void);
-void view_memo_destroy(struct view_memo *m); /* NULL is a no-op */
-
 /* Estimated seconds to move job j's image, model and data to a site now, as the
  * controller can know it (link parameters, caches, the transfers it started). */
 double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site);
 
-static inline const struct job *view_job(const struct view *v, uint32_t j) { return &v->jobs->v[j]; }
+static inline const struct view_job *view_job(const struct view *v, uint32_t j) { return &v->jobs[j]; }
 
 /* True when the node's requested CPU and memory, by the controller's bookkeeping,
  * leave room for job j's requests. */
 static inline bool view_node_fits_requests(const struct view *v, uint32_t node, uint32_t j)
 {
     const struct node *n = &v->cl->nodes[node];
-    const struct job *jb = view_job(v, j);
+    const struct view_job *jb = view_job(v, j);
     return v->node_cpus_req[node] + jb->cpus <= n->cpus + VIEW_FIT_EPS &&
            v->node_mem_req_gib[node] + jb->mem_gib <= n->mem_gib + VIEW_FIT_EPS;
 }

@@ -11,7 +11,7 @@
  * GPUs are contiguous ranges. Totals are capped (CLUSTER_MAX_*) before anything is
  * allocated for them, so no count can overflow an index. Names (sites, GPU types)
  * are looked up through sorted indexes, which also find duplicates. The config keys
- * come from the engine's table (cluster_config_key). */
+ * come from the engine's list (cluster_settable). */
 #include "cluster_json.h"
 #include "cluster_json_int.h"
 
@@ -24,6 +24,8 @@
 
 #include "../engine/catalog.h"
 #include "../engine/cluster.h"
+#include "../engine/param.h"
+#include "../engine/policy.h"
 #include "../base/jsonpos.h"
 #include "../base/util.h"
 
@@ -56,32 +58,30 @@ static int apply_sets(struct cj_ld *ld, cJSON *root, cJSON *graveyard, const cha
         const char *eq = strchr(arg, '=');
         if (!eq || eq == arg)
             return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %s: expected KEY=VALUE", arg);
-        size_t klen = (size_t)(eq - arg), k = 0;
-        while (k < cj_n_settable() &&
-               (strlen(cj_settable_name(k)) != klen || memcmp(cj_settable_name(k), arg, klen) != 0))
+        size_t klen = (size_t)(eq - arg), k = 0, n = cluster_settable_count();
+        while (k < n && (strlen(cluster_settable_name(k)) != klen ||
+                         memcmp(cluster_settable_name(k), arg, klen) != 0))
             k++;
-        if (k == cj_n_settable()) {
+        if (k == n) {
             struct cj_namelist l = {0};
-            for (size_t j = 0; j < cj_n_settable(); j++)
-                cj_list_add(&l, cj_settable_name(j));
+            for (size_t j = 0; j < n; j++)
+                cj_list_add(&l, cluster_settable_name(j));
             return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %.*s: unknown key (known: %s)",
                             klen > 64 ? 64 : (int)klen, arg, l.s);
         }
-        const char *key = cj_settable_name(k), *value = eq + 1;
-        struct cluster_cfg_desc d = {.kind = -1};
-        if (k < cluster_config_count())
-            cluster_config_key(k, &d);
+        const char *key = cluster_settable_name(k), *value = eq + 1;
+        const struct param *kp = cluster_settable(k);
         cJSON *item;
-        if (d.kind == CLUSTER_CFG_DOUBLE || d.kind == CLUSTER_CFG_UINT) {
+        if (kp && (kp->kind == PARAM_DOUBLE || kp->kind == PARAM_UINT)) {
             double v;
             if (cpn_parse_double(value, &v) != CPN_OK) {
                 char want[CJ_WANT_LEN];
-                cj_bound_text(&d.b, want);
+                cj_bound_text(&kp->b, want);
                 return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %s: must be %s (got '%s')",
                                 key, want, value);
             }
             item = cJSON_CreateNumber(v);
-        } else if (d.kind == CLUSTER_CFG_BOOL) {
+        } else if (kp && kp->kind == PARAM_BOOL) {
             if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0)
                 return cpn_fail(ld->err, ld->errlen, CPN_EINPUT,
                                 "--set %s: must be true or false (got '%s')", key, value);
@@ -109,47 +109,75 @@ static int apply_sets(struct cj_ld *ld, cJSON *root, cJSON *graveyard, const cha
 
 /* ---- The reader ---------------------------------------------------------------- */
 
+/* Reads the value of parameter k from item it (absent: its default) into base.
+ * Returns 0 or CPN_EINPUT. */
+static int read_param(const struct cj_ld *ld, const cJSON *root, const cJSON *it,
+                      const struct param *k, void *base)
+{
+    double v = k->def;
+    int rc = CPN_OK;
+    switch (k->kind) {
+    case PARAM_DOUBLE:
+    case PARAM_UINT: rc = cj_get_num(ld, root, it, k->name, &k->b, &k->def, &v); break;
+    case PARAM_BOOL:
+        if (it && !cJSON_IsBool(it))
+            return cj_bad(ld, it, k->name, "must be true or false (got %s)", cj_type_name(it));
+        if (it)
+            v = cJSON_IsTrue(it) ? 1 : 0;
+        break;
+    case PARAM_ENUM:
+        if (!it)
+            break;
+        v = -1;
+        for (int j = 0; k->names[j] && cJSON_IsString(it); j++)
+            if (strcmp(k->names[j], it->valuestring) == 0)
+                v = j;
+        if (v < 0) {
+            struct cj_namelist l = {0};
+            for (int j = 0; k->names[j]; j++)
+                cj_list_add(&l, k->names[j]);
+            if (cJSON_IsString(it))
+                return cj_bad(ld, it, k->name, "must be one of %s (got '%s')", l.s,
+                              it->valuestring);
+            return cj_bad(ld, it, k->name, "must be one of %s (got %s)", l.s, cj_type_name(it));
+        }
+        break;
+    }
+    if (rc)
+        return rc;
+    param_store(base, k, v);
+    return CPN_OK;
+}
+
+/* Reads every registered policy's parameters (items: theirs, in registry order) into
+ * c->policy_params. Returns 0 or CPN_EINPUT. */
+static int read_policy_params(const struct cj_ld *ld, const cJSON *root,
+                              const cJSON *const items[], struct cluster *c)
+{
+    c->policy_params = cpn_calloc(policy_registry_len ? policy_registry_len : 1,
+                                  sizeof *c->policy_params);
+    for (size_t i = 0, k = 0; i < policy_registry_len; i++) {
+        const struct policy_ops *pol = policy_registry[i];
+        if (pol->n_params == 0)
+            continue;
+        c->policy_params[i] = cpn_calloc(1, pol->params_size);
+        for (size_t q = 0; q < pol->n_params; q++, k++) {
+            int rc = read_param(ld, root, items[k], &pol->params[q], c->policy_params[i]);
+            if (rc)
+                return rc;
+        }
+    }
+    return CPN_OK;
+}
+
 static int read_config(const struct cj_ld *ld, const cJSON *root, const cJSON *const items[],
                        struct cluster_config *cfg)
 {
     cluster_config_defaults(cfg);
     for (size_t i = 0; i < cluster_config_count(); i++) {
-        struct cluster_cfg_desc kd;
-        cluster_config_key(i, &kd);
-        const struct cluster_cfg_desc *k = &kd;
-        const cJSON *it = items[i];
-        double v = k->def;
-        int rc = CPN_OK;
-        switch (k->kind) {
-        case CLUSTER_CFG_DOUBLE:
-        case CLUSTER_CFG_UINT: rc = cj_get_num(ld, root, it, k->name, &k->b, &k->def, &v); break;
-        case CLUSTER_CFG_BOOL:
-            if (it && !cJSON_IsBool(it))
-                return cj_bad(ld, it, k->name, "must be true or false (got %s)", cj_type_name(it));
-            if (it)
-                v = cJSON_IsTrue(it) ? 1 : 0;
-            break;
-        case CLUSTER_CFG_ENUM:
-            if (!it)
-                break;
-            v = -1;
-            for (int j = 0; k->names[j] && cJSON_IsString(it); j++)
-                if (strcmp(k->names[j], it->valuestring) == 0)
-                    v = j;
-            if (v < 0) {
-                struct cj_namelist l = {0};
-                for (int j = 0; k->names[j]; j++)
-                    cj_list_add(&l, k->names[j]);
-                if (cJSON_IsString(it))
-                    return cj_bad(ld, it, k->name, "must be one of %s (got '%s')", l.s,
-                                  it->valuestring);
-                return cj_bad(ld, it, k->name, "must be one of %s (got %s)", l.s, cj_type_name(it));
-            }
-            break;
-        }
+        int rc = read_param(ld, root, items[i], cluster_settable(i), cfg);
         if (rc)
             return rc;
-        cluster_config_store(cfg, i, v);
     }
     /* Polls fall on multiples of the interval: a tinier one loses them to rounding. */
     if (cfg->poll_interval_s < CLUSTER_MIN_POLL_S)
@@ -227,7 +255,7 @@ static int read_gpu_types(const struct cj_ld *ld, const cJSON *root, const cJSON
             (rc = cj_take_fields(ld, ch, path, keys, K_N, it)))
             break;
         struct gpu_type t = {0};
-        static const struct cluster_bound positive = ABOVE(0);
+        static const struct param_bound positive = ABOVE(0);
         cj_path_key(p, path, "mem_gib");
         if ((rc = cj_get_num(ld, ch, it[K_MEM], p, &positive, NULL, &t.mem_gib)))
             break;
@@ -272,9 +300,9 @@ static int read_node_entry(const struct cj_ld *ld, const cJSON *e, const char *p
 {
     static const char *const keys[] = {"count", "cpus", "mem_gib", "gpu_type", "gpus"};
     enum { K_COUNT, K_CPUS, K_MEM, K_TYPE, K_GPUS, K_N };
-    static const struct cluster_bound count_b = {.min = 1, .max = CLUSTER_MAX_NODES, .whole = true};
-    static const struct cluster_bound positive = ABOVE(0);
-    static const struct cluster_bound gpus_b = {.min = 0, .max = CLUSTER_MAX_NODE_GPUS,
+    static const struct param_bound count_b = {.min = 1, .max = CLUSTER_MAX_NODES, .whole = true};
+    static const struct param_bound positive = ABOVE(0);
+    static const struct param_bound gpus_b = {.min = 0, .max = CLUSTER_MAX_NODE_GPUS,
                                                 .whole = true};
     static const double one = 1;
     const cJSON *it[K_N];
@@ -345,7 +373,7 @@ static int read_sites(const struct cj_ld *ld, const cJSON *root, const cJSON *sa
 {
     static const char *const keys[] = {"name", "cache_gib", "nodes"};
     enum { K_NAME, K_CACHE, K_NODES, K_N };
-    static const struct cluster_bound cache_b = AT_LEAST(0);
+    static const struct param_bound cache_b = AT_LEAST(0);
     static const double zero = 0;
     if (!sa)
         return cj_bad(ld, root, "sites", "is required (a non-empty array of sites)");
@@ -456,7 +484,7 @@ static int read_links(const struct cj_ld *ld, const cJSON *la, const struct cj_n
 {
     static const char *const keys[] = {"a", "b", "gbps", "latency_ms"};
     enum { K_A, K_B, K_GBPS, K_LAT, K_N };
-    static const struct cluster_bound gbps_b = ABOVE(0), lat_b = AT_LEAST(0);
+    static const struct param_bound gbps_b = ABOVE(0), lat_b = AT_LEAST(0);
     if (!la)
         return CPN_OK;
     if (!cJSON_IsArray(la))
@@ -527,19 +555,19 @@ static int read_cluster(const struct cj_ld *ld, const cJSON *root, const struct 
                         struct cluster *c)
 {
     enum { K_CONTROLLER, K_TYPES, K_SITES, K_LINKS, K_CFG };
-    const char *keys[K_CFG + CLUSTER_CONFIG_MAX_KEYS] = {"controller_site", "gpu_types", "sites",
-                                                         "links"};
-    size_t n_cfg = cluster_config_count();
-    for (size_t k = 0; k < n_cfg; k++) {
-        struct cluster_cfg_desc d;
-        cluster_config_key(k, &d);
-        keys[K_CFG + k] = d.name;
-    }
-    const cJSON *it[K_CFG + CLUSTER_CONFIG_MAX_KEYS];
+    const char *keys[K_CFG + CLUSTER_MAX_SETTABLE] = {"controller_site", "gpu_types", "sites",
+                                                      "links"};
+    size_t n_set = cluster_settable_count();
+    size_t n_keys = K_CFG + n_set - 1; /* controller_site is already first */
+    for (size_t k = 0; k + 1 < n_set; k++)
+        keys[K_CFG + k] = cluster_settable_name(k);
+    const cJSON *it[K_CFG + CLUSTER_MAX_SETTABLE];
     struct cj_name_ix *type_ix = NULL, *site_ix = NULL;
-    int rc = cj_take_fields(ld, root, "", keys, K_CFG + n_cfg, it);
+    int rc = cj_take_fields(ld, root, "", keys, n_keys, it);
     if (!rc)
         rc = read_config(ld, root, it + K_CFG, &c->cfg);
+    if (!rc)
+        rc = read_policy_params(ld, root, it + K_CFG + cluster_config_count(), c);
     if (!rc)
         rc = read_gpu_types(ld, root, it[K_TYPES], cat, c, &type_ix);
     if (!rc)

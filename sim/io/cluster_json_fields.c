@@ -10,18 +10,6 @@
 
 #include "../base/util.h"
 
-/* Keys that --set accepts: the config keys, then controller_site. */
-size_t cj_n_settable(void) { return cluster_config_count() + 1; }
-
-const char *cj_settable_name(size_t k)
-{
-    if (k == cluster_config_count())
-        return "controller_site";
-    struct cluster_cfg_desc d;
-    cluster_config_key(k, &d);
-    return d.name;
-}
-
 /* ---- Messages -------------------------------------------------------------------- */
 
 /* Writes "NAME:LINE: PATH: message" (or "--set KEY: message" when at came from
@@ -34,9 +22,9 @@ int cj_bad(const struct cj_ld *ld, const cJSON *at, const char *path, const char
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    for (size_t k = 0; at && k < cj_n_settable(); k++)
+    for (size_t k = 0, n = cluster_settable_count(); at && k < n; k++)
         if (ld->set_item[k] == at)
-            return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %s: %s", cj_settable_name(k),
+            return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %s: %s", cluster_settable_name(k),
                             msg);
     const char *sep = *path ? ": " : "";
     int line = jpos_line(&ld->pos, at);
@@ -95,7 +83,7 @@ void cj_list_add(struct cj_namelist *l, const char *name)
     l->n += need;
 }
 
-void cj_bound_text(const struct cluster_bound *b, char out[CJ_WANT_LEN])
+void cj_bound_text(const struct param_bound *b, char out[CJ_WANT_LEN])
 {
     const char *what = b->whole ? "a whole number" : "a number";
     if (isfinite(b->max) && b->min_open)
@@ -106,7 +94,7 @@ void cj_bound_text(const struct cluster_bound *b, char out[CJ_WANT_LEN])
         snprintf(out, CJ_WANT_LEN, "%s %s %.15g", what, b->min_open ? ">" : ">=", b->min);
 }
 
-static bool cj_in_bound(const struct cluster_bound *b, double v)
+static bool cj_in_bound(const struct param_bound *b, double v)
 {
     if (!isfinite(v) || v < b->min || v > b->max || (b->min_open && v <= b->min))
         return false;
@@ -147,7 +135,7 @@ int cj_take_fields(const struct cj_ld *ld, const cJSON *obj, const char *path,
 /* Reads a number within b. An absent item (member of obj, at path) takes *def, or
  * is an error when def is NULL. Returns 0 with *out set, or CPN_EINPUT. */
 int cj_get_num(const struct cj_ld *ld, const cJSON *obj, const cJSON *item, const char *path,
-                   const struct cluster_bound *b, const double *def, double *out)
+                   const struct param_bound *b, const double *def, double *out)
 {
     if (!item && def) {
         *out = *def;

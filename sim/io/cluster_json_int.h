@@ -14,6 +14,7 @@
 
 #include "../base/jsonpos.h"
 #include "../engine/cluster.h"
+#include "../engine/param.h"
 
 #define CJ_PATH_LEN 256 /* a field path such as sites[1].nodes[0].gpus */
 #define CJ_LIST_LEN 448 /* a list of names quoted in a message (fits in CPN_ERR_LEN) */
@@ -24,14 +25,12 @@
 struct cj_ld {
     const char *name;
     struct jpos pos;
-    const cJSON *set_item[CLUSTER_CONFIG_MAX_KEYS + 1];
+    const cJSON *set_item[CLUSTER_MAX_SETTABLE];
     char *err;
     size_t errlen;
 };
 
 /* Keys that --set accepts: the config keys, then controller_site (the last). */
-size_t cj_n_settable(void);
-const char *cj_settable_name(size_t k);
 
 /* Writes "NAME:LINE: PATH: message" (or "--set KEY: message" when at came from
  * --set) into the caller's buffer. at is the item the message is about (for a
@@ -54,7 +53,7 @@ struct cj_namelist {
 
 void cj_list_add(struct cj_namelist *l, const char *name);
 /* What a bound allows, in words ("a whole number from 0 to 16"). */
-void cj_bound_text(const struct cluster_bound *b, char out[CJ_WANT_LEN]);
+void cj_bound_text(const struct param_bound *b, char out[CJ_WANT_LEN]);
 
 /* Checks obj's members against keys[0..n) and sets items[k] to the member named
  * keys[k], or NULL when absent. Members named x_* are ignored; any other unknown
@@ -64,7 +63,7 @@ int cj_take_fields(const struct cj_ld *ld, const cJSON *obj, const char *path,
 /* Reads a number within b. An absent item (member of obj, at path) takes *def, or
  * is an error when def is NULL. Returns 0 with *out set, or CPN_EINPUT. */
 int cj_get_num(const struct cj_ld *ld, const cJSON *obj, const cJSON *item, const char *path,
-               const struct cluster_bound *b, const double *def, double *out);
+               const struct param_bound *b, const double *def, double *out);
 /* Reads a non-empty string; absent is an error when required, else *out is NULL. */
 int cj_get_str(const struct cj_ld *ld, const cJSON *obj, const cJSON *item, const char *path,
                bool required, const char **out);

@@ -1,0 +1,136 @@
+/* optimal (private): the optimal policy's state and the functions its two files
+ * share. optimal.c owns the queue's heaps, the plan and the hooks; optimal_index.c
+ * owns the estimates, the nodes' lists of running jobs, the groups' segment trees and
+ * the branch-and-bound search over them. Only policies/optimal*.c include it. */
+#ifndef CPN_OPTIMAL_H
+#define CPN_OPTIMAL_H
+
+#include "../sim/engine/policy.h"
+
+/* Slack when comparing predicted times computed along different paths (seconds):
+ * a rounding difference must not turn "can start now" into "wait". */
+#define OPT_TIME_EPS_S 1e-6
+
+struct opt_key {
+    double key;   /* sort key, ascending */
+    uint64_t pos; /* entry into the queue, for ties: the queue's order */
+    uint32_t job;
+};
+
+/* An entry of one of the queue's heaps: smallest (k1, k2) first. It is current while
+ * the job is still queued in the same stage and the same pod (gen). */
+struct opt_hent {
+    double k1;
+    uint64_t k2;
+    uint32_t job, gen;
+};
+
+/* Where a job stands in the queue's heaps. */
+enum { OPT_OUT = 0, OPT_YOUNG, OPT_AGED };
+
+/* A candidate place for one job. */
+struct opt_slot {
+    uint32_t node;
+    bool now; /* it can start at once */
+    double start, finish;
+    uint32_t ngpus;
+    uint32_t gpu[CLUSTER_MAX_NODE_GPUS];
+};
+
+/* Nodes of one site and one GPU type, in index order: a job's transfer and run
+ * estimates are the same on all of them. The maxima reject a job no node can take.
+ * The group's segment tree holds, per tree node and per k in 1..max_gpus, the least
+ * k-th smallest GPU free-time bound over the nodes below (INFINITY: none has k GPUs). */
+struct opt_group {
+    uint32_t site, type;
+    uint32_t first, count; /* into grp_nodes */
+    uint32_t max_gpus;
+    double max_cpus, max_mem_gib;
+    uint32_t leaves; /* a power of two >= count */
+    size_t tree;     /* offset of the tree in opt_state.tree: [2 * leaves * max_gpus] */
+};
+
+struct opt_state {
+    struct opt_group *grp; /* [n_grp] */
+    size_t n_grp;
+    uint32_t *grp_nodes;   /* node indices, group after group */
+    uint32_t *grp_order;   /* [n_grp] scratch: groups by transfer + run */
+    double *grp_dur;       /* [n_grp] scratch: transfer + run of the job on the group */
+    double *grp_lb;        /* [n_grp] scratch: no slot there finishes sooner */
+    double *site_xfer;     /* [sites] scratch: transfer estimate of the job to each site */
+    uint32_t *node_grp;    /* [nodes] its group, VIEW_NONE for a node without GPUs */
+    uint32_t *node_pos;    /* [nodes] its position in the group */
+    double *tree;          /* every group's segment tree */
+    uint32_t *stale;       /* nodes whose bound holds this plan's bookings */
+    size_t n_stale;
+    uint8_t *is_stale;     /* [nodes] */
+    uint32_t *node_head;   /* [nodes] first job placed there by this policy, VIEW_NONE */
+    uint32_t *job_next;    /* [jobs] next job of the same node's list */
+    uint32_t *job_at;      /* [jobs] node whose list holds the job, VIEW_NONE */
+    uint64_t *node_epoch;  /* [nodes] plan that last built the node's state */
+    uint64_t epoch;        /* the current plan */
+    bool need_plan;        /* the cluster changed: the next scheduling point plans afresh */
+    double plan_scrape_s;  /* the scrape the current plan saw */
+    uint8_t *has_gpus;   /* [types] 1 when some node has GPUs of the type */
+    double *est_run;     /* [jobs * types] predicted run time alone; NAN until asked */
+    double *est_mem;     /* [jobs * types] predicted peak memory per GPU */
+    int8_t *known;       /* [jobs] 1 known model, 0 unseen, -1 not asked yet */
+    double *len;         /* [jobs] predicted run time on its fastest node; NAN until asked */
+    double *pred_run;    /* [jobs] at its last placement */
+    double *pred_xfer;   /* [jobs] at its last placement */
+    uint32_t *res_node;  /* [jobs] node it holds a reservation on, VIEW_NONE */
+    uint32_t *alone;     /* [nodes] an unseen-model job running alone there, VIEW_NONE */
+
+    /* The queue, as the engine's job events show it. */
+    uint64_t seq;        /* entries into the queue so far */
+    uint64_t *entry;     /* [jobs] its entry number: the queue's order */
+    uint32_t *gen;       /* [jobs] its pods so far */
+    uint8_t *stage;      /* [jobs] OPT_OUT, OPT_YOUNG or OPT_AGED */
+    double *okey;        /* [jobs] its key in the configured order */
+    struct heap young;     /* not yet waited reserve_after_s: by (okey, entry) */
+    struct heap aging;     /* the same jobs by (submit time, entry) */
+    struct heap aged;      /* waited reserve_after_s: by (submit time, entry) */
+    struct heap big;       /* those of them with reserve_min_gpus GPUs or more */
+    size_t n_big;          /* how many jobs that is */
+    struct opt_hent *popped; /* [3 * window + 3] scratch: entries taken off to be put back */
+    uint32_t *fresh;     /* [jobs] jobs queued since the last scheduling point */
+    uint32_t *fresh_gen; /* [jobs] their pods */
+    size_t n_fresh;
+
+    /* Scratch of one plan. */
+    double *avail;       /* [gpus] when the GPU is predicted free of running and planned jobs */
+    double *gap_end;     /* [gpus] start of the first job planned on a GPU free now, or INFINITY */
+    uint8_t *free_now;   /* [gpus] free now and not taken by this plan */
+    double *ready;       /* [nodes] earliest start allowed by the CPU threshold */
+    double *cpus_now;    /* [nodes] CPU requests of this plan's placements */
+    double *mem_now;     /* [nodes] their memory requests */
+    uint64_t *done;      /* [jobs] epoch of the plan that handled it */
+    struct opt_key *win; /* [window] scratch: the jobs this plan takes */
+    size_t window;       /* optimal_window, at most the number of jobs */
+    struct placement *plan; /* [jobs] what this plan starts now */
+    size_t plan_len, plan_next;
+};
+
+/* ---- optimal_index.c ---- */
+
+/* Job j's predicted run time and peak memory per GPU on GPUs of a type (cached). */
+void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type, double *run_s,
+             double *mem_gib);
+/* True when job j's model is unknown to the predictor: it runs alone on a node. */
+bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j);
+/* Predicted run time on the fastest node that could take job j; INFINITY if none. */
+double opt_len(struct opt_state *st, const struct view *v, uint32_t j);
+/* Tree node i of group g: [max_gpus] least k-th free times, then greatest gap ends. */
+double *opt_tree_at(struct opt_state *st, const struct opt_group *g, size_t i);
+/* Node n's bound from its running jobs alone (no plan), and from this plan's state. */
+void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n);
+void opt_leaf_plan(struct opt_state *st, const struct view *v, uint32_t n);
+/* Marks node n's bound for a rebuild after a job on it started or ended. */
+void opt_node_changed(struct opt_state *st, const struct view *v, uint32_t n);
+/* The best slot for job j (now_only: only where it starts at once), and a
+ * reservation's slot; false when no node could ever take it. */
+bool opt_best_slot(struct opt_state *st, const struct view *v, uint32_t j, bool now_only,
+                   struct opt_slot *best);
+bool opt_reserve_slot(struct opt_state *st, const struct view *v, uint32_t j, struct opt_slot *res);
+
+#endif

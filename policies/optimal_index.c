@@ -1,0 +1,609 @@
+/* optimal_index: the optimal policy's estimates, the nodes' lists of running jobs,
+ * the groups' segment trees and the branch-and-bound search for a job's best slot
+ * (see the design note at the top of optimal.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "optimal.h"
+
+/* ---- estimates (cached: they depend only on the job and the GPU type) ---- */
+
+void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type,
+             double *run_s, double *mem_gib)
+{
+    size_t i = (size_t)j * v->cl->n_types + type;
+    if (isnan(st->est_run[i])) {
+        struct view_estimate e;
+        view_estimate(v, j, type, &e);
+        st->est_run[i] = e.run_s;
+        st->est_mem[i] = e.mem_gib;
+        st->known[j] = e.known;
+    }
+    *run_s = st->est_run[i];
+    *mem_gib = st->est_mem[i];
+}
+
+/* True when node n could ever take job j: enough GPUs holding its predicted memory,
+ * and CPU and memory capacity for its requests. Sets its predicted run time and peak
+ * memory per GPU there. */
+static bool opt_can_host(struct opt_state *st, const struct view *v, uint32_t j, uint32_t n,
+                         double *run_s, double *mem_gib)
+{
+    const struct node *nd = &v->cl->nodes[n];
+    const struct view_job *jb = view_job(v, j);
+    if (nd->gpu_count < jb->gpus || nd->cpus + VIEW_FIT_EPS < jb->cpus ||
+        nd->mem_gib + VIEW_FIT_EPS < jb->mem_gib)
+        return false;
+    opt_est(st, v, j, nd->type, run_s, mem_gib);
+    return *mem_gib <= v->cl->types[nd->type].mem_gib;
+}
+
+bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j)
+{
+    if (st->known[j] < 0) {
+        double run, mem;
+        for (uint32_t t = 0; t < v->cl->n_types && st->known[j] < 0; t++)
+            if (st->has_gpus[t])
+                opt_est(st, v, j, t, &run, &mem);
+    }
+    return st->known[j] == 0;
+}
+
+/* Predicted run time on the fastest node that could take the job; INFINITY when
+ * none can. */
+double opt_len(struct opt_state *st, const struct view *v, uint32_t j)
+{
+    if (isnan(st->len[j])) {
+        const struct view_job *jb = view_job(v, j);
+        double best = INFINITY, run, mem;
+        for (size_t i = 0; i < st->n_grp; i++) {
+            const struct opt_group *g = &st->grp[i];
+            if (g->max_gpus < jb->gpus || g->max_cpus + VIEW_FIT_EPS < jb->cpus ||
+                g->max_mem_gib + VIEW_FIT_EPS < jb->mem_gib)
+                continue;
+            opt_est(st, v, j, g->type, &run, &mem);
+            if (run >= best || mem > v->cl->types[g->type].mem_gib)
+                continue;
+            for (uint32_t q = 0; q < g->count; q++)
+                if (opt_can_host(st, v, j, st->grp_nodes[g->first + q], &run, &mem)) {
+                    best = run;
+                    break;
+                }
+        }
+        st->len[j] = best;
+    }
+    return st->len[j];
+}
+
+/* When the controller will learn of an end at time t. */
+static double opt_learn_s(const struct view *v, double t)
+{
+    const struct cluster_config *c = &v->cl->cfg;
+    if (c->completion == COMPLETION_EVENT)
+        return t;
+    return ceil(t / c->poll_interval_s) * c->poll_interval_s;
+}
+
+/* ---- the jobs running on a node ---- */
+
+/* The next job of node n's list that is still in the bookkeeping, from *p on (jobs that
+ * left it leave the list), and *p past it; VIEW_NONE at the end. */
+static uint32_t opt_list_next(struct opt_state *st, const struct view *v, uint32_t n, uint32_t **p)
+{
+    while (**p != VIEW_NONE) {
+        uint32_t a = **p;
+        if (v->job_active[a] && v->job_node[a] == n) {
+            *p = &st->job_next[a];
+            return a;
+        }
+        **p = st->job_next[a];
+        st->job_at[a] = VIEW_NONE;
+    }
+    return VIEW_NONE;
+}
+
+/* When the controller expects to learn that running job a ended: its start (or its
+ * placement plus the transfer estimate, while its data moves) plus its predicted run
+ * time, at the next poll; a job already past that within one more poll interval. */
+static double opt_job_free_s(const struct opt_state *st, const struct view *v, uint32_t a)
+{
+    double start = v->job_started_s[a] >= 0 ? v->job_started_s[a]
+                                            : v->job_placed_s[a] + st->pred_xfer[a];
+    double free_s = opt_learn_s(v, start + st->pred_run[a]);
+    return free_s <= v->now ? v->now + v->cl->cfg.poll_interval_s : free_s;
+}
+
+/* ---- the groups' segment trees ---- */
+
+/* Tree node i of group g: [max_gpus] least k-th free times (ascending k), then
+ * [max_gpus] greatest k-th gap ends. */
+double *opt_tree_at(struct opt_state *st, const struct opt_group *g, size_t i)
+{
+    return &st->tree[g->tree + i * 2 * g->max_gpus];
+}
+
+/* Sorts t[0..n) ascending (sign 1) or descending (sign -1): at most 16 GPUs. */
+static void opt_sort(double *t, uint32_t n, double sign)
+{
+    for (uint32_t a = 1; a < n; a++) {
+        double x = t[a];
+        uint32_t b = a;
+        for (; b > 0 && sign * t[b - 1] > sign * x; b--)
+            t[b] = t[b - 1];
+        t[b] = x;
+    }
+}
+
+/* Sets node n's leaf and updates the ancestors. Per GPU (any order): t, a lower bound
+ * of when it frees (-INFINITY: free now and nothing planned on it); gap, when the first
+ * job planned on it starts if it is free now (INFINITY: none), -INFINITY if busy. A
+ * node can start a job of k GPUs lasting d now only if its k-th greatest gap is at
+ * least now + d, and later no sooner than its k-th least t. */
+static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n, double *t, double *gap)
+{
+    struct opt_group *g = &st->grp[st->node_grp[n]];
+    uint32_t cnt = v->cl->nodes[n].gpu_count, K = g->max_gpus;
+    opt_sort(t, cnt, 1);
+    opt_sort(gap, cnt, -1);
+    size_t i = g->leaves + st->node_pos[n];
+    double *leaf = opt_tree_at(st, g, i);
+    for (uint32_t k = 0; k < K; k++) {
+        leaf[k] = k < cnt ? t[k] : INFINITY;
+        leaf[K + k] = k < cnt ? gap[k] : -INFINITY;
+    }
+    for (i /= 2; i > 0; i /= 2) {
+        double *p = opt_tree_at(st, g, i), *l = opt_tree_at(st, g, 2 * i), *r = l + 2 * K;
+        for (uint32_t k = 0; k < K; k++) {
+            p[k] = l[k] < r[k] ? l[k] : r[k];
+            p[K + k] = l[K + k] > r[K + k] ? l[K + k] : r[K + k];
+        }
+    }
+}
+
+/* The least start that a node below tree node i of group g could give a job of k GPUs
+ * lasting dur, never before now; *can_now tells whether one of them may take it at once
+ * (k GPUs free now with a gap of dur before any planned job). A job running alone, or
+ * taking no GPU, has no bound. A reservation waits for its GPUs, gaps or not. */
+static double opt_bound(struct opt_state *st, const struct view *v, const struct opt_group *g,
+                        size_t i, uint32_t k, double dur, bool alone, bool reserve, bool *can_now)
+{
+    *can_now = true;
+    if (alone || k == 0)
+        return v->now;
+    const double *x = opt_tree_at(st, g, i);
+    if (!reserve) {
+        *can_now = v->now + dur <= x[g->max_gpus + k - 1] + OPT_TIME_EPS_S;
+        if (*can_now)
+            return v->now;
+    }
+    return fmax(x[k - 1], v->now);
+}
+
+/* Node n's bound from its running jobs alone (no plan): a GPU no job of the policy's
+ * list holds may free now (-INFINITY); a busy one at its job's predicted end, or, past
+ * that, a poll interval from now, as a plan now would compute it. A later plan puts a
+ * past end a poll interval from its own time, later still, so the bound holds as time
+ * passes. Jobs that left the bookkeeping leave the list. */
+void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n)
+{
+    const struct node *nd = &v->cl->nodes[n];
+    double t[CLUSTER_MAX_NODE_GPUS], gap[CLUSTER_MAX_NODE_GPUS];
+    for (uint32_t q = 0; q < nd->gpu_count; q++)
+        t[q] = -INFINITY;
+    uint32_t *p = &st->node_head[n];
+    for (uint32_t a; (a = opt_list_next(st, v, n, &p)) != VIEW_NONE;) {
+        double free_s = opt_job_free_s(st, v, a);
+        if (st->alone[n] == a)
+            for (uint32_t q = 0; q < nd->gpu_count; q++)
+                t[q] = fmax(t[q], free_s);
+        for (uint32_t q = 0; q < view_job(v, a)->gpus; q++) {
+            uint32_t g = v->job_gpus[v->job_gpu_first[a] + q] - nd->gpu_first;
+            t[g] = fmax(t[g], free_s);
+        }
+    }
+    for (uint32_t q = 0; q < nd->gpu_count; q++)
+        gap[q] = t[q] == -INFINITY ? INFINITY : -INFINITY;
+    opt_leaf_set(st, v, n, t, gap);
+}
+
+/* Node n's bound from this plan's state of it (after a booking): a GPU free now with
+ * nothing planned on it frees now; one free now may take a job now that ends before the
+ * first job planned on it starts; otherwise a GPU frees at avail. */
+void opt_leaf_plan(struct opt_state *st, const struct view *v, uint32_t n)
+{
+    const struct node *nd = &v->cl->nodes[n];
+    double t[CLUSTER_MAX_NODE_GPUS], gap[CLUSTER_MAX_NODE_GPUS];
+    for (uint32_t q = 0; q < nd->gpu_count; q++) {
+        uint32_t g = nd->gpu_first + q;
+        bool open = st->free_now[g] && isinf(st->gap_end[g]);
+        t[q] = open ? -INFINITY : st->avail[g];
+        gap[q] = st->free_now[g] ? st->gap_end[g] : -INFINITY;
+    }
+    opt_leaf_set(st, v, n, t, gap);
+    if (!st->is_stale[n]) {
+        st->is_stale[n] = 1;
+        st->stale[st->n_stale++] = n;
+    }
+}
+
+/* Marks node n's bound for a rebuild from its running jobs: at once, unless the
+ * standing plan has built its state (the bound then matches that state until the next
+ * plan). */
+void opt_node_changed(struct opt_state *st, const struct view *v, uint32_t n)
+{
+    if (st->node_grp[n] == VIEW_NONE || st->is_stale[n])
+        return;
+    if (st->node_epoch[n] == st->epoch) {
+        st->is_stale[n] = 1;
+        st->stale[st->n_stale++] = n;
+    } else {
+        opt_leaf_base(st, v, n);
+    }
+}
+
+/* Builds node n's state for the current plan, once per plan: when each of its GPUs is
+ * predicted free of the jobs running there (by the bookkeeping), and nothing taken by
+ * this plan yet. Jobs that have left the bookkeeping leave the node's list. */
+static void opt_touch(struct opt_state *st, const struct view *v, uint32_t n)
+{
+    if (st->node_epoch[n] == st->epoch)
+        return;
+    st->node_epoch[n] = st->epoch;
+    const struct cluster *cl = v->cl;
+    const struct node *nd = &cl->nodes[n];
+    double now = v->now, later = now + cl->cfg.poll_interval_s;
+    uint32_t g0 = nd->gpu_first, g1 = nd->gpu_first + nd->gpu_count;
+    for (uint32_t g = g0; g < g1; g++) {
+        st->avail[g] = now;
+        st->gap_end[g] = INFINITY;
+        st->free_now[g] = v->gpu_assigned[g] == 0;
+    }
+    uint32_t *p = &st->node_head[n];
+    for (uint32_t a; (a = opt_list_next(st, v, n, &p)) != VIEW_NONE;) {
+        double free_s = opt_job_free_s(st, v, a);
+        if (st->alone[n] == a) {
+            for (uint32_t g = g0; g < g1; g++) {
+                st->avail[g] = fmax(st->avail[g], free_s);
+                st->free_now[g] = 0;
+            }
+        }
+        for (uint32_t q = 0; q < view_job(v, a)->gpus; q++) {
+            uint32_t g = v->job_gpus[v->job_gpu_first[a] + q];
+            st->avail[g] = fmax(st->avail[g], free_s);
+        }
+    }
+    for (uint32_t g = g0; g < g1; g++)
+        if (!st->free_now[g] && st->avail[g] <= now)
+            st->avail[g] = later; /* busy by the bookkeeping, though no estimate says so */
+    if (st->alone[n] != VIEW_NONE && !v->job_active[st->alone[n]])
+        st->alone[n] = VIEW_NONE;
+    st->cpus_now[n] = st->mem_now[n] = 0;
+    /* A node at or above the CPU threshold may be eligible at the next scrape; with
+     * live metrics, when a job on it ends, guessed as one poll interval. */
+    double next_scrape = v->scrape_time_s + cl->cfg.scrape_interval_s;
+    if (view_node_below_cpu_threshold(v, n))
+        st->ready[n] = now;
+    else if (cl->cfg.scrape_interval_s > 0 && next_scrape > now)
+        st->ready[n] = next_scrape;
+    else
+        st->ready[n] = later;
+}
+
+/* The k GPUs of node n that free first (ties: lowest index) into gpu[], and the time
+ * the last of them frees. With all, every GPU of the node counts (a job running alone). */
+static double opt_first_free(const struct opt_state *st, const struct node *nd, uint32_t k,
+                             bool all, uint32_t *gpu)
+{
+    const double *av = &st->avail[nd->gpu_first];
+    if (!all && k == 1) { /* the common case: one pass */
+        uint32_t best = 0;
+        for (uint32_t q = 1; q < nd->gpu_count; q++)
+            if (av[q] < av[best])
+                best = q;
+        gpu[0] = nd->gpu_first + best;
+        return av[best];
+    }
+    uint32_t take = all ? nd->gpu_count : k;
+    uint8_t used[CLUSTER_MAX_NODE_GPUS] = {0};
+    double t = 0;
+    for (uint32_t i = 0; i < take; i++) {
+        uint32_t best = VIEW_NONE;
+        for (uint32_t q = 0; q < nd->gpu_count; q++)
+            if (!used[q] && (best == VIEW_NONE || av[q] < av[best]))
+                best = q;
+        used[best] = 1;
+        if (i < k)
+            gpu[i] = nd->gpu_first + best;
+        t = av[best] > t ? av[best] : t;
+    }
+    return t;
+}
+
+/* Whether job j can start on node n now, lasting dur seconds; fills gpu[] if so. */
+static bool opt_fits_now(const struct opt_state *st, const struct view *v, uint32_t j,
+                         uint32_t n, double dur, double mem, bool alone, uint32_t *gpu)
+{
+    const struct node *nd = &v->cl->nodes[n];
+    const struct view_job *jb = view_job(v, j);
+    double now = v->now, gpu_mem = v->cl->types[nd->type].mem_gib;
+    if (st->ready[n] > now || st->alone[n] != VIEW_NONE || !view_node_below_cpu_threshold(v, n))
+        return false; /* (the scrape may be live: a standing plan checks it again) */
+    if (v->node_cpus_req[n] + st->cpus_now[n] + jb->cpus > nd->cpus + VIEW_FIT_EPS ||
+        v->node_mem_req_gib[n] + st->mem_now[n] + jb->mem_gib > nd->mem_gib + VIEW_FIT_EPS)
+        return false;
+    /* Alone: no job of the bookkeeping or of this plan on the node (every job holds a
+     * GPU, so the GPU test below finds them; requests catch them sooner). */
+    if (alone && (v->node_cpus_req[n] + st->cpus_now[n] > 0 ||
+                  v->node_mem_req_gib[n] + st->mem_now[n] > 0))
+        return false;
+    uint32_t k = 0;
+    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++) {
+        bool ok = st->free_now[g] && now + dur <= st->gap_end[g] + OPT_TIME_EPS_S &&
+                  mem <= gpu_mem - v->gpu_assigned_mem_gib[g] + VIEW_FIT_EPS;
+        if (ok && k < jb->gpus)
+            gpu[k++] = g;
+        else if (!ok && alone)
+            return false;
+    }
+    return k == jb->gpus;
+}
+
+/* Sorts the groups that could take job j by its transfer + run there, into
+ * grp_order; returns how many there are. Transfer estimates are asked once per site. */
+static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint32_t j)
+{
+    const struct cluster *cl = v->cl;
+    const struct view_job *jb = view_job(v, j);
+    bool alone = opt_unseen(st, v, j);
+    for (size_t si = 0; si < cl->n_sites; si++)
+        st->site_xfer[si] = NAN;
+    size_t m = 0;
+    for (uint32_t i = 0; i < st->n_grp; i++) {
+        const struct opt_group *g = &st->grp[i];
+        double run, mem;
+        if (g->max_gpus < jb->gpus || g->max_cpus + VIEW_FIT_EPS < jb->cpus ||
+            g->max_mem_gib + VIEW_FIT_EPS < jb->mem_gib)
+            continue;
+        opt_est(st, v, j, g->type, &run, &mem);
+        if (mem > cl->types[g->type].mem_gib)
+            continue;
+        if (isnan(st->site_xfer[g->site]))
+            st->site_xfer[g->site] = view_transfer_estimate_s(v, j, g->site);
+        double dur = st->site_xfer[g->site] + run;
+        st->grp_dur[i] = dur;
+        /* No slot of the group finishes before its tree's bound (or now) plus dur. */
+        bool can_now;
+        double lb = opt_bound(st, v, g, 1, jb->gpus, dur, alone, false, &can_now) + dur;
+        st->grp_lb[i] = lb;
+        size_t k = m++;
+        for (; k > 0 && st->grp_lb[st->grp_order[k - 1]] > lb; k--)
+            st->grp_order[k] = st->grp_order[k - 1];
+        st->grp_order[k] = i;
+    }
+    return m;
+}
+
+/* True when candidate c beats b: earlier finish, then starting now, then the lower
+ * node index (the order a scan of all nodes by index would give). */
+static bool opt_slot_better(const struct opt_slot *c, const struct opt_slot *b)
+{
+    if (c->finish != b->finish)
+        return c->finish < b->finish;
+    if (c->now != b->now)
+        return c->now;
+    return c->node < b->node;
+}
+
+/* ---- branch and bound over a group's nodes ---- */
+
+/* One search for job j in one group: what the visited nodes are compared with. */
+struct opt_search {
+    uint32_t job;
+    double dur;      /* transfer + run on the group */
+    bool alone;      /* an unseen model: needs the whole node, the bounds do not apply */
+    bool now_only;   /* only places where it starts at once */
+    bool reserve;    /* a reservation: start when enough GPUs free, ties to res_node */
+    bool found;
+    struct opt_slot best;
+};
+
+/* Whether a node of a subtree whose start bound is lb, where a job may (can_now) or
+ * may not start at once, and whose lowest node index is lo, could beat the best slot
+ * found so far. */
+static bool opt_could_beat(const struct opt_state *st, const struct opt_search *s, double lb,
+                           bool can_now, uint32_t lo)
+{
+    if (s->now_only && !can_now)
+        return false;
+    if (!s->found)
+        return true;
+    double f = lb + s->dur;
+    if (f != s->best.finish)
+        return f < s->best.finish;
+    if (s->reserve) /* ties keep the node held, else go to the lowest index */
+        return s->best.node != st->res_node[s->job] && lo < s->best.node;
+    if (can_now != s->best.now)
+        return can_now;
+    return lo < s->best.node;
+}
+
+/* Evaluates node n exactly for the search, as the plan's state of it says. */
+static void opt_visit(struct opt_state *st, const struct view *v, struct opt_search *s, uint32_t n)
+{
+    const struct cluster *cl = v->cl;
+    const struct view_job *jb = view_job(v, s->job);
+    double run, mem;
+    if (!opt_can_host(st, v, s->job, n, &run, &mem))
+        return;
+    opt_touch(st, v, n);
+    const struct node *nd = &cl->nodes[n];
+    struct opt_slot c = {.node = n, .ngpus = jb->gpus};
+    if (s->reserve) {
+        c.start = fmax(st->ready[n], opt_first_free(st, nd, jb->gpus, s->alone, c.gpu));
+        c.finish = c.start + s->dur;
+        bool better = !s->found || c.finish < s->best.finish;
+        if (!better && c.finish == s->best.finish && s->best.node != st->res_node[s->job])
+            better = n == st->res_node[s->job] || n < s->best.node;
+        if (better) {
+            s->best = c;
+            s->found = true;
+        }
+        return;
+    }
+    if (opt_fits_now(st, v, s->job, n, s->dur, mem, s->alone, c.gpu)) {
+        c.now = true;
+        c.start = v->now;
+    } else if (s->now_only) {
+        return;
+    } else {
+        c.start = fmax(st->ready[n], opt_first_free(st, nd, jb->gpus, s->alone, c.gpu));
+        if (c.start <= v->now) /* free GPUs, but its requests do not fit yet */
+            c.start = v->now + cl->cfg.poll_interval_s;
+    }
+    c.finish = c.start + s->dur;
+    if (!s->found || opt_slot_better(&c, &s->best)) {
+        s->best = c;
+        s->found = true;
+    }
+}
+
+/* A subtree of a group's tree still to look at: tree index, first position, width. */
+struct opt_frame {
+    size_t i;
+    uint32_t lo, width;
+};
+
+/* Visits, in node order, the nodes of group gi that could beat the best found so far:
+ * a subtree is skipped when its bound (the least time k GPUs of one of its nodes may
+ * free, and never before now) cannot. */
+static void opt_search_group(struct opt_state *st, const struct view *v, uint32_t gi,
+                             struct opt_search *s)
+{
+    struct opt_group *g = &st->grp[gi];
+    uint32_t k = view_job(v, s->job)->gpus;
+    if (k > g->max_gpus)
+        return; /* no node of the group has k GPUs */
+    struct opt_frame stack[64]; /* depth-first: at most two per level */
+    size_t top = 0;
+    stack[top++] = (struct opt_frame){.i = 1, .lo = 0, .width = g->leaves};
+    while (top > 0) {
+        size_t i = stack[--top].i;
+        uint32_t lo = stack[top].lo, width = stack[top].width;
+        if (lo >= g->count)
+            continue;
+        if (k > 0 && opt_tree_at(st, g, i)[k - 1] == INFINITY)
+            continue; /* no node below has k GPUs */
+        bool can_now;
+        double lb = opt_bound(st, v, g, i, k, s->dur, s->alone, s->reserve, &can_now);
+        if (!opt_could_beat(st, s, lb, can_now, st->grp_nodes[g->first + lo]))
+            continue;
+        if (width == 1) {
+            opt_visit(st, v, s, st->grp_nodes[g->first + lo]);
+            continue;
+        }
+        /* The child with the lower bound first: a good slot found early prunes more. */
+        uint32_t half = width / 2;
+        struct opt_frame l = {.i = 2 * i, .lo = lo, .width = half};
+        struct opt_frame r = {.i = 2 * i + 1, .lo = lo + half, .width = half};
+        if (k > 0 && !s->alone && opt_tree_at(st, g, r.i)[k - 1] < opt_tree_at(st, g, l.i)[k - 1]) {
+            stack[top++] = l;
+            stack[top++] = r;
+        } else {
+            stack[top++] = r;
+            stack[top++] = l;
+        }
+    }
+}
+
+/* Checks a search against visiting every node of the m ordered groups, as a plan
+ * without the trees would (policy_check_indexes): the bounds may only skip nodes
+ * that cannot win. The check must leave the plan as it found it, or a checked run
+ * would schedule differently: visiting a node builds its state for the plan
+ * (opt_touch) as of now, once per plan, and a standing plan that reaches the node
+ * only at a later scheduling point must still build it then. So the nodes' plan
+ * epochs, their running-alone marks and the job's known flag are put back after.
+ * (The other per-node scratch is rebuilt by the next touch; pruning ended jobs off a
+ * node's list changes nothing a later walk would see.) */
+static void opt_check_search(struct opt_state *st, const struct view *v, const struct opt_search *s0,
+                             size_t m, const struct opt_search *got)
+{
+    size_t nn = v->cl->n_nodes;
+    uint64_t *epoch = cpn_calloc(nn ? nn : 1, sizeof *epoch);
+    uint32_t *alone = cpn_calloc(nn ? nn : 1, sizeof *alone);
+    memcpy(epoch, st->node_epoch, nn * sizeof *epoch);
+    memcpy(alone, st->alone, nn * sizeof *alone);
+    int8_t known = st->known[s0->job];
+    struct opt_search all = *s0;
+    if (all.reserve && st->res_node[all.job] != VIEW_NONE)
+        for (size_t i = 0; i < m; i++)
+            if (st->grp_order[i] == st->node_grp[st->res_node[all.job]]) {
+                all.dur = st->grp_dur[st->grp_order[i]];
+                opt_visit(st, v, &all, st->res_node[all.job]);
+            }
+    for (size_t i = 0; i < m; i++) {
+        const struct opt_group *g = &st->grp[st->grp_order[i]];
+        all.dur = st->grp_dur[st->grp_order[i]];
+        for (uint32_t q = 0; q < g->count; q++)
+            opt_visit(st, v, &all, st->grp_nodes[g->first + q]);
+    }
+    memcpy(st->node_epoch, epoch, nn * sizeof *epoch);
+    memcpy(st->alone, alone, nn * sizeof *alone);
+    st->known[s0->job] = known;
+    free(epoch);
+    free(alone);
+    CPN_ASSERT(all.found == got->found);
+    if (all.found)
+        CPN_ASSERT(all.best.node == got->best.node && all.best.now == got->best.now &&
+                   all.best.start == got->best.start && all.best.finish == got->best.finish);
+}
+
+/* Runs search s (its job and mode set) over the groups that could take the job, in
+ * order of their bound, and stops at a group whose bound is later than the best finish
+ * found. A reservation looks at the node it holds first, so that ties keep it. Fills
+ * *out and returns true when a node could take the job. */
+static bool opt_run_search(struct opt_state *st, const struct view *v, struct opt_search s,
+                           struct opt_slot *out)
+{
+    const struct opt_search s0 = s;
+    size_t m = opt_order_groups(st, v, s.job);
+    uint32_t held = s.reserve ? st->res_node[s.job] : VIEW_NONE;
+    if (held != VIEW_NONE)
+        for (size_t i = 0; i < m; i++)
+            if (st->grp_order[i] == st->node_grp[held]) {
+                s.dur = st->grp_dur[st->grp_order[i]];
+                opt_visit(st, v, &s, held);
+            }
+    for (size_t i = 0; i < m; i++) {
+        uint32_t gi = st->grp_order[i];
+        s.dur = st->grp_dur[gi];
+        if (s.found && st->grp_lb[gi] > s.best.finish)
+            break;
+        opt_search_group(st, v, gi, &s);
+    }
+    if (policy_check_indexes)
+        opt_check_search(st, v, &s0, m, &s);
+    if (s.found)
+        *out = s.best;
+    return s.found;
+}
+
+/* The best place for job j: earliest predicted finish over all nodes, starting now
+ * or later (ties: starting now, then the lowest node index). With now_only, only
+ * places where it can start at once. Returns false when no node could ever take it. */
+bool opt_best_slot(struct opt_state *st, const struct view *v, uint32_t j, bool now_only,
+                   struct opt_slot *best)
+{
+    struct opt_search s = {.job = j, .alone = opt_unseen(st, v, j), .now_only = now_only};
+    return opt_run_search(st, v, s, best);
+}
+
+/* The reservation for job j: the node where enough GPUs free for it soonest, counting
+ * how long it runs there; it keeps its node on a tie, else the lowest index wins. */
+bool opt_reserve_slot(struct opt_state *st, const struct view *v, uint32_t j,
+                      struct opt_slot *res)
+{
+    struct opt_search s = {.job = j, .alone = opt_unseen(st, v, j), .reserve = true};
+    return opt_run_search(st, v, s, res);
+}
+
