@@ -123,7 +123,7 @@ static int bench_engine(size_t n)
         jobset_push(&js, &j);
     }
     struct sim *s;
-    int rc = sim_create(&s, cl, cat, &js, &noop_policy, NULL, 1, NULL, err, sizeof err);
+    int rc = sim_create(&s, cl, cat, &js, &noop_policy, NULL, NULL, err, sizeof err);
     double w0 = cpn_wall_s();
     if (!rc)
         rc = sim_run(s, err, sizeof err);
@@ -290,7 +290,7 @@ static int bench_q100(const char *name, double seconds)
     while (total < seconds || runs < 3) {
         struct sim *s;
         double w0 = cpn_wall_s();
-        int rc = sim_create(&s, cl, cat, &js, pol, NULL, 1, NULL, err, sizeof err);
+        int rc = sim_create(&s, cl, cat, &js, pol, NULL, NULL, err, sizeof err);
         if (!rc)
             rc = sim_run(s, err, sizeof err);
         double w = cpn_wall_s() - w0;

@@ -68,7 +68,6 @@ int main(int argc, char **argv)
     }
     struct eq q;
     eq_init(&q);
-    eq_init_keys(&q, 2 * n + cl->n_links);
     struct net *net;
     if (net_create(&net, cl, cat, &js, origin, &q, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);

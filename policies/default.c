@@ -2,8 +2,10 @@
  * it, below a controller that only picks the site.
  *
  * Site. The site with the most GPUs that looked idle in the last scrape (ties: the
- * lowest site index). Every job of one scheduling point goes there, since the scrape
- * does not change in between.
+ * lowest site index), chosen afresh for each job. With a stale scrape every job of
+ * one scheduling point goes to the same site, since the scrape does not change in
+ * between; with live metrics (scrape_interval_s 0) each placement changes the counts,
+ * so the jobs of one point may go to different sites.
  *
  * Inside the site, kube-scheduler's filter and score (docs/policies.md cites the
  * sources). Filter (NodeResourcesFit): the node's requested CPU and memory, by the

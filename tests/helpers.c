@@ -24,7 +24,7 @@ void run_start(struct run *r, const char *cluster_json, const char *const *sets,
                  0, "jobs: %s", err);
     const struct policy_ops *pol = policy_find(policy);
     cr_assert(pol, "no policy %s", policy);
-    cr_assert_eq(sim_create(&r->s, r->cl, r->cat, &r->js, pol, NULL, 1, NULL, err, sizeof err), 0,
+    cr_assert_eq(sim_create(&r->s, r->cl, r->cat, &r->js, pol, NULL, NULL, err, sizeof err), 0,
                  "sim: %s", err);
     cr_assert_eq(sim_run(r->s, err, sizeof err), 0, "run: %s", err);
 }

@@ -53,7 +53,7 @@ static struct sim *load_and_run(const struct trace_case *tc, const struct policy
     jobset_init(js);
     cr_assert_eq(trace_read_csv(tc->jobs, *cat, js, err, sizeof err), 0, "%s", err);
     struct sim *s = NULL;
-    cr_assert_eq(sim_create(&s, *cl, *cat, js, pol, NULL, 1, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(sim_create(&s, *cl, *cat, js, pol, NULL, NULL, err, sizeof err), 0, "%s", err);
     cr_assert_eq(sim_run(s, err, sizeof err), 0, "%s", err);
     return s;
 }
@@ -128,7 +128,7 @@ Test(conformance, every_policy_keeps_the_invariants, .timeout = 120)
             /* Same inputs and seed: the same bytes. */
             struct sim *s2 = NULL;
             char err[CPN_ERR_LEN];
-            cr_assert_eq(sim_create(&s2, cl, cat, &js, pol, NULL, 1, NULL, err, sizeof err), 0);
+            cr_assert_eq(sim_create(&s2, cl, cat, &js, pol, NULL, NULL, err, sizeof err), 0);
             cr_assert_eq(sim_run(s2, err, sizeof err), 0);
             char *second = render_jobs(s2);
             cr_assert_str_eq(first, second, "%s/%s: not deterministic", pol->name, cases[c].name);

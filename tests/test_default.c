@@ -345,7 +345,7 @@ static void checked_run(const char *const *sets, size_t n_sets)
                                     sizeof err),
                  0, "%s", err);
     checks = idle_seen = 0;
-    cr_assert_eq(sim_create(&r.s, r.cl, r.cat, &r.js, &pol, NULL, 1, NULL, err, sizeof err), 0,
+    cr_assert_eq(sim_create(&r.s, r.cl, r.cat, &r.js, &pol, NULL, NULL, err, sizeof err), 0,
                  "%s", err);
     cr_assert_eq(sim_run(r.s, err, sizeof err), 0, "%s", err);
     cr_assert_eq(r.s->st.completed + r.s->st.failed, r.js.n, "%zu of %zu ended",

@@ -73,7 +73,7 @@ Test(eq, keyed_events_move_and_cancel)
 {
     struct eq q;
     eq_init(&q);
-    eq_init_keys(&q, 4);
+    cr_assert_eq(eq_reserve_keys(&q, 4), 0);
     eq_schedule(&q, 0, 10.0, EV_END, 100, 1);
     eq_schedule(&q, 1, 20.0, EV_END, 101, 1);
     eq_push(&q, 15.0, EV_SAMPLE, 0, 0);
@@ -105,7 +105,7 @@ Test(eq, keyed_events_random_against_model)
     enum { K = 64 };
     struct eq q;
     eq_init(&q);
-    eq_init_keys(&q, K);
+    cr_assert_eq(eq_reserve_keys(&q, K), 0);
     double model[K];
     for (int k = 0; k < K; k++)
         model[k] = -1;
@@ -154,7 +154,7 @@ Test(eq, interleaved_exact_order_against_model)
     size_t n = 0;
     struct eq q;
     eq_init(&q);
-    eq_init_keys(&q, K);
+    cr_assert_eq(eq_reserve_keys(&q, K), 0);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 11);
     double now = 0;

@@ -171,7 +171,7 @@ Test(net, missing_route_is_a_configuration_error)
     const char *csv = HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\n";
     cr_assert_eq(trace_read_csv_buf("j.csv", csv, strlen(csv), cat, &js, err, sizeof err), 0);
     struct sim *s = NULL;
-    cr_assert_eq(sim_create(&s, cl, cat, &js, policy_find("fifo"), NULL, 1, NULL, err, sizeof err), CPN_EINPUT);
+    cr_assert_eq(sim_create(&s, cl, cat, &js, policy_find("fifo"), NULL, NULL, err, sizeof err), CPN_EINPUT);
     cr_assert_not_null(strstr(err, "no route"), "%s", err);
     cr_assert_not_null(strstr(err, "j.csv:2"), "%s", err);
     jobset_free(&js);

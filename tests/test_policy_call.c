@@ -97,7 +97,7 @@ static void run_bad(enum bad_mode m)
                  "%s", err);
     cr_assert_eq(trace_read_csv_buf("j.csv", jobs_csv, strlen(jobs_csv), r.cat, &r.js, err, sizeof err),
                  0, "%s", err);
-    cr_assert_eq(sim_create(&r.s, r.cl, r.cat, &r.js, &bad_policy, NULL, 1, NULL, err, sizeof err), 0,
+    cr_assert_eq(sim_create(&r.s, r.cl, r.cat, &r.js, &bad_policy, NULL, NULL, err, sizeof err), 0,
                  "%s", err);
     cr_assert_eq(sim_run(r.s, err, sizeof err), 0, "%s", err);
     cr_assert_eq(r.s->st.placements, 1, "the valid placement is applied");

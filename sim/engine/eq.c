@@ -26,13 +26,15 @@ void eq_init(struct eq *q)
     q->nkeys = 0;
 }
 
-void eq_init_keys(struct eq *q, size_t nkeys)
+uint32_t eq_reserve_keys(struct eq *q, size_t n)
 {
-    CPN_ASSERT(q->pos == NULL && nkeys < EQ_NOKEY);
-    q->pos = cpn_malloc((nkeys ? nkeys : 1) * sizeof *q->pos);
-    for (size_t k = 0; k < nkeys; k++)
+    CPN_ASSERT(n < EQ_NOKEY && q->nkeys < EQ_NOKEY - n);
+    size_t first = q->nkeys;
+    q->pos = cpn_realloc(q->pos, (first + n ? first + n : 1) * sizeof *q->pos);
+    for (size_t k = first; k < first + n; k++)
         q->pos[k] = EQ_NOKEY;
-    q->nkeys = nkeys;
+    q->nkeys = first + n;
+    return (uint32_t)first;
 }
 
 void eq_free(struct eq *q)

@@ -31,7 +31,7 @@ struct event {
     double t;
     uint64_t seq;
     uint32_t kind; /* enum ev_kind */
-    uint32_t job;  /* job index, or 0 when the kind names none */
+    uint32_t job;  /* job index; the link index for EV_LINK_DONE; 0 when the kind names none */
     uint32_t gen;  /* the job's generation when pushed: stale events are dropped */
     uint32_t key;  /* EQ_NOKEY, or the key of an updatable event (eq_schedule) */
 };
@@ -49,8 +49,12 @@ struct eq {
 };
 
 void eq_init(struct eq *q);
-/* Makes room for keys 0..nkeys-1 (call once, before any eq_schedule). */
-void eq_init_keys(struct eq *q, size_t nkeys);
+/* Reserves n fresh keys for updatable events and returns the first: the caller owns
+ * keys first..first+n-1 and may eq_schedule and eq_cancel only those. Each module that
+ * keys events reserves its own range (the engine a job's END, the network a flow's
+ * completion and a link's next event), so no layout of keys is shared by convention.
+ * Keys only find an event in the heap; they never affect the order of events. */
+uint32_t eq_reserve_keys(struct eq *q, size_t n);
 void eq_free(struct eq *q);
 /* Adds an event; t must be finite. */
 void eq_push(struct eq *q, double t, enum ev_kind kind, uint32_t job, uint32_t gen);

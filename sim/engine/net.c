@@ -38,11 +38,11 @@
 #define NET_BYTES_PER_PARAM 4.0 /* fp32 weights */
 #define NET_MAX_HOPS 16         /* longest route, in links */
 #define NET_NONE UINT32_MAX
-/* Key of a job's flow completion in the event queue (eq_schedule); the simulation
- * keys its jobs' END events 2j, so the queue must have keys for 2 x jobs. */
-#define NET_KEY_DONE(j) (2 * (uint32_t)(j) + 1)
-/* Key of a link's next flow end in processor-sharing mode: after the jobs' keys. */
-#define NET_KEY_LINK(n, l) (2 * (uint32_t)(n)->js->n + (uint32_t)(l))
+/* Key of a job's flow completion in the event queue (eq_schedule), from the range
+ * net_create reserved. */
+#define NET_KEY_DONE(n, j) ((n)->key_done + (uint32_t)(j))
+/* Key of a link's next flow end in processor-sharing mode, from its own range. */
+#define NET_KEY_LINK(n, l) ((n)->key_link + (uint32_t)(l))
 
 static double gbps_to_gib_s(double gbps)
 {
@@ -109,6 +109,7 @@ struct net {
     const struct jobset *js;
     const uint32_t *origin;
     struct eq *eq;
+    uint32_t key_done, key_link; /* its eq keys: flow of job j, link l (eq_reserve_keys) */
     size_t n_sites;
 
     struct route *routes; /* [row(origin) * n_sites + dst] */
@@ -462,10 +463,10 @@ static void recompute(struct net *n, const struct route *seed, double now)
         fl->rate = fl->new_rate;
         uint32_t gen = ++n->job_gen[fl->job];
         if (fl->rate > 0)
-            eq_schedule(n->eq, NET_KEY_DONE(fl->job), now + fl->remaining_gib / fl->rate,
+            eq_schedule(n->eq, NET_KEY_DONE(n, fl->job), now + fl->remaining_gib / fl->rate,
                         EV_FLOW_DONE, fl->job, gen);
         else
-            eq_cancel(n->eq, NET_KEY_DONE(fl->job));
+            eq_cancel(n->eq, NET_KEY_DONE(n, fl->job));
     }
 }
 
@@ -688,6 +689,8 @@ int net_create(struct net **out, const struct cluster *cl, const struct catalog 
     n->js = js;
     n->origin = origin_site;
     n->eq = eq;
+    n->key_done = eq_reserve_keys(eq, js->n);
+    n->key_link = eq_reserve_keys(eq, cl->n_links);
     n->n_sites = ns;
     n->routes = routes;
     n->row_of = row_of;

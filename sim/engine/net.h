@@ -30,9 +30,9 @@ struct net_stats {
     uint64_t transfer_count;/* placements, including those that moved nothing */
 };
 
-/* Builds the network of a run. The event queue must have keys for 2 x jobs + links
- * (eq_init_keys): the flow of job j is keyed 2j + 1, link l 2 x jobs + l. Routes from every job's origin to every site with GPUs
- * must exist: a missing one is CPN_EINPUT naming the cluster, the sites and the job's
+/* Builds the network of a run. It reserves its own event keys in eq (a flow's
+ * completion per job, a link's next event per link). Routes from every job's origin
+ * to every site with GPUs must exist: a missing one is CPN_EINPUT naming the cluster, the sites and the job's
  * line. Returns 0 with *out, or a negative code with a message. */
 int net_create(struct net **out, const struct cluster *cl, const struct catalog *cat,
                const struct jobset *js, const uint32_t *origin_site, struct eq *eq, char *err,

@@ -41,7 +41,6 @@ const char *const job_state_name[JS_NSTATES] = {
 
 /* Keys of the updatable events of a job in the event queue (eq_schedule): its END,
  * and its transfer's completion (net.c uses 2j + 1). */
-#define SIM_KEY_END(j) (2 * (uint32_t)(j))
 
 /* ---- truth: rates and GPU residency ---- */
 
@@ -71,7 +70,7 @@ static void refresh_rate(struct sim *s, uint32_t j)
     r->last_update_s = s->now;
     r->rate = rate;
     r->gen++;
-    eq_schedule(&s->eq, SIM_KEY_END(j), s->now + r->work_left_s / rate, EV_END, j, r->gen);
+    eq_schedule(&s->eq, s->key_end + j, s->now + r->work_left_s / rate, EV_END, j, r->gen);
 }
 
 /* Refreshes the rates of every running job that shares a GPU with job j. */
@@ -195,7 +194,7 @@ static void release(struct sim *s, uint32_t j)
         s->running--;
     }
     r->gen++;
-    eq_cancel(&s->eq, SIM_KEY_END(j));
+    eq_cancel(&s->eq, s->key_end + j);
     r->rate = 0;
     s->active--;
     s->last_change_s = s->now;
@@ -594,7 +593,7 @@ static void init_truth(struct sim *s)
 
 int sim_create(struct sim **out, const struct cluster *cl, const struct catalog *cat,
                const struct jobset *jobs, const struct policy_ops *pol,
-               const struct predictor *pred, uint64_t seed, const struct sim_sampler *sampler, char *err,
+               const struct predictor *pred, const struct sim_sampler *sampler, char *err,
                size_t errlen)
 {
     uint32_t *origin = NULL;
@@ -606,16 +605,12 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->cat = cat;
     s->jobs = jobs;
     s->pol = pol;
-    s->seed = seed;
     s->sampler = sampler;
-    s->rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(s->rng, (unsigned long)seed);
     eq_init(&s->eq);
-    eq_init_keys(&s->eq, 2 * jobs->n + cl->n_links);
+    s->key_end = eq_reserve_keys(&s->eq, jobs->n);
     s->origin_site = origin;
     rc = net_create(&s->net, cl, cat, jobs, origin, &s->eq, err, errlen);
     if (rc != 0) {
-        gsl_rng_free(s->rng);
         eq_free(&s->eq);
         free(origin);
         free(s);
@@ -689,7 +684,6 @@ void sim_destroy(struct sim *s)
         return;
     policy_call_destroy(s);
     free(s->pol_params);
-    gsl_rng_free(s->rng);
     net_destroy(s->net);
     view_source_destroy(s->view.src);
     free(s->view_jobs);

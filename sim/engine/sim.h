@@ -7,7 +7,6 @@
 #ifndef CPN_SIM_H
 #define CPN_SIM_H
 
-#include <gsl/gsl_rng.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -81,12 +80,11 @@ struct sim {
     const struct policy_ops *pol;
     void *pol_state;
     void *pol_params;       /* the policy's default parameters when the cluster has none */
-    uint64_t seed;
-    gsl_rng *rng;
     struct net *net;
 
     double now;
     struct eq eq;
+    uint32_t key_end;       /* eq key of job j's END event: key_end + j */
     struct jobrt *rt;       /* [jobs] */
     uint32_t *origin_site;  /* [jobs] */
     uint32_t *arrival_order;/* [jobs] job indices by (submit_s, input order) */
@@ -183,7 +181,7 @@ struct sim_sampler {
  * negative code with a message. */
 int sim_create(struct sim **out, const struct cluster *cl, const struct catalog *cat,
                const struct jobset *jobs, const struct policy_ops *pol,
-               const struct predictor *pred, uint64_t seed, const struct sim_sampler *sampler, char *err,
+               const struct predictor *pred, const struct sim_sampler *sampler, char *err,
                size_t errlen);
 /* Runs to the end (all jobs ended, deadlock or horizon). Returns 0, or a negative code
  * with a message when the policy's init failed, the timeline could not be written, the

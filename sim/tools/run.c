@@ -67,7 +67,7 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     }
     struct sim_sampler timeline = {report_timeline_header, report_timeline_row, tl.f};
     if (!rc)
-        rc = sim_create(&s, cl, cat, &js, pol, pred, req->seed, &timeline, err, errlen);
+        rc = sim_create(&s, cl, cat, &js, pol, pred, &timeline, err, errlen);
     if (!rc)
         s->stop = req->stop;
     double t0 = cpn_wall_s();
