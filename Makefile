@@ -66,7 +66,7 @@ golden: $(BUILD)/cpnsim
 	sh scripts/golden.sh update $(BUILD)/cpnsim
 
 asan:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -DCPN_CHECK_INDEXES" \
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) $(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -DCPN_CHECK_INDEXES" \
 	        LDFLAGS="-fsanitize=address,undefined" test
 
 # Benchmarks print figures; they never fail on time. Built with optimisation.

@@ -1,5 +1,5 @@
 /* report: the output files of a run: summary.json, jobs.csv and timeline.csv
- * (DESIGN.md §3). It reads a finished (or running, for the timeline) simulation and
+ * (README "Files"). It reads a finished (or running, for the timeline) simulation and
  * formats it; it owns no state. Files are written under temporary names and renamed
  * (afile in util.h); summary.json is written last, so its presence means the run
  * directory is complete. */
