@@ -706,10 +706,10 @@ static int jpos_fail_for_test(char *err, size_t errlen, const struct jpos *pos, 
 
 Test(jsonpos, vfail_names_file_line_and_field)
 {
-    static const char doc[] = "{\n  \"k\": [1,\n    2]\n}";
-    cJSON *root = NULL;
-    struct jpos pos = {0};
     char err[CPN_ERR_LEN] = "";
+    struct jpos pos = {0};
+    cJSON *root = NULL;
+    static const char doc[] = "{\n  \"k\": [1,\n    2]\n}";
     cr_assert_eq(jpos_parse("f.json", doc, sizeof doc - 1, &root, &pos, err, sizeof err), 0);
     const cJSON *two = cJSON_GetArrayItem(root->child, 1);
     cr_assert_eq(jpos_fail_for_test(err, sizeof err, &pos, two, "k[1]", "got %d (want %s)", 2,
