@@ -3,6 +3,7 @@
  * tests read tests/data/cluster/. Catalogue-dependent speeds are avoided by passing
  * a NULL catalogue, which gives profiled types a speed of 1. */
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -687,4 +688,37 @@ Test(jsonpos, error_lines)
     static const char open[] = "[\"abc\n\n";
     cr_assert_eq(jpos_parse("o", open, sizeof open - 1, &root, &pos, err, sizeof err), CPN_EINPUT);
     cr_assert(strstr(err, "o:"), "%s", err);
+}
+
+/* jpos_vfail takes a va_list, as the readers' own variadic error helpers pass on. */
+static int jpos_fail_for_test(char *err, size_t errlen, const struct jpos *pos, const cJSON *at,
+                              const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static int jpos_fail_for_test(char *err, size_t errlen, const struct jpos *pos, const cJSON *at,
+                              const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = jpos_vfail(err, errlen, "f.json", pos, at, field, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+Test(jsonpos, vfail_names_file_line_and_field)
+{
+    char err[CPN_ERR_LEN] = "";
+    struct jpos pos = {0};
+    cJSON *root = NULL;
+    static const char doc[] = "{\n  \"k\": [1,\n    2]\n}";
+    cr_assert_eq(jpos_parse("f.json", doc, sizeof doc - 1, &root, &pos, err, sizeof err), 0);
+    const cJSON *two = cJSON_GetArrayItem(root->child, 1);
+    cr_assert_eq(jpos_fail_for_test(err, sizeof err, &pos, two, "k[1]", "got %d (want %s)", 2,
+                                    "1"),
+                 CPN_EINPUT);
+    cr_assert_str_eq(err, "f.json:3: k[1]: got 2 (want 1)");
+    /* A node without a line (or none at all) gives line 0, as jpos_line does. */
+    cr_assert_eq(jpos_fail_for_test(err, sizeof err, &pos, NULL, "k", "bad"), CPN_EINPUT);
+    cr_assert_str_eq(err, "f.json:0: k: bad");
+    jpos_free(&pos);
+    cJSON_Delete(root);
 }

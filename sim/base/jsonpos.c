@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,4 +252,13 @@ int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, stru
     (void)jpos_build(pos, r, buf, len);
     *root = r;
     return CPN_OK;
+}
+
+int jpos_vfail(char *err, size_t errlen, const char *name, const struct jpos *pos,
+               const cJSON *at, const char *field, const char *fmt, va_list ap)
+{
+    char msg[CPN_ERR_LEN];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return cpn_fail(err, errlen, CPN_EINPUT, "%s:%d: %s: %s", name, jpos_line(pos, at), field,
+                    msg);
 }

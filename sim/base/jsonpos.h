@@ -6,6 +6,7 @@
 #define CPN_JSONPOS_H
 
 #include <cjson/cJSON.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 struct jpos_ent {
@@ -42,5 +43,12 @@ int jpos_line(const struct jpos *pos, const cJSON *item);
  * cJSON parse failure (cJSON_GetErrorPtr, or the return_parse_end of
  * cJSON_ParseWithLengthOpts) into a line number. */
 int jpos_line_at(const char *buf, size_t len, const char *at);
+
+/* Writes "name:LINE: field: message" into err, LINE being at's (0 when unknown) and
+ * the message fmt formatted with ap, and returns CPN_EINPUT: the error of a reader
+ * whose fields are named by a path alone. The caller owns ap (va_end). */
+int jpos_vfail(char *err, size_t errlen, const char *name, const struct jpos *pos,
+               const cJSON *at, const char *field, const char *fmt, va_list ap)
+    __attribute__((format(printf, 7, 0)));
 
 #endif

@@ -378,6 +378,19 @@ static void link_remove(struct net *n, uint32_t l, uint32_t f, uint32_t hop)
     }
 }
 
+/* Adds link l to the component of this recompute (the first nl links of
+ * comp_links) unless the stamp shows it is there already. Returns the new count.
+ * Static inline so that the per-event loops of recompute pay no call. */
+static inline size_t comp_add_link(struct net *n, uint32_t l, uint32_t stamp, size_t nl)
+{
+    if (n->links[l].stamp == stamp)
+        return nl;
+    n->links[l].stamp = stamp;
+    cpn_grow((void **)&n->comp_links, &n->comp_cap_l, nl + 1, sizeof *n->comp_links);
+    n->comp_links[nl] = l;
+    return nl + 1;
+}
+
 /* Recomputes max-min fair rates of every active flow connected, through shared
  * links, to the given links, and pushes the completion of each flow whose rate
  * changed. */
@@ -385,14 +398,8 @@ static void recompute(struct net *n, const struct route *seed, double now)
 {
     uint32_t stamp = ++n->stamp;
     size_t nf = 0, nl = 0;
-    for (uint32_t k = 0; k < seed->nlinks; k++) {
-        uint32_t l = seed->links[k];
-        if (n->links[l].stamp == stamp)
-            continue;
-        n->links[l].stamp = stamp;
-        cpn_grow((void **)&n->comp_links, &n->comp_cap_l, nl + 1, sizeof *n->comp_links);
-        n->comp_links[nl++] = l;
-    }
+    for (uint32_t k = 0; k < seed->nlinks; k++)
+        nl = comp_add_link(n, seed->links[k], stamp, nl);
     for (size_t i = 0; i < nl; i++) {
         struct link_state *ls = &n->links[n->comp_links[i]];
         for (size_t q = 0; q < ls->nflows; q++) {
@@ -403,14 +410,8 @@ static void recompute(struct net *n, const struct route *seed, double now)
             fl->stamp = stamp;
             cpn_grow((void **)&n->comp_flows, &n->comp_cap_f, nf + 1, sizeof *n->comp_flows);
             n->comp_flows[nf++] = f;
-            for (uint32_t k = 0; k < fl->route->nlinks; k++) {
-                uint32_t l = fl->route->links[k];
-                if (n->links[l].stamp == stamp)
-                    continue;
-                n->links[l].stamp = stamp;
-                cpn_grow((void **)&n->comp_links, &n->comp_cap_l, nl + 1, sizeof *n->comp_links);
-                n->comp_links[nl++] = l;
-            }
+            for (uint32_t k = 0; k < fl->route->nlinks; k++)
+                nl = comp_add_link(n, fl->route->links[k], stamp, nl);
         }
     }
     /* Progressive filling. */

@@ -41,6 +41,16 @@ struct eval_acc {
 /* GPU counts at which the simulator's truth is compared (those Gavel measured). */
 static const unsigned pred_eval_gpus[] = {1, 2, 4, 8};
 
+/* The predictor options of every evaluation: the given forest size and no memory
+ * margin, whose effect is computed afterwards from the ratios. */
+static struct predictor_opts eval_opts(unsigned rf_trees)
+{
+    struct predictor_opts o = PREDICTOR_OPTS_DEFAULT;
+    o.mem_margin = 0;
+    o.rf_trees = rf_trees;
+    return o;
+}
+
 /* Trained on every measured point, against the simulator's truth (catalog_lookup) for
  * the jobs `cpnsim gen` draws: every model of the H100 table at each of its listed
  * batches, on every catalogue type and 1, 2, 4 and 8 GPUs (memory: on one H100, as it
@@ -51,9 +61,7 @@ static const unsigned pred_eval_gpus[] = {1, 2, 4, 8};
 static int eval_insample(const struct catalog *cat, const char *spec, uint64_t seed,
                          unsigned rf_trees, struct eval_acc *acc, char *err, size_t errlen)
 {
-    struct predictor_opts o = PREDICTOR_OPTS_DEFAULT;
-    o.mem_margin = 0;
-    o.rf_trees = rf_trees;
+    struct predictor_opts o = eval_opts(rf_trees);
     struct predictor *p = NULL;
     int rc = predictor_create_opts(&p, spec, cat, seed, &o, err, errlen);
     if (rc != CPN_OK)
@@ -93,9 +101,7 @@ static int eval_fold(const struct catalog *cat, const char *spec, uint64_t seed,
                      unsigned rf_trees, const struct pred_data *d, const bool *held,
                      struct eval_acc *acc, char *err, size_t errlen)
 {
-    struct predictor_opts o = PREDICTOR_OPTS_DEFAULT;
-    o.mem_margin = 0;
-    o.rf_trees = rf_trees;
+    struct predictor_opts o = eval_opts(rf_trees);
     struct predictor *p = NULL;
     int rc = pred_new(&p, spec, cat, seed, &o, err, errlen);
     if (rc != CPN_OK)

@@ -82,13 +82,11 @@ static int gp_fail(const struct gp *g, const cJSON *at, const char *path, const 
     __attribute__((format(printf, 4, 5)));
 static int gp_fail(const struct gp *g, const cJSON *at, const char *path, const char *fmt, ...)
 {
-    char msg[CPN_ERR_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = jpos_vfail(g->err, g->errlen, g->name, g->pos, at, path, fmt, ap);
     va_end(ap);
-    return cpn_fail(g->err, g->errlen, CPN_EINPUT, "%s:%d: %s: %s", g->name,
-                    jpos_line(g->pos, at), path, msg);
+    return rc;
 }
 
 /* out = a b c, cut to GEN_PATH_MAX - 1 bytes. */

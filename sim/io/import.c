@@ -183,14 +183,22 @@ int import_fields(const struct import_conv *m, size_t nf, uint64_t line)
     return CPN_OK;
 }
 
+/* The outcome of parsing cell s as `what` ("a finite number"): CPN_OK, or the
+ * message every numeric cell of an import gives. */
+static int imp_cell(const struct import_conv *m, int rc, const char *s, const char *what,
+                    const char *name, uint64_t line)
+{
+    if (rc != CPN_OK)
+        return import_fail(m, line, name, "'%.*s' is not %s", IMP_SHOW_MAX, s, what);
+    return CPN_OK;
+}
+
 /* A number cell (blanks trimmed). */
 int import_num(const struct import_conv *m, char **f, int col, const char *name, uint64_t line,
                double *out)
 {
     const char *s = import_trim(f[col]);
-    if (cpn_parse_double(s, out) != CPN_OK)
-        return import_fail(m, line, name, "'%.*s' is not a finite number", IMP_SHOW_MAX, s);
-    return CPN_OK;
+    return imp_cell(m, cpn_parse_double(s, out), s, "a finite number", name, line);
 }
 
 /* A whole-number cell (blanks trimmed). */
@@ -198,9 +206,7 @@ int import_whole(const struct import_conv *m, char **f, int col, const char *nam
                  uint64_t *out)
 {
     const char *s = import_trim(f[col]);
-    if (cpn_parse_u64(s, out) != CPN_OK)
-        return import_fail(m, line, name, "'%.*s' is not a whole number >= 0", IMP_SHOW_MAX, s);
-    return CPN_OK;
+    return imp_cell(m, cpn_parse_u64(s, out), s, "a whole number >= 0", name, line);
 }
 
 void *import_push(struct import_conv *m, size_t size)
@@ -314,16 +320,23 @@ static void imp_init(struct import_conv *m, const char *name, const struct impor
     m->errlen = errlen;
 }
 
-/* The converters work on C strings, which would end silently at a NUL byte: a file
- * holding one is rejected, naming its line. Returns 0 or CPN_EINPUT. */
-static int imp_no_nul(const char *path, const char *buf, size_t len, char *err, size_t errlen)
+/* Reads the file to convert into *buf (the caller frees it) and *len. The
+ * converters work on C strings, which would end silently at a NUL byte: a file
+ * holding one is rejected, naming its line, and nothing is left to free. Returns 0,
+ * cpn_read_file's error or CPN_EINPUT. */
+static int imp_read_text(const char *path, char **buf, size_t *len, char *err, size_t errlen)
 {
-    const char *nul = memchr(buf, '\0', len);
+    int rc = cpn_read_file(path, buf, len, err, errlen);
+    if (rc)
+        return rc;
+    const char *nul = memchr(*buf, '\0', *len);
     if (!nul)
         return CPN_OK;
     uint64_t line = 1;
-    for (const char *p = buf; p < nul; p++)
+    for (const char *p = *buf; p < nul; p++)
         line += *p == '\n';
+    free(*buf);
+    *buf = NULL;
     return cpn_fail(err, errlen, CPN_EINPUT, "%s:%" PRIu64 ": a NUL byte (not a text file)", path,
                     line);
 }
@@ -337,13 +350,9 @@ int import_jobs(const char *format, const char *path, const struct import_opts *
                         "import: unknown job format '%s' (philly, openb or gavel)", format);
     char *buf = NULL;
     size_t len = 0;
-    int rc = cpn_read_file(path, &buf, &len, err, errlen);
+    int rc = imp_read_text(path, &buf, &len, err, errlen);
     if (rc)
         return rc;
-    if ((rc = imp_no_nul(path, buf, len, err, errlen))) {
-        free(buf);
-        return rc;
-    }
     char hex[65];
     cpn_sha256_hex(buf, len, hex);
     struct import_conv m;
@@ -531,13 +540,9 @@ int import_cluster(const char *format, const char *path, const struct import_opt
                         format);
     char *buf = NULL;
     size_t len = 0;
-    int rc = cpn_read_file(path, &buf, &len, err, errlen);
+    int rc = imp_read_text(path, &buf, &len, err, errlen);
     if (rc)
         return rc;
-    if ((rc = imp_no_nul(path, buf, len, err, errlen))) {
-        free(buf);
-        return rc;
-    }
     struct import_cl c;
     memset(&c, 0, sizeof c);
     imp_init(&c.m, path, o, NULL, err, errlen);

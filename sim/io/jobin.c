@@ -223,6 +223,16 @@ static int jr_text(const struct jrow *r, int f, const char **out)
     return CPN_OK;
 }
 
+/* A numeric field that is absent or empty: fine (leaving the caller's value) when
+ * the field is optional, else the "a value is required" failure. */
+static int jr_not_given(const struct jrow *r, int f)
+{
+    if (!jobin_defs[f].required)
+        return CPN_OK;
+    return jr_fail(r, f, r->row->f[f].kind == JOBIN_ABSENT ? "missing (a value is required)"
+                                                           : "empty (a value is required)");
+}
+
 /* The largest value of a real field (TRACE_MAX_* in sim/engine/job.h). */
 static double jr_max(int f)
 {
@@ -237,12 +247,8 @@ static int jr_real(const struct jrow *r, int f, bool positive, double *out)
 {
     const struct jobin_val *v = &r->row->f[f];
     char buf[JOBIN_REAL_BUF];
-    if (!jr_given(v)) {
-        if (!jobin_defs[f].required)
-            return CPN_OK;
-        return jr_fail(r, f, v->kind == JOBIN_ABSENT ? "missing (a value is required)"
-                                                     : "empty (a value is required)");
-    }
+    if (!jr_given(v))
+        return jr_not_given(r, f);
     double x = v->num;
     if (v->kind == JOBIN_TEXT ? cpn_parse_double(v->text, &x) != CPN_OK : !isfinite(x))
         return jr_fail(r, f, "'%.*s' is not a finite number", JOBIN_SHOW_MAX, jr_show(v, buf));
@@ -262,12 +268,8 @@ static int jr_whole(const struct jrow *r, int f, uint64_t min, uint64_t limit, u
 {
     const struct jobin_val *v = &r->row->f[f];
     char buf[JOBIN_REAL_BUF];
-    if (!jr_given(v)) {
-        if (!jobin_defs[f].required)
-            return CPN_OK;
-        return jr_fail(r, f, v->kind == JOBIN_ABSENT ? "missing (a value is required)"
-                                                     : "empty (a value is required)");
-    }
+    if (!jr_given(v))
+        return jr_not_given(r, f);
     const char *shown = jr_show(v, buf);
     uint64_t x = 0;
     if (v->kind == JOBIN_TEXT) {

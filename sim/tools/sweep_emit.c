@@ -47,14 +47,16 @@ struct emit_ctx {
     int kind;
 };
 
-static void put_command(FILE *f, const struct emit_ctx *e)
+/* Writes "BIN sweep SPEC --out OUT" and then tail: the one command line that both
+ * the per-run commands and the aggregation step start with. */
+static void put_command(FILE *f, const struct emit_ctx *e, const char *tail)
 {
     put_quoted(f, e->bin);
     fputs(" sweep ", f);
     put_quoted(f, e->spec);
     fputs(" --out ", f);
     put_quoted(f, e->out);
-    fputs(" --only ", f);
+    fputs(tail, f);
 }
 
 static int write_emit(FILE *f, const void *ctx)
@@ -62,7 +64,7 @@ static int write_emit(FILE *f, const void *ctx)
     const struct emit_ctx *e = ctx;
     if (e->kind == SWEEP_EMIT_PARALLEL) {
         for (size_t i = 0; i < e->n_todo; i++) {
-            put_command(f, e);
+            put_command(f, e, " --only ");
             fprintf(f, "%zu\n", e->todo[i]);
         }
         return ferror(f) ? -1 : 0;
@@ -80,12 +82,7 @@ static int write_emit(FILE *f, const void *ctx)
             "#   jid=$(sbatch --parsable %s/sweep.sbatch)\n"
             "#   sbatch --dependency=afterany:$jid --wrap \"",
             e->spec, e->n_todo, e->n_points, e->todo[e->n_todo - 1], e->out, e->out);
-    put_quoted(f, e->bin);
-    fputs(" sweep ", f);
-    put_quoted(f, e->spec);
-    fputs(" --out ", f);
-    put_quoted(f, e->out);
-    fputs(" --aggregate\"\n", f);
+    put_command(f, e, " --aggregate\"\n");
     fputs("#SBATCH --job-name=cpnsim-sweep\n#SBATCH --array=", f);
     put_ranges(f, e->todo, e->n_todo);
     fprintf(f,
@@ -94,7 +91,7 @@ static int write_emit(FILE *f, const void *ctx)
             "#SBATCH --output=%s/slurm/%%A_%%a.out\n"
             "exec ",
             e->out);
-    put_command(f, e);
+    put_command(f, e, " --only ");
     fputs("\"$SLURM_ARRAY_TASK_ID\"\n", f);
     return ferror(f) ? -1 : 0;
 }

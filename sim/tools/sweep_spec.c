@@ -53,13 +53,11 @@ struct parse {
 __attribute__((format(printf, 4, 5))) static int bad(const struct parse *p, const cJSON *at,
                                                      const char *field, const char *fmt, ...)
 {
-    char msg[CPN_ERR_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = jpos_vfail(p->err, p->errlen, p->name, &p->pos, at, field, fmt, ap);
     va_end(ap);
-    return cpn_fail(p->err, p->errlen, CPN_EINPUT, "%s:%d: %s: %s", p->name,
-                    jpos_line(&p->pos, at), field, msg);
+    return rc;
 }
 
 static bool key_name_ok(const char *s)
