@@ -39,9 +39,6 @@ const char *const job_state_name[JS_NSTATES] = {
     [JS_UNFINISHED] = "unfinished",
 };
 
-/* Keys of the updatable events of a job in the event queue (eq_schedule): its END,
- * and its transfer's completion (net.c uses 2j + 1). */
-
 /* ---- truth: rates and GPU residency ---- */
 
 double sim_job_rate(const struct sim *s, uint32_t j)
