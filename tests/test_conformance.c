@@ -77,22 +77,22 @@ static void check_invariants(const struct trace_case *tc, const struct policy_op
         }
         if (r->start_s >= 0) {
             cr_assert_geq(r->start_s, jb->submit_s, "%s/%s: job %zu starts before submit", who, tc->name, j);
-            cr_assert_geq(r->transfer_start_s, jb->submit_s);
-            cr_assert_geq(r->start_s, r->transfer_start_s);
+            cr_assert_geq(s->job_placed_s[j], jb->submit_s);
+            cr_assert_geq(r->start_s, s->job_placed_s[j]);
         }
         if (r->state == JS_DONE || r->state == JS_FAILED) {
             cr_assert_geq(r->end_s, r->start_s, "%s/%s: job %zu ends before it starts", who, tc->name, j);
             if (r->end_s - r->start_s > longest)
                 longest = r->end_s - r->start_s;
         }
-        if (r->node != VIEW_NONE) {
-            cr_assert_lt(r->node, s->cl->n_nodes, "%s/%s: job %zu on a node that does not exist", who,
+        if (s->job_node[j] != VIEW_NONE) {
+            cr_assert_lt(s->job_node[j], s->cl->n_nodes, "%s/%s: job %zu on a node that does not exist", who,
                          tc->name, j);
-            const struct node *nd = &s->cl->nodes[r->node];
+            const struct node *nd = &s->cl->nodes[s->job_node[j]];
             cr_assert_lt(nd->type, s->cl->n_types);
             cr_assert_geq(nd->gpu_count, jb->gpus);
             for (uint32_t k = 0; k < jb->gpus; k++) {
-                uint32_t g = s->slots[s->slot_first[j] + k].gpu;
+                uint32_t g = s->job_gpus[s->slot_first[j] + k];
                 cr_assert(g >= nd->gpu_first && g < nd->gpu_first + nd->gpu_count,
                           "%s/%s: job %zu on a GPU not of its node", who, tc->name, j);
             }

@@ -183,8 +183,8 @@ static uint32_t second_job_node(const char *scrape)
               HDR "j1,0,-,1,1,0,1,1,1,0,a,100,10\n"
                   "j2,1,-,1,1,0,1,1,1,0,a,100,10\n",
               "default");
-    cr_assert_eq(r.s->rt[run_job(&r, "j1")].node, 1);
-    uint32_t n = r.s->rt[run_job(&r, "j2")].node;
+    cr_assert_eq(r.s->job_node[run_job(&r, "j1")], 1);
+    uint32_t n = r.s->job_node[run_job(&r, "j2")];
     run_free(&r);
     return n;
 }
@@ -218,9 +218,9 @@ Test(default_site, changes_within_a_scheduling_point)
                   "j2,0,-,1,1,0,1,1,1,0,a,100,10\n"
                   "x3,0,-,1,1,0,1,16,1,0,a,100,10\n",
               "default");
-    cr_assert_eq(r.s->rt[run_job(&r, "j1")].node, 1);
-    cr_assert_eq(r.s->rt[run_job(&r, "j2")].node, 0);
-    cr_assert_eq(r.s->rt[run_job(&r, "x3")].node, 1);
+    cr_assert_eq(r.s->job_node[run_job(&r, "j1")], 1);
+    cr_assert_eq(r.s->job_node[run_job(&r, "j2")], 0);
+    cr_assert_eq(r.s->job_node[run_job(&r, "x3")], 1);
     cr_assert_float_eq(rt(&r, "x3")->start_s, 0, EPS);
     cr_assert(rt(&r, "x1")->start_s > 0 && rt(&r, "x2")->start_s > 0, "x1 at %g, x2 at %g",
               rt(&r, "x1")->start_s, rt(&r, "x2")->start_s);

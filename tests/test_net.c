@@ -39,7 +39,7 @@ Test(net, one_flow_closed_form)
     struct run r;
     run_start(&r, two_sites(1, ""), NULL, 0, HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\n", "fifo");
     double t = 0.03 + 10 * 8 * 1.073741824 / 10;
-    cr_assert_float_eq(rt(&r, "j1")->transfer_start_s, 0, EPS);
+    cr_assert_float_eq(r.s->job_placed_s[run_job(&r, "j1")], 0, EPS);
     cr_assert_float_eq(rt(&r, "j1")->start_s, t, EPS, "start %.12f want %.12f", rt(&r, "j1")->start_s, t);
     cr_assert_float_eq(rt(&r, "j1")->end_s, t + 100, EPS);
     cr_assert_float_eq(net_stats(r.s->net)->moved_gib, 10, EPS);

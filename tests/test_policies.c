@@ -21,7 +21,7 @@ static const struct jobrt *rt(const struct run *r, const char *id) { return &r->
 /* The global index of the k-th GPU job `id` ran on. */
 static uint32_t gpu_of(const struct run *r, const char *id, uint32_t k)
 {
-    return r->s->slots[r->s->slot_first[run_job(r, id)] + k].gpu;
+    return r->s->job_gpus[r->s->slot_first[run_job(r, id)] + k];
 }
 
 /* ---- optimal ---- */
@@ -177,9 +177,9 @@ Test(optimal, earliest_finish_over_mixed_gpus)
               HDR "short,0,-,1,1,0,1,1,1,0,a,10,1\n"
                   "long,0,-,1,1,0,1,1,1,0,a,1000,1\n",
               "optimal");
-    cr_assert_eq(r.s->rt[run_job(&r, "long")].node, 1);
+    cr_assert_eq(r.s->job_node[run_job(&r, "long")], 1);
     cr_assert_float_eq(rt(&r, "long")->end_s, 1000, EPS);
-    cr_assert_eq(r.s->rt[run_job(&r, "short")].node, 0);
+    cr_assert_eq(r.s->job_node[run_job(&r, "short")], 0);
     cr_assert_float_eq(rt(&r, "short")->end_s, 100, EPS);
     run_free(&r);
 }
@@ -201,9 +201,9 @@ static void threshold_case(const char *set, uint32_t want_node)
               HDR "hog,0,-,1,1,0,1,8,1,0,a,100,1\n"
                   "j,10,-,1,1,0,1,1,1,0,a,100,1\n",
               "optimal");
-    cr_assert_eq(r.s->rt[run_job(&r, "hog")].node, 0);
-    cr_assert_eq(r.s->rt[run_job(&r, "j")].node, want_node, "%s: j on node %u", set,
-                 r.s->rt[run_job(&r, "j")].node);
+    cr_assert_eq(r.s->job_node[run_job(&r, "hog")], 0);
+    cr_assert_eq(r.s->job_node[run_job(&r, "j")], want_node, "%s: j on node %u", set,
+                 r.s->job_node[run_job(&r, "j")]);
     cr_assert_float_eq(rt(&r, "j")->start_s, 10, EPS);
     run_free(&r);
 }
@@ -241,9 +241,9 @@ Test(default_policy, kube_scores_by_hand)
                   "j2,0,-,1,1,0,1,8,32,0,a,1000,1\n"
                   "j3,0,-,1,1,0,1,8,32,0,a,1000,1\n",
               "default");
-    cr_assert_eq(r.s->rt[run_job(&r, "j1")].node, 1);
-    cr_assert_eq(r.s->rt[run_job(&r, "j2")].node, 0);
-    cr_assert_eq(r.s->rt[run_job(&r, "j3")].node, 1);
+    cr_assert_eq(r.s->job_node[run_job(&r, "j1")], 1);
+    cr_assert_eq(r.s->job_node[run_job(&r, "j2")], 0);
+    cr_assert_eq(r.s->job_node[run_job(&r, "j3")], 1);
     /* With nvidia.com/gpu requested, j3 gets node 1's first GPU that j1 does not use. */
     cr_assert_eq(gpu_of(&r, "j1", 0), 4);
     cr_assert_eq(gpu_of(&r, "j3", 0), 5);
@@ -320,7 +320,7 @@ Test(default_policy, site_with_most_idle_gpus)
         " \"links\": [{\"a\": \"a\", \"b\": \"b\", \"gbps\": 10, \"latency_ms\": 0}]}\n";
     struct run r;
     run_start(&r, cluster, NULL, 0, HDR "j1,0,-,1,1,0,1,1,1,0,a,100,10\n", "default");
-    cr_assert_eq(r.s->rt[run_job(&r, "j1")].node, 1);
+    cr_assert_eq(r.s->job_node[run_job(&r, "j1")], 1);
     run_free(&r);
 }
 
@@ -513,8 +513,8 @@ Test(optimal, node_index_matches_a_scan)
         cr_assert_eq(r.s->st.oom_events, 0, "case %zu: the oracle's memory is never over-committed", c);
         for (size_t j = 0; j < r.js.n; j++) {
             const struct jobrt *x = &plain_run.s->rt[j], *y = &r.s->rt[j];
-            cr_assert(x->node == y->node && x->start_s == y->start_s && x->end_s == y->end_s &&
-                          x->attempts == y->attempts,
+            cr_assert(plain_run.s->job_node[j] == r.s->job_node[j] && x->start_s == y->start_s &&
+                          x->end_s == y->end_s && plain_run.s->attempts[j] == r.s->attempts[j],
                       "case %zu: job %zu runs differently with the index checks", c, j);
         }
         run_free(&plain_run);

@@ -66,8 +66,8 @@ Test(scenario, stale_scrape_double_placement_time_slices)
               "fifo");
     double r2 = catalog_share_rate(r.cat, 2);
     cr_assert(r2 > 0.4 && r2 < 0.5, "r2 %g", r2);
-    cr_assert_eq(r.s->slots[r.s->slot_first[run_job(&r, "j1")]].gpu, 0);
-    cr_assert_eq(r.s->slots[r.s->slot_first[run_job(&r, "j2")]].gpu, 0, "both on GPU 0");
+    cr_assert_eq(r.s->job_gpus[r.s->slot_first[run_job(&r, "j1")]], 0);
+    cr_assert_eq(r.s->job_gpus[r.s->slot_first[run_job(&r, "j2")]], 0, "both on GPU 0");
     cr_assert_float_eq(rt(&r, "j2")->end_s, 50 / r2, EPS);
     cr_assert_float_eq(rt(&r, "j1")->end_s, 50 / r2 + 50, EPS);
     run_free(&r);
@@ -77,7 +77,7 @@ Test(scenario, stale_scrape_double_placement_time_slices)
               HDR "j1,0,-,1,1,0,1,1,1,0,a,100,10\n"
                   "j2,0,-,1,1,0,1,1,1,0,a,50,10\n",
               "fifo");
-    cr_assert_eq(r.s->slots[r.s->slot_first[run_job(&r, "j2")]].gpu, 1);
+    cr_assert_eq(r.s->job_gpus[r.s->slot_first[run_job(&r, "j2")]], 1);
     cr_assert_float_eq(rt(&r, "j1")->end_s, 100, EPS);
     cr_assert_float_eq(rt(&r, "j2")->end_s, 50, EPS);
     run_free(&r);
@@ -115,7 +115,7 @@ Test(scenario, oom_retries_back_off_then_fail)
         const struct jobrt *j = rt(&r, "j1");
         cr_assert_eq(j->state, JS_FAILED);
         cr_assert_eq(j->kills, limit + 1);
-        cr_assert_eq(j->attempts, limit + 1);
+        cr_assert_eq(r.s->attempts[run_job(&r, "j1")], limit + 1);
         cr_assert_float_eq(j->start_s, starts[limit], EPS, "limit %u: last start %g", limit, j->start_s);
         cr_assert_float_eq(j->end_s, starts[limit] + 20, EPS);
         cr_assert_eq(r.s->st.oom_events, limit + 1);

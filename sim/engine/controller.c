@@ -109,14 +109,14 @@ static void learn(struct sim *s, uint32_t j)
     struct jobrt *r = &s->rt[j];
     const struct job *jb = &s->jobs->v[j];
     CPN_ASSERT(s->job_active[j]);
-    s->node_cpus_req[r->node] -= jb->cpus;
-    s->node_mem_req_gib[r->node] -= jb->mem_gib;
-    if (s->node_cpus_req[r->node] < VIEW_FIT_EPS)
-        s->node_cpus_req[r->node] = 0;
-    if (s->node_mem_req_gib[r->node] < VIEW_FIT_EPS)
-        s->node_mem_req_gib[r->node] = 0;
+    s->node_cpus_req[s->job_node[j]] -= jb->cpus;
+    s->node_mem_req_gib[s->job_node[j]] -= jb->mem_gib;
+    if (s->node_cpus_req[s->job_node[j]] < VIEW_FIT_EPS)
+        s->node_cpus_req[s->job_node[j]] = 0;
+    if (s->node_mem_req_gib[s->job_node[j]] < VIEW_FIT_EPS)
+        s->node_mem_req_gib[s->job_node[j]] = 0;
     for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
-        uint32_t g = s->slots[s->slot_first[j] + k].gpu;
+        uint32_t g = s->job_gpus[s->slot_first[j] + k];
         s->gpu_assigned[g]--;
         s->gpu_assigned_mem_gib[g] -= r->bk_mem_gib;
         if (s->gpu_assigned[g] == 0 || s->gpu_assigned_mem_gib[g] < VIEW_FIT_EPS)
@@ -125,12 +125,12 @@ static void learn(struct sim *s, uint32_t j)
     s->job_active[j] = 0;
     s->view.active_jobs--;
     s->view.version++;
-    controller_index_refresh(s, r->node);
+    controller_index_refresh(s, s->job_node[j]);
     policy_call_job_event(s, j, POLICY_JOB_LEARNT);
     if (r->state == JS_KILLED) {
         r->state = JS_BACKOFF;
         s->backoff++;
-        eq_push(&s->eq, s->now + backoff_delay(s, r->kills), EV_RETRY, j, r->attempts);
+        eq_push(&s->eq, s->now + backoff_delay(s, r->kills), EV_RETRY, j, s->attempts[j]);
     }
     s->dirty = true;
 }

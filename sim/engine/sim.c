@@ -46,7 +46,7 @@ double sim_job_rate(const struct sim *s, uint32_t j)
     const struct job *jb = &s->jobs->v[j];
     double rate = 1.0;
     for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
-        double r = catalog_share_rate(s->cat, s->gpu_running[s->slots[s->slot_first[j] + k].gpu]);
+        double r = catalog_share_rate(s->cat, s->gpu_running[s->job_gpus[s->slot_first[j] + k]]);
         if (r < rate)
             rate = r;
     }
@@ -75,7 +75,7 @@ static void refresh_neighbours(struct sim *s, uint32_t j)
 {
     const struct job *jb = &s->jobs->v[j];
     for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
-        uint32_t g = s->slots[s->slot_first[j] + k].gpu;
+        uint32_t g = s->job_gpus[s->slot_first[j] + k];
         for (uint32_t e = s->gpu_resident[g]; e != VIEW_NONE; e = s->slots[e].next)
             if (s->rt[s->slots[e].job].state == JS_RUNNING)
                 refresh_rate(s, s->slots[e].job);
@@ -163,7 +163,7 @@ static void release(struct sim *s, uint32_t j)
     for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         uint32_t e = s->slot_first[j] + k;
         struct slot *sl = &s->slots[e];
-        uint32_t g = sl->gpu;
+        uint32_t g = s->job_gpus[e];
         if (sl->prev == VIEW_NONE)
             s->gpu_resident[g] = sl->next;
         else
@@ -181,13 +181,13 @@ static void release(struct sim *s, uint32_t j)
     }
     r->peaked = 0;
     for (uint32_t k = 0; k < sim_job_nslots(jb); k++)
-        recompute_gpu_mem(s, s->slots[s->slot_first[j] + k].gpu);
-    s->node_cpus_held[r->node] -= jb->cpus;
-    s->node_mem_held[r->node] -= jb->mem_gib;
-    if (--s->node_jobs[r->node] == 0)
-        s->node_cpus_held[r->node] = s->node_mem_held[r->node] = 0;
+        recompute_gpu_mem(s, s->job_gpus[s->slot_first[j] + k]);
+    s->node_cpus_held[s->job_node[j]] -= jb->cpus;
+    s->node_mem_held[s->job_node[j]] -= jb->mem_gib;
+    if (--s->node_jobs[s->job_node[j]] == 0)
+        s->node_cpus_held[s->job_node[j]] = s->node_mem_held[s->job_node[j]] = 0;
     if (was_running) {
-        update_node_util(s, r->node, -jb->cpus);
+        update_node_util(s, s->job_node[j], -jb->cpus);
         s->running--;
     }
     r->gen++;
@@ -197,7 +197,7 @@ static void release(struct sim *s, uint32_t j)
     s->last_change_s = s->now;
     s->view.version++;
     refresh_neighbours(s, j);
-    controller_index_refresh(s, r->node);
+    controller_index_refresh(s, s->job_node[j]);
 }
 
 static void job_ends(struct sim *s, uint32_t j, enum job_state st)
@@ -243,18 +243,18 @@ static void start_running(struct sim *s, uint32_t j)
     r->last_update_s = s->now;
     r->rate = 0;
     for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
-        uint32_t g = s->slots[s->slot_first[j] + k].gpu;
+        uint32_t g = s->job_gpus[s->slot_first[j] + k];
         if (s->gpu_running[g]++ == 0) {
             s->busy_gpus++;
             s->site_busy[site_of_gpu(s, g)]++;
         }
     }
-    update_node_util(s, r->node, jb->cpus);
+    update_node_util(s, s->job_node[j], jb->cpus);
     s->last_change_s = s->now;
     s->view.version++;
     refresh_neighbours(s, j); /* includes j itself: pushes its END */
     policy_call_job_event(s, j, POLICY_JOB_STARTED);
-    eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, r->attempts);
+    eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, s->attempts[j]);
 }
 
 static void on_peak(struct sim *s, uint32_t j)
@@ -264,7 +264,7 @@ static void on_peak(struct sim *s, uint32_t j)
     r->peaked = 1;
     bool over = false;
     for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
-        uint32_t g = s->slots[s->slot_first[j] + k].gpu;
+        uint32_t g = s->job_gpus[s->slot_first[j] + k];
         s->gpu_mem_gib[g] += r->peak_gib;
         s->site_mem_gib[site_of_gpu(s, g)] += r->peak_gib;
         mark_gpu(s, g);
@@ -274,7 +274,7 @@ static void on_peak(struct sim *s, uint32_t j)
     }
     s->last_change_s = s->now;
     s->view.version++;
-    controller_index_refresh(s, r->node);
+    controller_index_refresh(s, s->job_node[j]);
     if (over)
         oom_kill(s, j);
 }
@@ -336,12 +336,12 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         push_next_arrival(s);
         return 1;
     case EV_TRANSFER_DONE:
-        if (r->state != JS_TRANSFER || ev->gen != r->attempts)
+        if (r->state != JS_TRANSFER || ev->gen != s->attempts[j])
             return 0;
         start_running(s, j);
         return 1;
     case EV_PEAK:
-        if (r->state != JS_RUNNING || ev->gen != r->attempts || r->peaked)
+        if (r->state != JS_RUNNING || ev->gen != s->attempts[j] || r->peaked)
             return 0;
         on_peak(s, j);
         return 1;
@@ -351,7 +351,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         job_ends(s, j, JS_DONE);
         return 1;
     case EV_RETRY:
-        if (r->state != JS_BACKOFF || ev->gen != r->attempts)
+        if (r->state != JS_BACKOFF || ev->gen != s->attempts[j])
             return 0;
         s->backoff--;
         controller_queue_append(s, j);
@@ -405,11 +405,8 @@ static void apply_placement(struct sim *s, const struct placement *p)
     struct jobrt *r = &s->rt[j];
     const struct job *jb = &s->jobs->v[j];
     controller_queue_remove(s, j);
-    r->attempts++;
-    s->attempts[j] = r->attempts;
-    r->node = p->node;
+    s->attempts[j]++;
     r->state = JS_TRANSFER;
-    r->transfer_start_s = s->now;
     r->start_s = r->end_s = -1;
     job_demand(s, j, p->node, &r->work_left_s, &r->peak_gib);
     struct view_estimate est;
@@ -423,7 +420,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
     for (uint32_t k = 0; k < p->ngpus; k++) {
         uint32_t e = s->slot_first[j] + k, g = p->gpu[k];
         struct slot *sl = &s->slots[e];
-        sl->gpu = g;
+        s->job_gpus[e] = g;
         sl->prev = VIEW_NONE;
         sl->next = s->gpu_resident[g];
         if (sl->next != VIEW_NONE)
@@ -433,7 +430,6 @@ static void apply_placement(struct sim *s, const struct placement *p)
         mark_gpu(s, g);
         s->gpu_assigned[g]++;
         s->gpu_assigned_mem_gib[g] += r->bk_mem_gib;
-        s->job_gpus[e] = g;
     }
     s->node_cpus_held[p->node] += jb->cpus;
     s->node_mem_held[p->node] += jb->mem_gib;
@@ -446,7 +442,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
     s->last_change_s = s->now;
     s->view.version++;
     if (!net_transfer_begin(s->net, j, s->cl->nodes[p->node].site, s->now))
-        eq_push(&s->eq, s->now, EV_TRANSFER_DONE, j, r->attempts);
+        eq_push(&s->eq, s->now, EV_TRANSFER_DONE, j, s->attempts[j]);
 }
 
 /* True when nothing can change any more unless the policy places a job: jobs are
@@ -544,8 +540,8 @@ static void init_jobs(struct sim *s)
         s->slot_first[j] = (uint32_t)nslots;
         nslots += sim_job_nslots(&jobs->v[j]);
         struct jobrt *r = &s->rt[j];
-        r->node = r->qprev = VIEW_NONE;
-        r->transfer_start_s = r->start_s = r->end_s = -1;
+        r->qprev = VIEW_NONE;
+        r->start_s = r->end_s = -1;
         r->state = JS_PENDING;
     }
     CPN_ASSERT(nslots < VIEW_NONE);
@@ -555,7 +551,6 @@ static void init_jobs(struct sim *s)
         for (uint32_t k = 0; k < sim_job_nslots(&jobs->v[j]); k++) {
             struct slot *sl = &s->slots[s->slot_first[j] + k];
             sl->job = (uint32_t)j;
-            sl->gpu = VIEW_NONE;
             sl->next = sl->prev = VIEW_NONE;
         }
     s->arrival_order = cpn_calloc(n, sizeof *s->arrival_order);

@@ -40,13 +40,11 @@ struct jobrt {
     double work_left_s;   /* work still to do, in seconds at full rate on its GPUs */
     double rate;          /* current progress rate (time-slicing share) */
     double last_update_s; /* when work_left_s was last brought up to date */
-    double transfer_start_s, start_s, end_s; /* of the last attempt; -1 when none */
+    double start_s, end_s; /* of the last attempt; -1 when none (placed: job_placed_s) */
     double peak_gib;      /* peak GPU memory per GPU on its current placement */
     double bk_mem_gib;    /* the controller's predicted peak for it, in gpu_assigned_mem */
-    uint32_t node;        /* current or last node, VIEW_NONE when never placed */
     uint32_t gen;         /* bumped to invalidate its pending END/PEAK events */
     uint32_t qprev;       /* queue link back (forward: sim.queue_next) */
-    uint32_t attempts;    /* placements so far */
     uint16_t kills;       /* OOM kills so far */
     uint8_t state;        /* enum job_state */
     uint8_t peaked;       /* its memory counts on its GPUs */
@@ -56,8 +54,7 @@ struct jobrt {
  * slot is linked into its GPU's list of resident jobs. */
 struct slot {
     uint32_t job;
-    uint32_t gpu;
-    uint32_t next, prev; /* in the GPU's resident list */
+    uint32_t next, prev; /* in the GPU's resident list; its GPU is sim.job_gpus[slot] */
 };
 
 struct sim_stats {
@@ -120,11 +117,14 @@ struct sim {
     double *node_cpus_req, *node_mem_req_gib; /* [nodes] */
     uint32_t *gpu_assigned;         /* [gpus] */
     double *gpu_assigned_mem_gib;   /* [gpus] predicted peak memory of assigned jobs */
-    uint32_t *attempts;       /* [jobs] mirrors rt.attempts for the view */
-    uint8_t *job_active;      /* [jobs] counted in the bookkeeping (the one copy) */
-    uint32_t *job_node;
-    double *job_placed_s, *job_started_s;
-    uint32_t *job_gpus;       /* [slots] the GPU of each slot */
+    /* Per job and per slot, one copy each, read by the engine and (through the view)
+     * by policies: */
+    uint32_t *attempts;       /* [jobs] placements so far; a job's events carry it as gen */
+    uint8_t *job_active;      /* [jobs] counted in the bookkeeping */
+    uint32_t *job_node;       /* [jobs] current or last node, VIEW_NONE when never placed */
+    double *job_placed_s;     /* [jobs] when its last attempt was placed; -1 when none */
+    double *job_started_s;    /* [jobs] when its last attempt started; -1 when none */
+    uint32_t *job_gpus;       /* [slots] the GPU of each slot, VIEW_NONE before a placement */
     double wakeup_at;         /* pending policy wake-up, INFINITY for none */
     struct nodeidx nidx;      /* free requests and idle-looking GPUs per node, as viewed */
     /* What changed in the truth since the last scrape, so that a scrape copies only

@@ -73,25 +73,25 @@ int report_jobs_csv(FILE *f, const struct sim *s)
         put_text(f, jobset_str(js, jb->id));
         fprintf(f, ",%s,%.3f,", jb->model >= 0 ? catalog_model_name(s->cat, jb->model) : "-",
                 jb->submit_s);
-        if (r->node != VIEW_NONE) {
-            const struct node *nd = &cl->nodes[r->node];
+        if (s->job_node[j] != VIEW_NONE) {
+            const struct node *nd = &cl->nodes[s->job_node[j]];
             const struct site *st = &cl->sites[nd->site];
             put_text(f, st->name);
             fputc(',', f);
             put_text(f, st->name);
-            fprintf(f, "-n%u,%u,", r->node - st->node_first, jb->gpus);
+            fprintf(f, "-n%u,%u,", s->job_node[j] - st->node_first, jb->gpus);
             for (uint32_t k = 0; k < jb->gpus && k < CLUSTER_MAX_NODE_GPUS; k++)
-                fprintf(f, "%s%u", k ? ";" : "", s->slots[s->slot_first[j] + k].gpu - nd->gpu_first);
+                fprintf(f, "%s%u", k ? ";" : "", s->job_gpus[s->slot_first[j] + k] - nd->gpu_first);
         } else {
             fprintf(f, ",,%u,", jb->gpus);
         }
-        put_time(f, r->transfer_start_s);
+        put_time(f, s->job_placed_s[j]);
         put_time(f, r->start_s);
         put_time(f, r->end_s);
         bool ended = r->state == JS_DONE || r->state == JS_FAILED;
         put_time(f, r->start_s >= 0 ? r->start_s - jb->submit_s : -1);
         put_time(f, ended ? r->end_s - jb->submit_s : -1);
-        fprintf(f, ",%u,%u,%s\n", r->kills, r->attempts, job_state_name[r->state]);
+        fprintf(f, ",%u,%u,%s\n", r->kills, s->attempts[j], job_state_name[r->state]);
     }
     return ferror(f) ? -1 : 0;
 }
