@@ -71,12 +71,12 @@ struct dflt_params {
 static const struct param dflt_params_table[] = {
     {.name = "kube_backoff_s", .kind = PARAM_DOUBLE,
      .offset = offsetof(struct dflt_params, kube_backoff_s), .def = 1,
-     .b = {.min = 0, .max = INFINITY, .min_open = true},
+     .b = PARAM_ABOVE(0),
      .meaning = "default policy: back-off (s) after a job's first failed scheduling attempt; "
                 "doubles per attempt (kube-scheduler podInitialBackoffSeconds)"},
     {.name = "kube_backoff_max_s", .kind = PARAM_DOUBLE,
      .offset = offsetof(struct dflt_params, kube_backoff_max_s), .def = 10,
-     .b = {.min = 0, .max = INFINITY, .min_open = true},
+     .b = PARAM_ABOVE(0),
      .meaning = "default policy: back-off ceiling (s) (kube-scheduler podMaxBackoffSeconds)"},
 };
 /* clang-format on */

@@ -99,7 +99,7 @@ static const struct param opt_params_table[] = {
      .b = {.min = 1, .max = 1000, .whole = true},
      .meaning = "optimal policy: jobs needing at least this many GPUs may get a reservation"},
     {.name = "reserve_after_s", .kind = PARAM_DOUBLE, .offset = OPT_PARAM(reserve_after_s), .def = 1800,
-     .b = {.min = 0, .max = INFINITY},
+     .b = PARAM_AT_LEAST(0),
      .meaning = "optimal policy: such a job gets a reservation once it has waited this long (s)"},
     {.name = "optimal_order", .kind = PARAM_ENUM, .offset = OPT_PARAM(order),
      .def = OPT_ORDER_WORK, .names = opt_order_names,

@@ -23,24 +23,22 @@ static const char *const completion_names[] = {
  * --set, and stores each registered policy's into its struct (cluster.policy_params). */
 /* clang-format off */
 #define OFF(field) offsetof(struct cluster_config, field)
-#define AT_LEAST(x) {.min = (x), .max = INFINITY}
-#define ABOVE(x) {.min = (x), .max = INFINITY, .min_open = true}
 
 static const struct param cfg_keys[] = {
     {.name = "scrape_interval_s", .kind = PARAM_DOUBLE, .offset = OFF(scrape_interval_s), .def = 60,
-     .b = AT_LEAST(0),
+     .b = PARAM_AT_LEAST(0),
      .meaning = "metrics scrape period (s); 0 = the controller sees live metrics"},
     {.name = "poll_interval_s", .kind = PARAM_DOUBLE, .offset = OFF(poll_interval_s), .def = 60,
-     .b = ABOVE(0), .meaning = "completion polling period (s) when completion is poll"},
+     .b = PARAM_ABOVE(0), .meaning = "completion polling period (s) when completion is poll"},
     {.name = "completion", .kind = PARAM_ENUM, .offset = OFF(completion), .def = COMPLETION_POLL,
      .names = completion_names,
      .meaning = "how completions reach the controller: poll, or event (at once)"},
-    {.name = "warmup_s", .kind = PARAM_DOUBLE, .offset = OFF(warmup_s), .def = 20, .b = AT_LEAST(0),
+    {.name = "warmup_s", .kind = PARAM_DOUBLE, .offset = OFF(warmup_s), .def = 20, .b = PARAM_AT_LEAST(0),
      .meaning = "time from a job's start to its peak GPU memory (s)"},
     {.name = "backoff_base_s", .kind = PARAM_DOUBLE, .offset = OFF(backoff_base_s), .def = 10,
-     .b = ABOVE(0), .meaning = "first retry back-off after an OOM kill (s); doubles per retry"},
+     .b = PARAM_ABOVE(0), .meaning = "first retry back-off after an OOM kill (s); doubles per retry"},
     {.name = "backoff_cap_s", .kind = PARAM_DOUBLE, .offset = OFF(backoff_cap_s), .def = 360,
-     .b = ABOVE(0), .meaning = "back-off ceiling (s); at least backoff_base_s"},
+     .b = PARAM_ABOVE(0), .meaning = "back-off ceiling (s); at least backoff_base_s"},
     {.name = "backoff_limit", .kind = PARAM_UINT, .offset = OFF(backoff_limit), .def = 4,
      .b = {.min = 0, .max = 1000, .whole = true},
      .meaning = "retries after OOM kills before a job is Failed"},
@@ -49,12 +47,12 @@ static const struct param cfg_keys[] = {
      .meaning = "nodes whose scraped CPU utilisation is at or above it take no new jobs"},
     {.name = "gpu_as_resource", .kind = PARAM_BOOL, .offset = OFF(gpu_as_resource), .def = 0,
      .meaning = "whether jobs request nvidia.com/gpu (default policy)"},
-    {.name = "horizon_s", .kind = PARAM_DOUBLE, .offset = OFF(horizon_s), .def = 0, .b = AT_LEAST(0),
+    {.name = "horizon_s", .kind = PARAM_DOUBLE, .offset = OFF(horizon_s), .def = 0, .b = PARAM_AT_LEAST(0),
      .meaning = "simulated time at which the run stops (s); 0 = none"},
     {.name = "timeline_interval_s", .kind = PARAM_DOUBLE, .offset = OFF(timeline_interval_s),
-     .def = 60, .b = ABOVE(0), .meaning = "timeline row period (s) when scrape_interval_s is 0"},
+     .def = 60, .b = PARAM_ABOVE(0), .meaning = "timeline row period (s) when scrape_interval_s is 0"},
     {.name = "link_gbps_scale", .kind = PARAM_DOUBLE, .offset = OFF(link_gbps_scale), .def = 1,
-     .b = ABOVE(0), .meaning = "factor applied to every link's bandwidth (0.5 halves them)"},
+     .b = PARAM_ABOVE(0), .meaning = "factor applied to every link's bandwidth (0.5 halves them)"},
     {.name = "max_timeline_rows", .kind = PARAM_UINT, .offset = OFF(max_timeline_rows),
      .def = 1e7, .b = {.min = 1, .max = 1e9, .whole = true},
      .meaning = "most timeline rows a run may take; a run that needs more is refused "

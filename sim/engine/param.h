@@ -5,6 +5,7 @@
 #ifndef CPN_PARAM_H
 #define CPN_PARAM_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -15,6 +16,9 @@ struct param_bound {
     double min, max;
     bool min_open, whole;
 };
+/* The two open-ended bounds the tables use: [x, inf) and (x, inf). */
+#define PARAM_AT_LEAST(x) {.min = (x), .max = INFINITY}
+#define PARAM_ABOVE(x) {.min = (x), .max = INFINITY, .min_open = true}
 
 enum param_kind { PARAM_DOUBLE, PARAM_UINT, PARAM_BOOL, PARAM_ENUM };
 

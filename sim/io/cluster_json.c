@@ -39,10 +39,6 @@
 /* Smallest poll_interval_s (1 ms): see read_config. */
 #define CLUSTER_MIN_POLL_S 1e-3
 
-/* Bounds of the fields outside the config table. */
-#define AT_LEAST(x) {.min = (x), .max = INFINITY}
-#define ABOVE(x) {.min = (x), .max = INFINITY, .min_open = true}
-
 static const char default_source[] = "<default cluster>";
 
 /* ---- --set ------------------------------------------------------------------------- */
@@ -255,7 +251,7 @@ static int read_gpu_types(const struct cj_ld *ld, const cJSON *root, const cJSON
             (rc = cj_take_fields(ld, ch, path, keys, K_N, it)))
             break;
         struct gpu_type t = {0};
-        static const struct param_bound positive = ABOVE(0);
+        static const struct param_bound positive = PARAM_ABOVE(0);
         cj_path_key(p, path, "mem_gib");
         if ((rc = cj_get_num(ld, ch, it[K_MEM], p, &positive, NULL, &t.mem_gib)))
             break;
@@ -301,7 +297,7 @@ static int read_node_entry(const struct cj_ld *ld, const cJSON *e, const char *p
     static const char *const keys[] = {"count", "cpus", "mem_gib", "gpu_type", "gpus"};
     enum { K_COUNT, K_CPUS, K_MEM, K_TYPE, K_GPUS, K_N };
     static const struct param_bound count_b = {.min = 1, .max = CLUSTER_MAX_NODES, .whole = true};
-    static const struct param_bound positive = ABOVE(0);
+    static const struct param_bound positive = PARAM_ABOVE(0);
     static const struct param_bound gpus_b = {.min = 0, .max = CLUSTER_MAX_NODE_GPUS,
                                                 .whole = true};
     static const double one = 1;
@@ -373,7 +369,7 @@ static int read_sites(const struct cj_ld *ld, const cJSON *root, const cJSON *sa
 {
     static const char *const keys[] = {"name", "cache_gib", "nodes"};
     enum { K_NAME, K_CACHE, K_NODES, K_N };
-    static const struct param_bound cache_b = AT_LEAST(0);
+    static const struct param_bound cache_b = PARAM_AT_LEAST(0);
     static const double zero = 0;
     if (!sa)
         return cj_bad(ld, root, "sites", "is required (a non-empty array of sites)");
@@ -484,7 +480,7 @@ static int read_links(const struct cj_ld *ld, const cJSON *la, const struct cj_n
 {
     static const char *const keys[] = {"a", "b", "gbps", "latency_ms"};
     enum { K_A, K_B, K_GBPS, K_LAT, K_N };
-    static const struct param_bound gbps_b = ABOVE(0), lat_b = AT_LEAST(0);
+    static const struct param_bound gbps_b = PARAM_ABOVE(0), lat_b = PARAM_AT_LEAST(0);
     if (!la)
         return CPN_OK;
     if (!cJSON_IsArray(la))
