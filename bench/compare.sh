@@ -17,16 +17,15 @@ REPS=${COMPARE_REPS:-5}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cpnsim-compare.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
-now() { date +%s.%N; }
-median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-json_num() { sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\([-0-9.eE+]*\),\{0,1\}\$/\1/p" "$1" | head -n 1; }
+. "$(dirname "$0")/lib.sh" # now, median, json_num, RATE_PER_GPU
 pinned() { grep -v -e '"wall_s":' -e '"events_per_s":' "$1/summary.json"; cat "$1/jobs.csv" "$1/timeline.csv"; }
 
-# Inputs: the 8-site benchmark cluster of 10,000 GPUs and Poisson queues at 10 jobs/s,
-# as bench/run.sh draws them; the Philly import.
+# Inputs: the 8-site benchmark cluster of 10,000 GPUs and Poisson queues at
+# RATE_PER_GPU, as bench/run.sh draws them; the Philly import.
 "$CLUSTER" 10000 8 > "$TMP/c10k.json"
-"$NEW" gen --count 100000 --seed 1 --arrival poisson:10 --cluster "$TMP/c10k.json" -o "$TMP/j100k.csv"
-"$NEW" gen --count 1000000 --seed 1 --arrival poisson:10 --cluster "$TMP/c10k.json" -o "$TMP/j1m.csv"
+rate=$(awk -v r="$RATE_PER_GPU" 'BEGIN {print 10000 * r}')
+"$NEW" gen --count 100000 --seed 1 --arrival "poisson:$rate" --cluster "$TMP/c10k.json" -o "$TMP/j100k.csv"
+"$NEW" gen --count 1000000 --seed 1 --arrival "poisson:$rate" --cluster "$TMP/c10k.json" -o "$TMP/j1m.csv"
 "$NEW" import philly traces/philly/philly_jobs_pollux.csv --max-gpus 8 -o "$TMP/philly.csv" 2>/dev/null
 
 printf "%-16s %-8s %10s %10s %7s %10s %10s %7s %s\n" case policy old_loop new_loop ratio old_proc new_proc ratio same

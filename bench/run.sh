@@ -24,9 +24,7 @@ REPS=${BENCH_REPS:-5}
 ONE_RUN_S=${BENCH_ONE_RUN_S:-20}
 LIMIT_S=${BENCH_LIMIT_S:-45}
 OUT=${BENCH_OUT:-results}
-# Poisson arrivals per second per GPU: 10 jobs/s on 10,000 GPUs. FIFO's head-of-line
-# blocking then keeps a queue from early on, so the cluster never runs dry.
-RATE_PER_GPU=0.001
+. "$(dirname "$0")/lib.sh" # now, median, json_num, RATE_PER_GPU
 SEED=1
 DATA=$BUILD/bench-data
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cpnsim-bench.XXXXXX")
@@ -39,14 +37,6 @@ mkdir -p "$DATA" "$OUT/bench"
 HEADER="case,policy,jobs,gpus,events,wall_s,reps,events_per_s,jobs_per_s,peak_rss_mib,process_s,status"
 ROWS=$TMP/rows.csv
 : >"$ROWS"
-
-now() { date +%s.%N; }
-
-# median of the numbers on standard input
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-
-# json_num FILE KEY: a number from cpnsim's summary.json
-json_num() { sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\([-0-9.eE+]*\),\{0,1\}\$/\1/p" "$1" | head -n 1; }
 
 # kv KEY < LINE: a value from bench_engine's key=value line
 kv() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
