@@ -235,6 +235,7 @@ static void easy_check(const void *state, const struct view *v)
 const struct policy_ops easy_policy = {
     .name = "easy",
     .never_overcommits = true,
+    .cpu_filter = true,
     .summary = "EASY backfilling over arrival order: the head job reserves the node that frees "
                "soonest, later jobs start if they do not delay it (first fit)",
     .init = easy_init,

@@ -65,6 +65,7 @@ static int fifo_place(void *state, const struct view *v, struct placement *out)
 
 const struct policy_ops fifo_policy = {
     .name = "fifo",
+    .cpu_filter = true,
     .summary = "arrival order, head-of-line blocking, first node whose GPUs looked idle in the "
                "last scrape (memory- and transfer-unaware; the baseline)",
     .init = fifo_init,

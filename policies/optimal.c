@@ -634,6 +634,7 @@ static void opt_check(const void *state, const struct view *v)
 const struct policy_ops optimal_policy = {
     .name = "optimal",
     .never_overcommits = true,
+    .cpu_filter = true,
     .summary = "plans the queue by predicted finish time (transfer + run) without over-committing "
                "GPU memory; CPU threshold; reservations for long-waiting many-GPU jobs",
     .init = opt_init,

@@ -275,6 +275,7 @@ static void sjf_check(const void *state, const struct view *v)
 const struct policy_ops sjf_policy = {
     .name = "sjf",
     .never_overcommits = true,
+    .cpu_filter = true,
     .summary = "shortest predicted job first, no head-of-line blocking, earliest-finish node "
                "among free GPUs that hold its predicted memory",
     .init = sjf_init,

@@ -42,6 +42,11 @@ bool catalog_model_on_h100(const struct catalog *c, int model);
 const unsigned *catalog_model_batches(const struct catalog *c, int model, size_t *n);
 /* Bytes of one training sample for the model's family: turns a dataset's GiB into samples. */
 double catalog_bytes_per_sample(const struct catalog *c, int model);
+/* CPU milliseconds one process of the model's input pipeline spends per training
+ * sample (data/cpu_pipeline.csv, mapped per model in docs/catalogue.md), and the name
+ * of the measured pipeline it is taken from ("none" for 0: no measurement applies). */
+double catalog_cpu_ms_per_sample(const struct catalog *c, int model);
+const char *catalog_model_pipeline(const struct catalog *c, int model);
 
 /* Catalogue type by name, case-insensitive, matched as a prefix of a cluster type
  * name ("H100-80G" -> CAT_H100, "v100" -> CAT_V100). Returns -1 when none matches. */

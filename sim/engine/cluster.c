@@ -43,8 +43,12 @@ static const struct param cfg_keys[] = {
      .b = {.min = 0, .max = 1000, .whole = true},
      .meaning = "retries after OOM kills before a job is Failed"},
     {.name = "cpu_threshold", .kind = PARAM_DOUBLE, .offset = OFF(cpu_threshold), .def = 0.7,
-     .b = {.min = 0, .max = 1, .min_open = true},
-     .meaning = "nodes whose scraped CPU utilisation is at or above it take no new jobs"},
+     .b = {.min = 0, .max = 1e9, .min_open = true},
+     .meaning = "nodes whose scraped CPU utilisation is at or above it take no new job from "
+                "the controller's policies; above 1 it never filters (docs/cpu.md)"},
+    {.name = "cpu_filter", .kind = PARAM_BOOL, .offset = OFF(cpu_filter), .def = 1,
+     .meaning = "whether fifo, optimal, sjf and easy apply cpu_threshold (default, "
+                "kube-scheduler's, never does)"},
     {.name = "gpu_as_resource", .kind = PARAM_BOOL, .offset = OFF(gpu_as_resource), .def = 0,
      .meaning = "whether jobs request nvidia.com/gpu (default policy)"},
     {.name = "horizon_s", .kind = PARAM_DOUBLE, .offset = OFF(horizon_s), .def = 0, .b = PARAM_AT_LEAST(0),

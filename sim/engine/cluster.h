@@ -26,7 +26,8 @@ struct cluster_config {
     double backoff_base_s;      /* 10; first retry back-off after an OOM kill */
     double backoff_cap_s;       /* 360; back-off ceiling */
     unsigned backoff_limit;     /* 4; retries before a job is Failed */
-    double cpu_threshold;       /* 0.7; nodes at or above it are not eligible */
+    double cpu_threshold;       /* 0.7; nodes at or above it are not eligible; > 1: none */
+    bool cpu_filter;            /* true; whether the controller's policies apply it */
     bool gpu_as_resource;       /* false; whether jobs request nvidia.com/gpu */
     double horizon_s;           /* 0 = none; simulated time at which the run stops */
     double timeline_interval_s; /* 60; timeline rows when scrape_interval_s is 0 */
@@ -48,6 +49,22 @@ struct site {
     uint32_t gpu_first, gpu_count;
 };
 
+/* The CPU load of other tenants on a node, as a fraction of its cores:
+ * mean + amplitude x sin(2 pi (t + phase_s) / period_s) + noise x N(0, 1), drawn anew
+ * every step_s and held in between, clamped to [0, CLUSTER_MAX_BACKGROUND]. With
+ * amplitude and noise 0 it is the constant `mean` (and step_s is unused). All zero:
+ * no other tenant. The noise is drawn from the run's seed, per node and step, so every
+ * policy of a run sees the same load (sim.c). */
+struct cpu_background {
+    double mean, amplitude, period_s, phase_s, noise, step_s;
+};
+#define CLUSTER_MAX_BACKGROUND 0.95
+
+static inline bool cpu_background_varies(const struct cpu_background *b)
+{
+    return b->amplitude != 0 || b->noise != 0;
+}
+
 struct node {
     uint32_t site;
     uint32_t type;      /* index into gpu_types; meaningful only when gpu_count > 0 */
@@ -55,6 +72,7 @@ struct node {
     double mem_gib;
     uint32_t gpu_first; /* global index of the node's first GPU */
     uint32_t gpu_count;
+    struct cpu_background bg; /* other tenants' CPU load (background_cpu) */
 };
 
 struct link {

@@ -29,6 +29,8 @@ struct job {
     double duration_s;  /* run time on a GPU of speed 1.0; < 0 when absent */
     double gpu_mem_gib; /* peak GPU memory per GPU; < 0 when absent (from the catalogue) */
     uint64_t samples;   /* dataset samples; 0 when absent (derived from data_gib) */
+    double cpu_cores_used; /* CPU cores its processes keep busy when its GPUs run at full
+                            * solo speed; 0 when absent (derived: sim.h, docs/cpu.md) */
     uint32_t id;        /* offset of the id string in the pool */
     uint32_t origin;    /* offset of the origin site name in the pool */
     uint32_t line;      /* line in the input file, for messages */
@@ -60,5 +62,11 @@ size_t jobset_push(struct jobset *js, const struct job *j);
  * epochs x ceil(samples / (batch x gpus)) x step_s, with samples derived from data_gib
  * (catalog_bytes_per_sample) when absent. */
 double job_run_s(const struct job *jb, const struct catalog *cat, double step_s, double speed);
+
+/* CPU cores job jb keeps busy when its GPUs run at full solo speed, on GPUs whose step
+ * time for its (model, batch, gpus) is step_s: its cpu_cores_used when given; else for
+ * a catalogue model one core per GPU process plus samples/s x the model's input
+ * pipeline cost per sample (catalog_cpu_ms_per_sample); else its cpus request. */
+double job_cpu_cores(const struct job *jb, const struct catalog *cat, double step_s);
 
 #endif

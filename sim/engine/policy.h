@@ -46,6 +46,12 @@ struct policy_ops {
      * it has free: with exact predictions (the oracle) it then causes no OOM kill, which
      * tests/test_conformance.c checks. */
     bool never_overcommits;
+    /* True for the controller's own policies (fifo, optimal, sjf, easy), false for
+     * kube-scheduler's (default): the engine then applies the controller's node filter
+     * for it, refusing nodes whose scraped CPU utilisation is at or above cpu_threshold
+     * (unless the run's cpu_filter is false). The view's node searches skip such nodes
+     * (view_node_eligible) and policy_call.c rejects a placement on one. */
+    bool cpu_filter;
 
     /* Optional. The policy's own tunables, in the config table's descriptor form
      * (param.h): each names a field of the policy's parameter struct (params_size
