@@ -60,8 +60,9 @@ static void csv_table_free(struct csv_table *t)
 }
 
 /* Reads a whole CSV text (up to its first NUL) through the CSV row reader. Blank
- * lines are skipped. Every data row must have as many fields as the header. Returns
- * 0, or CPN_EINPUT with "name:line: ..." (the table is then empty). */
+ * lines are skipped. There must be a header and at least one data row, each with as
+ * many fields as the header. Returns 0, or CPN_EINPUT with "name:line: ..." (the
+ * table is then empty). */
 static int csv_read(struct csv_table *t, const char *name, const char *buf, char *err,
                     size_t errlen)
 {
@@ -79,6 +80,8 @@ static int csv_read(struct csv_table *t, const char *name, const char *buf, char
     csvrow_free(&r);
     if (rc == CPN_OK && t->nrows == 0)
         rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:1: header: the file is empty", name);
+    if (rc == CPN_OK && t->nrows == 1)
+        rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:%zu: no data rows", name, t->rows[0].line);
     for (size_t i = 1; rc == CPN_OK && i < t->nrows; i++)
         if (t->rows[i].n != t->rows[0].n)
             rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:%zu: row has %zu fields, the header %zu",
@@ -189,9 +192,6 @@ int cat_profile_load(struct catalog *c, const char *buf, char *err, size_t errle
     size_t col[PCOL_N];
     for (int k = 0; rc == CPN_OK && k < PCOL_N; k++)
         rc = csv_col(&t, CAT_PROFILE_NAME, profile_cols[k], &col[k], err, errlen);
-    if (rc == CPN_OK && t.nrows < 2)
-        rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:%zu: no data rows", CAT_PROFILE_NAME,
-                      t.rows[0].line);
     for (size_t i = 1; rc == CPN_OK && i < t.nrows; i++)
         rc = profile_row(c, &t.rows[i], col, err, errlen);
     csv_table_free(&t);
@@ -492,8 +492,6 @@ int cat_colocate_load(struct catalog *c, const char *buf, char *err, size_t errl
         return rc;
     size_t col = 0;
     rc = csv_col(&t, name, "slowdown", &col, err, errlen);
-    if (rc == CPN_OK && t.nrows < 2)
-        rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:%zu: no data rows", name, t.rows[0].line);
     double *v = cpn_calloc(t.nrows, sizeof *v);
     for (size_t i = 1; rc == CPN_OK && i < t.nrows; i++)
         rc = csv_positive(name, &t.rows[i], col, "slowdown", &v[i - 1], err, errlen);
