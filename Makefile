@@ -22,7 +22,8 @@ LIB_SRC  := $(filter-out sim/cli/main.c,$(wildcard sim/*/*.c)) $(wildcard polici
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sim/base/embed.o
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
-EMBEDDED := data/h100_profile.csv data/h100_colocate.csv data/gavel/simulation_throughputs.json \
+EMBEDDED := data/h100_profile.csv data/h100_colocate.csv data/cpu_pipeline.csv \
+            data/gavel/simulation_throughputs.json \
             traces/default-cluster.json $(wildcard scripts/plot/*.gp)
 
 .PHONY: all run test asan deps clean check-deps bench golden

@@ -281,7 +281,8 @@ static struct catalog *tiny(void)
 {
     struct catalog *c = NULL;
     char err[CPN_ERR_LEN] = "";
-    int rc = catalog_create_from(&c, tiny_profile, tiny_gavel, tiny_colocate, err, sizeof err);
+    int rc = catalog_create_from(&c, tiny_profile, tiny_gavel, tiny_colocate, NULL, err,
+                                 sizeof err);
     cr_assert_eq(rc, CPN_OK, "catalog_create_from: %s", err);
     return c;
 }
@@ -389,7 +390,7 @@ static void expect_error(const char *profile, const char *gavel, const char *col
     struct catalog *c = (struct catalog *)&c; /* any non-NULL value, to see it untouched */
     struct catalog *const before = c;
     char err[CPN_ERR_LEN] = "";
-    int rc = catalog_create_from(&c, profile, gavel, colocate, err, sizeof err);
+    int rc = catalog_create_from(&c, profile, gavel, colocate, NULL, err, sizeof err);
     cr_assert_eq(rc, CPN_EINPUT, "expected an error containing \"%s\"", want);
     cr_assert_eq(c, before, "*out changed on failure");
     cr_assert(strstr(err, want), "message \"%s\" lacks \"%s\"", err, want);

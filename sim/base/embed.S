@@ -12,6 +12,7 @@ sym##_end:                         \
     .section .rodata
 BLOB(cpn_embed_profile_csv, "data/h100_profile.csv")
 BLOB(cpn_embed_colocate_csv, "data/h100_colocate.csv")
+BLOB(cpn_embed_cpu_pipeline_csv, "data/cpu_pipeline.csv")
 BLOB(cpn_embed_gavel_json, "data/gavel/simulation_throughputs.json")
 BLOB(cpn_embed_default_cluster, "traces/default-cluster.json")
 BLOB(cpn_embed_plot_common, "scripts/plot/common.gp")

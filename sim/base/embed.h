@@ -7,6 +7,7 @@
 
 extern const char cpn_embed_profile_csv[], cpn_embed_profile_csv_end[];
 extern const char cpn_embed_colocate_csv[], cpn_embed_colocate_csv_end[];
+extern const char cpn_embed_cpu_pipeline_csv[], cpn_embed_cpu_pipeline_csv_end[];
 extern const char cpn_embed_gavel_json[], cpn_embed_gavel_json_end[];
 extern const char cpn_embed_default_cluster[], cpn_embed_default_cluster_end[];
 /* The gnuplot scripts of `cpnsim plot` (scripts/plot/). */

@@ -1,8 +1,9 @@
-/* catalog: the profile catalogue. At creation it reads three measured tables once:
+/* catalog: the profile catalogue. At creation it reads four measured tables once:
  * the H100 profile (step time and peak memory per model and batch), Gavel's
- * throughputs on V100, P100 and K80 (alone on 1, 2, 4 or 8 GPUs) and the H100
- * co-location slow-downs. Each model keeps one point per batch measured on any type,
- * sorted by batch; everything a lookup needs that is not a point (the type speeds, the
+ * throughputs on V100, P100 and K80 (alone on 1, 2, 4 or 8 GPUs), the H100
+ * co-location slow-downs and the CPU cost per sample of input pipelines, which
+ * cat_pipe_rules maps to the models. Each model keeps one point per batch measured on
+ * any type, sorted by batch; everything a lookup needs that is not a point (the type speeds, the
  * median multi-GPU efficiencies, the memory fit for models the H100 table lacks, the
  * time-slicing overhead) is computed here once, so lookups only search a handful of
  * points and never allocate. The derivation rules are documented, with the numbers
@@ -61,6 +62,27 @@ const struct cat_gavel_model cat_gavel_models[CAT_NGAVEL] = {
     {"Recommendation", "recommendation", "recsys", 20.0},
     {"CycleGAN", "cyclegan", "gan", 28.0},
     {"A3C", "a3c", "rl", 1.0},
+};
+
+/* The input pipeline each model is taken to run (docs/catalogue.md, "CPU demand of the
+ * input pipeline"). Model rules come first: a model takes the first rule that names it
+ * or its family. The measured costs are in data/cpu_pipeline.csv. */
+const struct cat_pipe_rule cat_pipe_rules[CAT_NPIPE_RULES] = {
+    /* Gavel's ResNet-18 trains on CIFAR-10: small arrays held in memory, not JPEGs. */
+    {.model = "resnet18_cifar", .pipeline = "cifar_train"},
+    {.family = "vision", .pipeline = "imagenet_train"},
+    /* torchvision's detection models resize and normalise on the GPU, so the CPU does
+     * what yolo_640 measures; coco_det_full_cpu (all of it on the CPU) is an upper bound. */
+    {.family = "detection", .pipeline = "yolo_640"},
+    {.family = "nlp", .pipeline = "lm_pretokenised_1024"},
+    {.family = "lm", .pipeline = "lm_pretokenised_1024"},
+    /* Assumed, not measured: records held in memory cost about what slicing pre-tokenised
+     * text costs. */
+    {.family = "recsys", .pipeline = "lm_pretokenised_1024"},
+    /* Assumed, not measured: CycleGAN decodes and crops images as ImageNet training does. */
+    {.family = "gan", .pipeline = "imagenet_train"},
+    /* A3C's CPU cost is its environment's simulation, which was not measured. */
+    {.family = "rl", .pipeline = CAT_PIPE_NONE},
 };
 
 /* ---- models and points ---- */
@@ -138,6 +160,9 @@ void catalog_destroy(struct catalog *c)
     for (size_t i = 0; i < c->nmodels; i++)
         model_free(&c->models[i]);
     free(c->models);
+    for (size_t i = 0; i < c->npipes; i++)
+        free(c->pipes[i].name);
+    free(c->pipes);
     free(c);
 }
 
@@ -279,8 +304,40 @@ static int mem_fit(struct catalog *c, char *err, size_t errlen)
     return CPN_OK;
 }
 
+/* Gives every model its input pipeline and CPU cost per sample by cat_pipe_rules.
+ * Returns 0, or CPN_EINPUT when a rule names a pipeline data/cpu_pipeline.csv lacks. */
+static int pipes_assign(struct catalog *c, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < c->nmodels; i++) {
+        struct cat_model *m = &c->models[i];
+        const struct cat_pipe_rule *rule = NULL;
+        for (size_t k = 0; !rule && k < CAT_NPIPE_RULES; k++) {
+            const struct cat_pipe_rule *r = &cat_pipe_rules[k];
+            if (r->model ? strcmp(r->model, m->name) == 0 : strcmp(r->family, m->family) == 0)
+                rule = r;
+        }
+        /* Every family has a rule: a model without one is a bug in the table. */
+        CPN_ASSERT(rule);
+        m->pipeline = CAT_PIPE_NONE;
+        m->cpu_ms = 0;
+        if (strcmp(rule->pipeline, CAT_PIPE_NONE) == 0)
+            continue;
+        for (size_t k = 0; k < c->npipes; k++)
+            if (strcmp(c->pipes[k].name, rule->pipeline) == 0) {
+                m->pipeline = c->pipes[k].name;
+                m->cpu_ms = c->pipes[k].ms_per_sample;
+            }
+        if (m->cpu_ms == 0)
+            return cpn_fail(err, errlen, CPN_EINPUT,
+                            "%s: pipeline: no row for %s (the input pipeline of %s)",
+                            CAT_CPU_NAME, rule->pipeline, m->name);
+    }
+    return CPN_OK;
+}
+
 int catalog_create_from(struct catalog **out, const char *profile_csv, const char *gavel_json,
-                        const char *colocate_csv, char *err, size_t errlen)
+                        const char *colocate_csv, const char *cpu_pipeline_csv, char *err,
+                        size_t errlen)
 {
     CPN_ASSERT(out);
     struct catalog *c = cpn_calloc(1, sizeof *c);
@@ -290,10 +347,15 @@ int catalog_create_from(struct catalog **out, const char *profile_csv, const cha
     if (rc == CPN_OK)
         rc = cat_colocate_load(c, colocate_csv ? colocate_csv : cpn_embed_colocate_csv, err,
                            errlen);
+    if (rc == CPN_OK)
+        rc = cat_cpu_load(c, cpu_pipeline_csv ? cpu_pipeline_csv : cpn_embed_cpu_pipeline_csv,
+                          err, errlen);
     if (rc == CPN_OK) {
         models_finish(c);
         rc = speeds_fit(c, err, errlen);
     }
+    if (rc == CPN_OK)
+        rc = pipes_assign(c, err, errlen);
     if (rc == CPN_OK) {
         eff_fit(c);
         rc = mem_fit(c, err, errlen);
@@ -308,7 +370,7 @@ int catalog_create_from(struct catalog **out, const char *profile_csv, const cha
 
 int catalog_create(struct catalog **out, char *err, size_t errlen)
 {
-    return catalog_create_from(out, NULL, NULL, NULL, err, errlen);
+    return catalog_create_from(out, NULL, NULL, NULL, NULL, err, errlen);
 }
 
 /* ---- queries ---- */
@@ -358,6 +420,16 @@ double catalog_bytes_per_sample(const struct catalog *c, int model)
     const struct cat_family *f = cat_family_find(model_at(c, model)->family);
     CPN_ASSERT(f);
     return f->bytes_per_sample;
+}
+
+double catalog_cpu_ms_per_sample(const struct catalog *c, int model)
+{
+    return model_at(c, model)->cpu_ms;
+}
+
+const char *catalog_model_pipeline(const struct catalog *c, int model)
+{
+    return model_at(c, model)->pipeline;
 }
 
 int catalog_type_match(const char *gpu_type_name)

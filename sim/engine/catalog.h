@@ -2,7 +2,8 @@
  * batch, GPU type, GPU count), loaded from the measured tables embedded in the
  * binary (data/h100_profile.csv, data/gavel/simulation_throughputs.json,
  * data/h100_colocate.csv), with a documented rule for combinations that were not
- * measured. It knows nothing of clusters or jobs. */
+ * measured, and the CPU cost per sample of each model's input pipeline
+ * (data/cpu_pipeline.csv). It knows nothing of clusters or jobs. */
 #ifndef CPN_CATALOG_H
 #define CPN_CATALOG_H
 
@@ -25,7 +26,8 @@ struct profile {
 int catalog_create(struct catalog **out, char *err, size_t errlen);
 /* Same, from explicit buffers (for tests); any buffer may be NULL to use the embedded one. */
 int catalog_create_from(struct catalog **out, const char *profile_csv, const char *gavel_json,
-                        const char *colocate_csv, char *err, size_t errlen);
+                        const char *colocate_csv, const char *cpu_pipeline_csv, char *err,
+                        size_t errlen);
 void catalog_destroy(struct catalog *c); /* NULL is a no-op */
 
 size_t catalog_model_count(const struct catalog *c);

@@ -13,6 +13,7 @@
 #define CAT_PROFILE_NAME "data/h100_profile.csv"
 #define CAT_GAVEL_NAME "data/gavel/simulation_throughputs.json"
 #define CAT_COLOCATE_NAME "data/h100_colocate.csv"
+#define CAT_CPU_NAME "data/cpu_pipeline.csv"
 
 /* The tunables of the derivation rules, with their defaults, in one place. */
 struct cat_tunables {
@@ -52,6 +53,24 @@ struct cat_gavel_model {
 enum { CAT_NGAVEL = 7 };
 extern const struct cat_gavel_model cat_gavel_models[CAT_NGAVEL];
 
+/* One measured input pipeline of data/cpu_pipeline.csv. */
+struct cat_pipe {
+    char *name;
+    double ms_per_sample; /* CPU milliseconds of one process per training sample, > 0 */
+};
+
+/* Which measured pipeline a model's input pipeline is taken to be: a rule names a model
+ * (an exception) or a family, and the pipeline, or CAT_PIPE_NONE for a model whose CPU
+ * cost per sample is taken to be 0. A model takes its own rule, else its family's. */
+#define CAT_PIPE_NONE "none"
+struct cat_pipe_rule {
+    const char *model;  /* NULL for a family's rule */
+    const char *family; /* NULL for a model's rule */
+    const char *pipeline;
+};
+enum { CAT_NPIPE_RULES = 8 };
+extern const struct cat_pipe_rule cat_pipe_rules[CAT_NPIPE_RULES];
+
 /* Coefficients of log(mem_gib) = a + b log(params_m) + c log(batch). */
 enum { CAT_MEM_NCOEF = 3 };
 
@@ -78,6 +97,8 @@ struct cat_model {
     unsigned *batches;    /* the points' batches, for catalog_model_batches */
     struct cat_mem *mem;  /* ascending batch; empty for models not on the H100 table */
     size_t nmem, memcap;
+    const char *pipeline; /* a cat_pipe's name, or CAT_PIPE_NONE */
+    double cpu_ms;        /* its ms per sample; 0 for CAT_PIPE_NONE */
 };
 
 struct catalog {
@@ -87,6 +108,8 @@ struct catalog {
     double eff[CAT_NTYPES][CAT_NCOUNTS]; /* median efficiency per type and GPU count */
     double mem_coef[CAT_MEM_NCOEF];
     double share_overhead;
+    struct cat_pipe *pipes; /* data/cpu_pipeline.csv, in file order */
+    size_t npipes, pipecap;
 };
 
 /* ---- models and points (catalog.c) ---- */
@@ -108,5 +131,6 @@ struct cat_point *cat_point_get(struct cat_model *m, unsigned batch);
 int cat_profile_load(struct catalog *c, const char *buf, char *err, size_t errlen);
 int cat_gavel_load(struct catalog *c, const char *buf, char *err, size_t errlen);
 int cat_colocate_load(struct catalog *c, const char *buf, char *err, size_t errlen);
+int cat_cpu_load(struct catalog *c, const char *buf, char *err, size_t errlen);
 
 #endif

@@ -1,7 +1,8 @@
 /* catalog_load: the readers of the catalogue's embedded measurements: the H100
  * profile (CSV), Gavel's throughputs (JSON, with the line of every key found again in
- * the text so that messages name it) and the H100 co-location slow-downs (CSV). They
- * fill the models and points; catalog.c derives everything else from them. */
+ * the text so that messages name it), the H100 co-location slow-downs (CSV) and the
+ * input pipelines' CPU cost per sample (CSV). They fill the models, points and
+ * pipelines; catalog.c derives everything else from them. */
 #include "catalog_int.h"
 
 #include "../base/csvrow.h"
@@ -501,6 +502,52 @@ int cat_colocate_load(struct catalog *c, const char *buf, char *err, size_t errl
         c->share_overhead = med / (double)cat_tun.colocate_sharers - 1.0;
     }
     free(v);
+    csv_table_free(&t);
+    return rc;
+}
+
+/* ---- the input pipelines' CPU cost ---- */
+
+/* One row of data/cpu_pipeline.csv: a pipeline's name (unique, and not CAT_PIPE_NONE,
+ * which stands for "no measurement applies") and its CPU milliseconds per sample (> 0). */
+static int cpu_row(struct catalog *c, const struct csv_row *r, size_t pcol, size_t mcol,
+                   char *err, size_t errlen)
+{
+    const char *name = CAT_CPU_NAME, *pipe = r->f[pcol];
+    if (!*pipe)
+        return cpn_fail(err, errlen, CPN_EINPUT, "%s:%zu: pipeline: empty", name, r->line);
+    if (strcmp(pipe, CAT_PIPE_NONE) == 0)
+        return cpn_fail(err, errlen, CPN_EINPUT,
+                        "%s:%zu: pipeline: \"%s\" is reserved (a cost of 0, not measured)", name,
+                        r->line, pipe);
+    for (size_t k = 0; k < c->npipes; k++)
+        if (strcmp(c->pipes[k].name, pipe) == 0)
+            return cpn_fail(err, errlen, CPN_EINPUT, "%s:%zu: pipeline: a second row for %s",
+                            name, r->line, pipe);
+    double ms;
+    int rc = csv_positive(name, r, mcol, "cpu_ms_per_sample", &ms, err, errlen);
+    if (rc != CPN_OK)
+        return rc;
+    cpn_grow((void **)&c->pipes, &c->pipecap, c->npipes + 1, sizeof *c->pipes);
+    c->pipes[c->npipes++] = (struct cat_pipe){.name = cpn_strdup(pipe), .ms_per_sample = ms};
+    return CPN_OK;
+}
+
+/* Reads the pipelines' names and costs; the other columns describe the measurement
+ * and are not used. */
+int cat_cpu_load(struct catalog *c, const char *buf, char *err, size_t errlen)
+{
+    const char *name = CAT_CPU_NAME;
+    struct csv_table t;
+    int rc = csv_read(&t, name, buf, err, errlen);
+    if (rc != CPN_OK)
+        return rc;
+    size_t pcol = 0, mcol = 0;
+    rc = csv_col(&t, name, "pipeline", &pcol, err, errlen);
+    if (rc == CPN_OK)
+        rc = csv_col(&t, name, "cpu_ms_per_sample", &mcol, err, errlen);
+    for (size_t i = 1; rc == CPN_OK && i < t.nrows; i++)
+        rc = cpu_row(c, &t.rows[i], pcol, mcol, err, errlen);
     csv_table_free(&t);
     return rc;
 }

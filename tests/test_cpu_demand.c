@@ -1,0 +1,130 @@
+/* Tests of a job's CPU demand: the catalogue's mapping of every model to a measured
+ * input pipeline (data/cpu_pipeline.csv) and the pipeline table's errors. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/base/util.h"
+#include "../sim/engine/catalog.h"
+
+#define ASSERT_NEAR(a, b)                                                                   \
+    cr_assert(fabs((a) - (b)) <= 1e-9 * fmax(1.0, fabs(b)), "%s = %.12g, expected %.12g", #a, \
+              (double)(a), (double)(b))
+
+static struct catalog *with_pipelines(const char *cpu_csv)
+{
+    struct catalog *c = NULL;
+    char err[CPN_ERR_LEN] = "";
+    int rc = catalog_create_from(&c, NULL, NULL, NULL, cpu_csv, err, sizeof err);
+    cr_assert_eq(rc, CPN_OK, "catalog_create_from: %s", err);
+    return c;
+}
+
+static int model(const struct catalog *c, const char *name)
+{
+    int m = catalog_model_find(c, name);
+    cr_assert_geq(m, 0, "model %s", name);
+    return m;
+}
+
+/* ---- the mapping ---- */
+
+/* Every catalogue model, its pipeline and that pipeline's cost in data/cpu_pipeline.csv. */
+static const struct {
+    const char *model, *pipeline;
+    double ms;
+} want_map[] = {
+    {"resnet18", "imagenet_train", 2.873},
+    {"resnet50", "imagenet_train", 2.873},
+    {"resnet152", "imagenet_train", 2.873},
+    {"densenet121", "imagenet_train", 2.873},
+    {"vgg16", "imagenet_train", 2.873},
+    {"mobilenet_v3_large", "imagenet_train", 2.873},
+    {"efficientnet_b0", "imagenet_train", 2.873},
+    {"vit_b_16", "imagenet_train", 2.873},
+    {"inception_v3", "imagenet_train", 2.873},
+    {"fasterrcnn_resnet50_fpn", "yolo_640", 5.499},
+    {"bert_base", "lm_pretokenised_1024", 0.002},
+    {"gpt2_124m", "lm_pretokenised_1024", 0.002},
+    {"llama_1b", "lm_pretokenised_1024", 0.002},
+    {"resnet18_cifar", "cifar_train", 0.029},
+    {"transformer", "lm_pretokenised_1024", 0.002},
+    {"lstm_lm", "lm_pretokenised_1024", 0.002},
+    {"recommendation", "lm_pretokenised_1024", 0.002},
+    {"cyclegan", "imagenet_train", 2.873},
+    {"a3c", "none", 0},
+};
+#define NWANT (sizeof want_map / sizeof want_map[0])
+
+Test(cpu_demand, every_model_mapped)
+{
+    struct catalog *c = with_pipelines(NULL);
+    cr_assert_eq(catalog_model_count(c), NWANT);
+    for (size_t i = 0; i < NWANT; i++) {
+        int m = model(c, want_map[i].model);
+        cr_assert_str_eq(catalog_model_pipeline(c, m), want_map[i].pipeline, "%s",
+                         want_map[i].model);
+        ASSERT_NEAR(catalog_cpu_ms_per_sample(c, m), want_map[i].ms);
+    }
+    catalog_destroy(c);
+}
+
+/* A table given as a buffer replaces the embedded one; columns other than pipeline and
+ * cpu_ms_per_sample are optional, and rows no rule uses are allowed. */
+static const char small_csv[] = "cpu_ms_per_sample,pipeline\n"
+                                "1,imagenet_train\n"
+                                "2,yolo_640\n"
+                                "3,cifar_train\n"
+                                "0.5,lm_pretokenised_1024\n"
+                                "9,unused\n";
+
+Test(cpu_demand, table_from_buffer)
+{
+    struct catalog *c = with_pipelines(small_csv);
+    ASSERT_NEAR(catalog_cpu_ms_per_sample(c, model(c, "vgg16")), 1.0);
+    ASSERT_NEAR(catalog_cpu_ms_per_sample(c, model(c, "cyclegan")), 1.0);
+    ASSERT_NEAR(catalog_cpu_ms_per_sample(c, model(c, "fasterrcnn_resnet50_fpn")), 2.0);
+    ASSERT_NEAR(catalog_cpu_ms_per_sample(c, model(c, "resnet18_cifar")), 3.0);
+    ASSERT_NEAR(catalog_cpu_ms_per_sample(c, model(c, "recommendation")), 0.5);
+    ASSERT_NEAR(catalog_cpu_ms_per_sample(c, model(c, "a3c")), 0.0);
+    catalog_destroy(c);
+}
+
+/* ---- a malformed pipeline table: CPN_EINPUT naming file, line and column ---- */
+
+static void expect_error(const char *cpu_csv, const char *want)
+{
+    struct catalog *c = (struct catalog *)&c; /* any non-NULL value, to see it untouched */
+    struct catalog *const before = c;
+    char err[CPN_ERR_LEN] = "";
+    int rc = catalog_create_from(&c, NULL, NULL, NULL, cpu_csv, err, sizeof err);
+    cr_assert_eq(rc, CPN_EINPUT, "expected an error containing \"%s\"", want);
+    cr_assert_eq(c, before, "*out changed on failure");
+    cr_assert(strstr(err, want), "message \"%s\" lacks \"%s\"", err, want);
+}
+
+Test(cpu_demand, bad_table)
+{
+    expect_error("pipeline,cpu_ms_per_sample\nimagenet_train,2\nyolo_640,fast\n",
+                 "data/cpu_pipeline.csv:3: cpu_ms_per_sample: not a number: \"fast\"");
+    expect_error("pipeline,cpu_ms_per_sample\nimagenet_train,0\n",
+                 "data/cpu_pipeline.csv:2: cpu_ms_per_sample: must be > 0, not 0");
+    expect_error("pipeline,ms\nimagenet_train,2\n",
+                 "data/cpu_pipeline.csv:1: cpu_ms_per_sample: missing column");
+    expect_error("pipeline,cpu_ms_per_sample\n", "data/cpu_pipeline.csv:1: no data rows");
+    expect_error("pipeline,cpu_ms_per_sample\nyolo_640,2\n\nyolo_640,3\n",
+                 "data/cpu_pipeline.csv:4: pipeline: a second row for yolo_640");
+    expect_error("pipeline,cpu_ms_per_sample\nnone,1\n",
+                 "data/cpu_pipeline.csv:2: pipeline: \"none\" is reserved");
+    expect_error("pipeline,cpu_ms_per_sample\n,1\n", "data/cpu_pipeline.csv:2: pipeline: empty");
+    expect_error("pipeline,cpu_ms_per_sample\nyolo_640,2,extra\n",
+                 "data/cpu_pipeline.csv:2: row has 3 fields, the header 2");
+    expect_error("pipeline,cpu_ms_per_sample,what\nyolo_640,2,\"open\n",
+                 "data/cpu_pipeline.csv:2: malformed CSV: unterminated quoted field");
+    /* Well formed, but a rule names a pipeline the table lacks. */
+    expect_error("pipeline,cpu_ms_per_sample\nimagenet_train,2\n",
+                 "data/cpu_pipeline.csv: pipeline: no row for yolo_640 (the input pipeline of "
+                 "fasterrcnn_resnet50_fpn)");
+}
