@@ -1,5 +1,6 @@
 /* Tests of a job's CPU demand: the catalogue's mapping of every model to a measured
- * input pipeline (data/cpu_pipeline.csv) and the pipeline table's errors. */
+ * input pipeline (data/cpu_pipeline.csv), job_cpu_cores on small cases worked out by
+ * hand, and the pipeline table's errors. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "../sim/base/util.h"
 #include "../sim/engine/catalog.h"
+#include "../sim/engine/job.h"
 
 #define ASSERT_NEAR(a, b)                                                                   \
     cr_assert(fabs((a) - (b)) <= 1e-9 * fmax(1.0, fabs(b)), "%s = %.12g, expected %.12g", #a, \
@@ -90,6 +92,52 @@ Test(cpu_demand, table_from_buffer)
     ASSERT_NEAR(catalog_cpu_ms_per_sample(c, model(c, "recommendation")), 0.5);
     ASSERT_NEAR(catalog_cpu_ms_per_sample(c, model(c, "a3c")), 0.0);
     catalog_destroy(c);
+}
+
+/* ---- job_cpu_cores ---- */
+
+static struct job job_of(int32_t m, uint32_t batch, uint32_t gpus, double cpus, double used)
+{
+    return (struct job){.model = m, .batch = batch, .gpus = gpus, .cpus = cpus,
+                        .cpu_cores_used = used, .duration_s = -1, .gpu_mem_gib = -1};
+}
+
+Test(cpu_demand, cores_given)
+{
+    struct catalog *c = with_pipelines(small_csv);
+    /* cpu_cores_used wins over the model and over the request. */
+    struct job jb = job_of(model(c, "vgg16"), 64, 2, 8, 3.5);
+    ASSERT_NEAR(job_cpu_cores(&jb, c, 0.1), 3.5);
+    /* Without a model it needs no catalogue and no step time. */
+    jb = job_of(-1, 1, 1, 8, 1.25);
+    ASSERT_NEAR(job_cpu_cores(&jb, NULL, 0), 1.25);
+    catalog_destroy(c);
+}
+
+Test(cpu_demand, cores_from_model)
+{
+    struct catalog *c = with_pipelines(small_csv);
+    /* vgg16 (1 ms per sample here), batch 64 on 2 GPUs, a step of 0.1 s: 128 samples per
+     * step, 1280 per second, 1.28 cores of input pipeline plus one per GPU: 3.28. The
+     * request (cpus 8) does not matter. */
+    struct job jb = job_of(model(c, "vgg16"), 64, 2, 8, 0);
+    ASSERT_NEAR(job_cpu_cores(&jb, c, 0.1), 3.28);
+    /* Twice the step time, half the samples per second: 2 + 0.64. */
+    ASSERT_NEAR(job_cpu_cores(&jb, c, 0.2), 2.64);
+    /* Faster R-CNN (2 ms), batch 8 on one GPU, 0.25 s: 32 samples/s, 0.064 cores + 1. */
+    jb = job_of(model(c, "fasterrcnn_resnet50_fpn"), 8, 1, 4, 0);
+    ASSERT_NEAR(job_cpu_cores(&jb, c, 0.25), 1.064);
+    /* A3C has no pipeline cost: one core per GPU process, whatever the rate. */
+    jb = job_of(model(c, "a3c"), 4, 3, 16, 0);
+    ASSERT_NEAR(job_cpu_cores(&jb, c, 0.001), 3.0);
+    catalog_destroy(c);
+}
+
+Test(cpu_demand, cores_from_request)
+{
+    /* Neither a model nor cpu_cores_used: the cpus request. */
+    struct job jb = job_of(-1, 1, 2, 6, 0);
+    ASSERT_NEAR(job_cpu_cores(&jb, NULL, 0), 6.0);
 }
 
 /* ---- a malformed pipeline table: CPN_EINPUT naming file, line and column ---- */

@@ -1,4 +1,4 @@
-/* job: the job array and its string pool, and a job's run time. */
+/* job: the job array and its string pool, and a job's run time and CPU demand. */
 #include "job.h"
 
 #include "catalog.h"
@@ -50,4 +50,21 @@ double job_run_s(const struct job *jb, const struct catalog *cat, double step_s,
         samples = 1;
     double steps = ceil(samples / ((double)jb->batch * (double)jb->gpus));
     return (double)jb->epochs * steps * step_s;
+}
+
+/* Milliseconds in a second: the catalogue gives CPU cost per sample in ms. */
+#define JOB_MS_PER_S 1000.0
+
+double job_cpu_cores(const struct job *jb, const struct catalog *cat, double step_s)
+{
+    if (jb->cpu_cores_used > 0)
+        return jb->cpu_cores_used;
+    if (jb->model < 0)
+        return jb->cpus;
+    CPN_ASSERT(cat && step_s > 0);
+    /* One step feeds batch samples to each of the gpus processes; each process also
+     * keeps one core busy driving its GPU, whatever its input costs. */
+    double gpus = (double)jb->gpus;
+    double samples_per_s = (double)jb->batch * gpus / step_s;
+    return gpus + samples_per_s * catalog_cpu_ms_per_sample(cat, jb->model) / JOB_MS_PER_S;
 }
