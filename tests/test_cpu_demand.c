@@ -1,6 +1,7 @@
 /* Tests of a job's CPU demand: the catalogue's mapping of every model to a measured
  * input pipeline (data/cpu_pipeline.csv), job_cpu_cores on small cases worked out by
- * hand, and the pipeline table's errors. */
+ * hand, the pipeline table's errors, and the figures docs/catalogue.md quotes,
+ * recomputed here so that the page cannot drift from the code. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "../sim/base/util.h"
 #include "../sim/engine/catalog.h"
 #include "../sim/engine/job.h"
+#include "helpers.h"
 
 #define ASSERT_NEAR(a, b)                                                                   \
     cr_assert(fabs((a) - (b)) <= 1e-9 * fmax(1.0, fabs(b)), "%s = %.12g, expected %.12g", #a, \
@@ -175,4 +177,69 @@ Test(cpu_demand, bad_table)
     expect_error("pipeline,cpu_ms_per_sample\nimagenet_train,2\n",
                  "data/cpu_pipeline.csv: pipeline: no row for yolo_640 (the input pipeline of "
                  "fasterrcnn_resnet50_fpn)");
+}
+
+/* ---- the figures of docs/catalogue.md, "CPU demand of the input pipeline" ---- */
+
+/* Asserts that the page holds the line, as formatted here from the code. */
+static void expect_line(const char *doc, const char *line)
+{
+    cr_assert(strstr(doc, line), "docs/catalogue.md lacks the line\n%s", line);
+}
+
+Test(cpu_demand, documented_mapping)
+{
+    char *doc = slurp("docs/catalogue.md");
+    cr_assert(doc, "docs/catalogue.md is missing (run from the repository root)");
+    struct catalog *c = with_pipelines(NULL);
+    for (int m = 0; m < (int)catalog_model_count(c); m++) {
+        char line[256];
+        snprintf(line, sizeof line, "| `%s` | %s | %s | %g |", catalog_model_name(c, m),
+                 catalog_model_family(c, m), catalog_model_pipeline(c, m),
+                 catalog_cpu_ms_per_sample(c, m));
+        expect_line(doc, line);
+    }
+    catalog_destroy(c);
+    free(doc);
+}
+
+/* The worked examples: a job alone on `gpus` GPUs of one catalogue type. */
+static const struct {
+    const char *model;
+    unsigned batch, gpus;
+    int type;
+} worked[] = {
+    {"resnet50", 256, 1, CAT_H100},
+    {"resnet50", 256, 1, CAT_V100},
+    {"resnet50", 256, 8, CAT_V100},
+    {"vit_b_16", 128, 1, CAT_H100},
+    {"fasterrcnn_resnet50_fpn", 8, 1, CAT_H100},
+    {"bert_base", 32, 1, CAT_H100},
+    {"gpt2_124m", 16, 1, CAT_H100},
+    {"resnet18_cifar", 128, 1, CAT_V100},
+    {"cyclegan", 1, 1, CAT_V100},
+    {"a3c", 4, 1, CAT_V100},
+};
+
+Test(cpu_demand, documented_examples)
+{
+    char *doc = slurp("docs/catalogue.md");
+    cr_assert(doc, "docs/catalogue.md is missing (run from the repository root)");
+    struct catalog *c = with_pipelines(NULL);
+    for (size_t i = 0; i < sizeof worked / sizeof worked[0]; i++) {
+        int m = model(c, worked[i].model);
+        struct profile p;
+        cr_assert_eq(catalog_lookup(c, m, worked[i].batch, worked[i].type, 1, worked[i].gpus, &p),
+                     CPN_OK);
+        struct job jb = job_of(m, worked[i].batch, worked[i].gpus, 0, 0);
+        double rate = (double)worked[i].batch * worked[i].gpus / p.step_s;
+        char line[256];
+        snprintf(line, sizeof line, "| `%s` | %u | %u × %s | %.1f | %.0f | %.2f |",
+                 worked[i].model, worked[i].batch, worked[i].gpus,
+                 catalog_type_name(worked[i].type), p.step_s * 1000, rate,
+                 job_cpu_cores(&jb, c, p.step_s));
+        expect_line(doc, line);
+    }
+    catalog_destroy(c);
+    free(doc);
 }
