@@ -1,6 +1,7 @@
 /* Tests of the inputs of CPU as a load (issue 14): the optional job field
  * cpu_cores_used in the job CSV, JSON and Kubernetes YAML readers and the writers.
  * Every input is inline and small enough to check by hand. */
+#include "helpers.h"
 #include "../sim/engine/catalog.h"
 #include "../sim/io/k8s.h"
 #include "../sim/io/trace.h"
@@ -175,18 +176,6 @@ Test(cpu_cores_used, yaml_annotation)
                "must be a string");
 }
 
-/* Writes js as CSV (json false) or JSON into a malloc'd string. */
-static char *write_mem(const struct jobset *js, const struct catalog *cat, bool json)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    cr_assert_not_null(f);
-    cr_assert_eq(json ? trace_write_json(f, js, cat) : trace_write_csv(f, js, cat), CPN_OK);
-    cr_assert_eq(fclose(f), 0);
-    return buf;
-}
-
 Test(cpu_cores_used, writers_keep_it)
 {
     struct catalog *cat = load_catalog();
@@ -198,19 +187,19 @@ Test(cpu_cores_used, writers_keep_it)
                                   "a,0,resnet50,64,1,1,1,4,24,5,bj,0.1\n"
                                   "b,0,resnet50,64,1,1,1,4,24,5,bj,\n";
     read_ok(F_CSV, csv_in, cat, &a);
-    char *csv = write_mem(&a, cat, false);
+    char *csv = jobs_write_mem(&a, cat, false);
     cr_assert_str_eq(csv, csv_in, "the CSV writer gives back the same bytes");
     read_ok(F_CSV, csv, cat, &b);
     cr_assert_eq(b.v[0].cpu_cores_used, 0.1);
     cr_assert_eq(b.v[1].cpu_cores_used, 0);
-    char *json = write_mem(&a, cat, true);
+    char *json = jobs_write_mem(&a, cat, true);
     cr_assert(strstr(json, "\"origin\": \"bj\", \"cpu_cores_used\": 0.1}"), "%s", json);
     cr_assert(strstr(json, "\"origin\": \"bj\"},") || strstr(json, "\"origin\": \"bj\"}\n"),
               "%s", json);
     read_ok(F_JSON, json, cat, &c);
     cr_assert_eq(c.v[0].cpu_cores_used, 0.1);
     cr_assert_eq(c.v[1].cpu_cores_used, 0);
-    char *csv2 = write_mem(&c, cat, false);
+    char *csv2 = jobs_write_mem(&c, cat, false);
     cr_assert_str_eq(csv2, csv_in, "CSV -> JSON -> CSV gives back the same bytes");
     free(csv);
     free(json);
@@ -228,9 +217,9 @@ Test(cpu_cores_used, absent_adds_no_column)
     jobset_init(&js);
     const char *in = CSV_HEAD ",cpu_cores_used\na,0,resnet50,64,1,1,1,4,24,5,bj,\n";
     read_ok(F_CSV, in, cat, &js);
-    char *csv = write_mem(&js, cat, false);
+    char *csv = jobs_write_mem(&js, cat, false);
     cr_assert_str_eq(csv, CSV_HEAD "\na,0,resnet50,64,1,1,1,4,24,5,bj\n");
-    char *json = write_mem(&js, cat, true);
+    char *json = jobs_write_mem(&js, cat, true);
     cr_assert_null(strstr(json, "cpu_cores_used"), "%s", json);
     free(csv);
     free(json);
