@@ -1,8 +1,11 @@
 /* Tests of the inputs of CPU as a load (issue 14): the optional job field
- * cpu_cores_used in the job CSV, JSON and Kubernetes YAML readers and the writers.
- * Every input is inline and small enough to check by hand. */
+ * cpu_cores_used in the job CSV, JSON and Kubernetes YAML readers and the writers, and
+ * the cluster JSON key background_cpu on sites and node entries. Every input is
+ * inline and small enough to check by hand. */
 #include "helpers.h"
 #include "../sim/engine/catalog.h"
+#include "../sim/engine/cluster.h"
+#include "../sim/io/cluster_json.h"
 #include "../sim/io/k8s.h"
 #include "../sim/io/trace.h"
 #include "../sim/base/util.h"
@@ -225,4 +228,114 @@ Test(cpu_cores_used, absent_adds_no_column)
     free(json);
     jobset_free(&js);
     catalog_destroy(cat);
+}
+
+/* ---- background_cpu ---- */
+
+static int load_cluster(const char *json, struct cluster **c, char err[CPN_ERR_LEN])
+{
+    return cluster_load_buf("c.json", json, strlen(json), NULL, 0, NULL, c, err, CPN_ERR_LEN);
+}
+
+/* Site s0 (background 0.3) has an entry of 2 nodes that keep the site's load and one
+ * node with its own object; site s1 gives none. */
+static const char bg_cluster[] =
+    "{\"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1}},\n"
+    " \"sites\": [\n"
+    "  {\"name\": \"s0\", \"background_cpu\": 0.3, \"nodes\": [\n"
+    "    {\"count\": 2, \"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"G\", \"gpus\": 8},\n"
+    "    {\"cpus\": 32, \"mem_gib\": 256, \"gpus\": 0, \"background_cpu\":\n"
+    "      {\"mean\": 0.4, \"amplitude\": 0.2, \"noise\": 0.05, \"x_note\": \"ignored\"}}]},\n"
+    "  {\"name\": \"s1\", \"background_cpu\": {\"mean\": 0.1, \"period_s\": 3600,\n"
+    "   \"phase_s\": -900, \"step_s\": 60}, \"nodes\": [\n"
+    "    {\"cpus\": 16, \"mem_gib\": 64, \"gpus\": 0},\n"
+    "    {\"cpus\": 16, \"mem_gib\": 64, \"gpus\": 0, \"background_cpu\": 0}]},\n"
+    "  {\"name\": \"s2\", \"nodes\": [{\"cpus\": 8, \"mem_gib\": 32, \"gpus\": 0}]}\n"
+    " ]}\n";
+
+static void assert_bg(const struct cpu_background *b, double mean, double amplitude,
+                      double period_s, double phase_s, double noise, double step_s)
+{
+    cr_assert_eq(b->mean, mean);
+    cr_assert_eq(b->amplitude, amplitude);
+    cr_assert_eq(b->period_s, period_s);
+    cr_assert_eq(b->phase_s, phase_s);
+    cr_assert_eq(b->noise, noise);
+    cr_assert_eq(b->step_s, step_s);
+}
+
+Test(background_cpu, sites_and_node_entries)
+{
+    struct cluster *c = NULL;
+    char err[CPN_ERR_LEN] = "";
+    cr_assert_eq(load_cluster(bg_cluster, &c, err), CPN_OK, "%s", err);
+    cr_assert_eq(c->n_nodes, 6);
+    /* The constant form: mean only, the rest 0. Both expanded nodes get it. */
+    assert_bg(&c->nodes[0].bg, 0.3, 0, 0, 0, 0, 0);
+    assert_bg(&c->nodes[1].bg, 0.3, 0, 0, 0, 0, 0);
+    cr_assert(!cpu_background_varies(&c->nodes[1].bg));
+    /* The entry's object replaces the site's constant; period_s and step_s default. */
+    assert_bg(&c->nodes[2].bg, 0.4, 0.2, 86400, 0, 0.05, 300);
+    cr_assert(cpu_background_varies(&c->nodes[2].bg));
+    assert_bg(&c->nodes[3].bg, 0.1, 0, 3600, -900, 0, 60);
+    /* An explicit 0 overrides the site's load: no other tenant. */
+    assert_bg(&c->nodes[4].bg, 0, 0, 0, 0, 0, 0);
+    assert_bg(&c->nodes[5].bg, 0, 0, 0, 0, 0, 0);
+    cluster_destroy(c);
+}
+
+/* Loads the cluster with `key` replacing "\"background_cpu\": 0.3" on line 3, expecting
+ * a message that begins with want. */
+static void expect_bad_bg(const char *value, const char *want)
+{
+    static const char from[] = "\"background_cpu\": 0.3";
+    const char *at = strstr(bg_cluster, from);
+    cr_assert_not_null(at);
+    char json[2048];
+    snprintf(json, sizeof json, "%.*s\"background_cpu\": %s%s", (int)(at - bg_cluster), bg_cluster,
+             value, at + strlen(from));
+    struct cluster dummy, *c = &dummy;
+    char err[CPN_ERR_LEN] = "";
+    cr_assert_eq(load_cluster(json, &c, err), CPN_EINPUT, "accepted:\n%s", json);
+    cr_assert_eq(c, &dummy, "*out changed on failure");
+    cr_assert(strncmp(err, want, strlen(want)) == 0, "message \"%s\" does not begin \"%s\"", err,
+              want);
+}
+
+Test(background_cpu, bad_values_name_their_path)
+{
+    expect_bad_bg("0.96", "c.json:3: sites[0].background_cpu: must be a number from 0 to 0.95 "
+                          "(got 0.96)");
+    expect_bad_bg("-0.1", "c.json:3: sites[0].background_cpu: must be a number from 0 to 0.95");
+    expect_bad_bg("\"0.3\"", "c.json:3: sites[0].background_cpu: must be a number from 0 to "
+                             "0.95 or an object with a mean (got a string)");
+    expect_bad_bg("[0.3]", "c.json:3: sites[0].background_cpu: must be a number from 0 to 0.95 "
+                           "or an object with a mean (got an array)");
+    expect_bad_bg("{\"mean\": 0.96}",
+                  "c.json:3: sites[0].background_cpu.mean: must be a number from 0 to 0.95 "
+                  "(got 0.96)");
+    expect_bad_bg("{\"amplitude\": 0.1}",
+                  "c.json:3: sites[0].background_cpu.mean: is required (a number from 0 to "
+                  "0.95)");
+    expect_bad_bg("{\"mean\": 0.2, \"period_s\": 0}",
+                  "c.json:3: sites[0].background_cpu.period_s: must be a number > 0 (got 0)");
+    expect_bad_bg("{\"mean\": 0.2, \"step_s\": -5}",
+                  "c.json:3: sites[0].background_cpu.step_s: must be a number > 0 (got -5)");
+    expect_bad_bg("{\"mean\": 0.2, \"amplitude\": -0.1}",
+                  "c.json:3: sites[0].background_cpu.amplitude: must be a number >= 0");
+    expect_bad_bg("{\"mean\": 0.2, \"noise\": \"high\"}",
+                  "c.json:3: sites[0].background_cpu.noise: must be a number >= 0 (got a "
+                  "string)");
+    expect_bad_bg("{\"mean\": 0.2, \"phase_s\": true}",
+                  "c.json:3: sites[0].background_cpu.phase_s: must be a number (got a boolean)");
+    expect_bad_bg("{\"mean\": 0.2, \"jitter\": 1}",
+                  "c.json:3: sites[0].background_cpu.jitter: unknown key (expected mean, "
+                  "amplitude, period_s, phase_s, noise, step_s, or x_* for comments)");
+    expect_bad_bg("{\"mean\": 0.2, \"mean\": 0.3}",
+                  "c.json:3: sites[0].background_cpu.mean: duplicate key");
+    /* On a node entry, the path names the entry. */
+    expect_bad_bg("0.3, \"nodes\": [{\"cpus\": 4, \"mem_gib\": 8, \"gpus\": 0,\n"
+                  " \"background_cpu\": {\"mean\": 0.5, \"period_s\": 0}}]}, {\"name\": \"x\"",
+                  "c.json:4: sites[0].nodes[0].background_cpu.period_s: must be a number > 0 "
+                  "(got 0)");
 }
