@@ -168,15 +168,21 @@ Test(cpu_cores_used, yaml_annotation)
     cr_assert_eq(js.v[0].cpu_cores_used, 0, "an empty annotation is absent");
     jobset_free(&js);
     catalog_destroy(cat);
-    yaml_job(y, sizeof y, "    cpu_cores_used: \"0\"\n");
-    expect_bad(F_YAML, y, "buf.yaml:10: metadata.annotations.cpu_cores_used: ",
-               "must be > 0 (got '0')");
-    yaml_job(y, sizeof y, "    cpu_cores_used: \"NaN\"\n");
-    expect_bad(F_YAML, y, "buf.yaml:10: metadata.annotations.cpu_cores_used: ",
-               "'NaN' is not a finite number");
-    yaml_job(y, sizeof y, "    cpu_cores_used: 4\n");
-    expect_bad(F_YAML, y, "buf.yaml:10: metadata.annotations.cpu_cores_used: ",
-               "must be a string");
+    static const struct {
+        const char *value, *what;
+    } bad[] = {
+        {"\"0\"", "must be > 0 (got '0')"},
+        {"\"NaN\"", "'NaN' is not a finite number"},
+        {"\"-1\"", "must be > 0 (got '-1')"},
+        {"\"four\"", "'four' is not a finite number"},
+        {"4", "must be a string"}, /* Kubernetes annotations are strings */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "    cpu_cores_used: %s\n", bad[i].value);
+        yaml_job(y, sizeof y, line);
+        expect_bad(F_YAML, y, "buf.yaml:10: metadata.annotations.cpu_cores_used: ", bad[i].what);
+    }
 }
 
 Test(cpu_cores_used, writers_keep_it)
@@ -284,8 +290,8 @@ Test(background_cpu, sites_and_node_entries)
     cluster_destroy(c);
 }
 
-/* Loads the cluster with `key` replacing "\"background_cpu\": 0.3" on line 3, expecting
- * a message that begins with want. */
+/* Loads bg_cluster with value in place of site s0's 0.3 (line 3), expecting CPN_EINPUT,
+ * *out untouched, and a message that begins with want. */
 static void expect_bad_bg(const char *value, const char *want)
 {
     static const char from[] = "\"background_cpu\": 0.3";
