@@ -59,6 +59,17 @@ int sh(const char *fmt, ...)
     return WEXITSTATUS(st);
 }
 
+char *jobs_write_mem(const struct jobset *js, const struct catalog *cat, bool json)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_not_null(f);
+    cr_assert_eq(json ? trace_write_json(f, js, cat) : trace_write_csv(f, js, cat), CPN_OK);
+    cr_assert_eq(fclose(f), 0);
+    return buf;
+}
+
 char *slurp(const char *path)
 {
     char *buf, full[1024];

@@ -34,6 +34,9 @@ int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * "$TMPD" is replaced by that environment variable. */
 char *slurp(const char *path);
 
+/* Writes js as the job CSV (json false) or JSON into a string the caller frees. */
+char *jobs_write_mem(const struct jobset *js, const struct catalog *cat, bool json);
+
 /* A one-node cluster with `gpus` GPUs of `mem` GiB, no catalogue profile, speed 1,
  * scrape and completion as given ("event" or "poll"), as JSON in a static buffer. */
 const char *one_node_cluster(unsigned gpus, double mem_gib, double scrape_s, const char *completion);

@@ -114,6 +114,7 @@ static void assert_same_jobs(const struct jobset *a, const struct jobset *b)
         cr_assert(same_real(x->duration_s, y->duration_s), "job %zu", i);
         cr_assert(same_real(x->gpu_mem_gib, y->gpu_mem_gib), "job %zu", i);
         cr_assert_eq(x->samples, y->samples, "job %zu", i);
+        cr_assert(same_real(x->cpu_cores_used, y->cpu_cores_used), "job %zu", i);
         cr_assert_eq(x->model, y->model, "job %zu", i);
         cr_assert_eq(x->batch, y->batch, "job %zu", i);
         cr_assert_eq(x->epochs, y->epochs, "job %zu", i);
@@ -552,6 +553,7 @@ Test(trace, round_trip_awkward_values)
             .duration_s = i % 3 ? vals[(i + 5) % nv] + 1 : -1,
             .gpu_mem_gib = i % 2 ? vals[(i + 6) % nv] : -1,
             .samples = i % 4 ? UINT64_MAX - i : 0,
+            .cpu_cores_used = vals[(i + 7) % nv], /* 0 (absent) once */
             .model = i % 5 ? catalog_model_find(cat, "resnet50") : -1,
             .batch = (uint32_t)(i + 1),
             .epochs = 2147483647u,

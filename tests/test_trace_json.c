@@ -1,6 +1,7 @@
 /* Tests of the job JSON reader and writer (sim/io/trace_json.c, sim/io/jobin.c) and of
  * trace_read_any: good input, each kind of bad input with the CSV reader's messages,
  * and CSV -> JSON -> CSV round trips. Inputs live in tests/data/json/. */
+#include "helpers.h"
 #include "../sim/engine/catalog.h"
 #include "../sim/io/gen.h"
 #include "../sim/io/jobin.h"
@@ -23,18 +24,6 @@ static struct catalog *load_catalog(void)
     return cat;
 }
 
-/* Writes js with the given writer into a string the caller frees. */
-static char *write_mem(const struct jobset *js, const struct catalog *cat, bool json)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    cr_assert_not_null(f);
-    cr_assert_eq(json ? trace_write_json(f, js, cat) : trace_write_csv(f, js, cat), CPN_OK);
-    fclose(f);
-    return buf;
-}
-
 static void assert_same_jobs(const struct jobset *a, const struct jobset *b)
 {
     cr_assert_eq(a->n, b->n);
@@ -50,6 +39,7 @@ static void assert_same_jobs(const struct jobset *a, const struct jobset *b)
         cr_assert_eq(x->duration_s, y->duration_s);
         cr_assert_eq(x->gpu_mem_gib, y->gpu_mem_gib);
         cr_assert_eq(x->samples, y->samples);
+        cr_assert_eq(x->cpu_cores_used, y->cpu_cores_used);
         cr_assert_eq(x->model, y->model);
         cr_assert_eq(x->batch, y->batch);
         cr_assert_eq(x->epochs, y->epochs);
@@ -221,14 +211,14 @@ static void round_trip(const char *csv_path)
     jobset_init(&c);
     char err[CPN_ERR_LEN] = "";
     cr_assert_eq(trace_read_csv(csv_path, cat, &a, err, sizeof err), CPN_OK, "%s", err);
-    char *csv1 = write_mem(&a, cat, false);
-    char *json = write_mem(&a, cat, true);
+    char *csv1 = jobs_write_mem(&a, cat, false);
+    char *json = jobs_write_mem(&a, cat, true);
     cr_assert_eq(trace_read_json_buf("rt.json", json, strlen(json), cat, &b, err, sizeof err),
                  CPN_OK, "%s\n%s", err, json);
     assert_same_jobs(&a, &b);
-    char *csv2 = write_mem(&b, cat, false);
+    char *csv2 = jobs_write_mem(&b, cat, false);
     cr_assert_str_eq(csv1, csv2);
-    char *json2 = write_mem(&b, cat, true);
+    char *json2 = jobs_write_mem(&b, cat, true);
     cr_assert_str_eq(json, json2, "writing the JSON again gives the same bytes");
     cr_assert_eq(trace_read_csv_buf("rt.csv", csv2, strlen(csv2), cat, &c, err, sizeof err),
                  CPN_OK, "%s", err);
@@ -267,11 +257,11 @@ Test(trace_json, round_trip_awkward_values)
     char err[CPN_ERR_LEN] = "";
     cr_assert_eq(trace_read_csv_buf("a.csv", csv, strlen(csv), cat, &a, err, sizeof err), CPN_OK,
                  "%s", err);
-    char *json = write_mem(&a, cat, true);
+    char *json = jobs_write_mem(&a, cat, true);
     cr_assert_eq(trace_read_json_buf("a.json", json, strlen(json), cat, &b, err, sizeof err),
                  CPN_OK, "%s\n%s", err, json);
     assert_same_jobs(&a, &b);
-    char *x = write_mem(&a, cat, false), *y = write_mem(&b, cat, false);
+    char *x = jobs_write_mem(&a, cat, false), *y = jobs_write_mem(&b, cat, false);
     cr_assert_str_eq(x, y);
     free(x);
     free(y);
@@ -293,7 +283,7 @@ Test(trace_json, round_trip_generated)
     jobset_init(&b);
     char err[CPN_ERR_LEN] = "";
     cr_assert_eq(gen_jobs(&sp, cat, &a, err, sizeof err), CPN_OK, "%s", err);
-    char *json = write_mem(&a, cat, true);
+    char *json = jobs_write_mem(&a, cat, true);
     cr_assert_eq(trace_read_json_buf("g.json", json, strlen(json), cat, &b, err, sizeof err),
                  CPN_OK, "%s", err);
     assert_same_jobs(&a, &b);

@@ -8,7 +8,8 @@
  *
  * Node entries are expanded by their count into one node array (site order, then
  * entry order), and GPUs are numbered globally in node order, so a site's nodes and
- * GPUs are contiguous ranges. Totals are capped (CLUSTER_MAX_*) before anything is
+ * GPUs are contiguous ranges. Each node takes its entry's background_cpu, else its
+ * site's. Totals are capped (CLUSTER_MAX_*) before anything is
  * allocated for them, so no count can overflow an index. Names (sites, GPU types)
  * are looked up through sorted indexes, which also find duplicates. The config keys
  * come from the engine's list (cluster_settable). */
@@ -289,13 +290,15 @@ static int read_gpu_types(const struct cj_ld *ld, const cJSON *root, const cJSON
     return CPN_OK;
 }
 
-/* Reads one node entry of site s and appends its count nodes and their GPUs. */
+/* Reads one node entry of site s and appends its count nodes and their GPUs. Their
+ * background load is the entry's background_cpu, else the site's (site_bg). */
 static int read_node_entry(const struct cj_ld *ld, const cJSON *e, const char *path, uint32_t s,
-                           const struct cj_name_ix *type_ix, struct cluster *c, size_t *node_cap,
-                           size_t *gpu_cap)
+                           const struct cpu_background *site_bg, const struct cj_name_ix *type_ix,
+                           struct cluster *c, size_t *node_cap, size_t *gpu_cap)
 {
-    static const char *const keys[] = {"count", "cpus", "mem_gib", "gpu_type", "gpus"};
-    enum { K_COUNT, K_CPUS, K_MEM, K_TYPE, K_GPUS, K_N };
+    static const char *const keys[] = {"count", "cpus", "mem_gib", "gpu_type", "gpus",
+                                       "background_cpu"};
+    enum { K_COUNT, K_CPUS, K_MEM, K_TYPE, K_GPUS, K_BG, K_N };
     static const struct param_bound count_b = {.min = 1, .max = CLUSTER_MAX_NODES, .whole = true};
     static const struct param_bound positive = PARAM_ABOVE(0);
     static const struct param_bound gpus_b = {.min = 0, .max = CLUSTER_MAX_NODE_GPUS,
@@ -335,6 +338,10 @@ static int read_node_entry(const struct cj_ld *ld, const cJSON *e, const char *p
         }
         type = (uint32_t)t;
     }
+    struct cpu_background bg = *site_bg;
+    cj_path_key(p, path, "background_cpu");
+    if ((rc = cj_get_background(ld, it[K_BG], p, &bg)))
+        return rc;
     size_t n = (size_t)count, g = (size_t)gpus;
     if (n > CLUSTER_MAX_NODES - c->n_nodes) {
         cj_path_key(p, path, "count");
@@ -355,7 +362,8 @@ static int read_node_entry(const struct cj_ld *ld, const cJSON *e, const char *p
                                      .cpus = cpus,
                                      .mem_gib = mem,
                                      .gpu_first = (uint32_t)c->n_gpus,
-                                     .gpu_count = (uint32_t)g};
+                                     .gpu_count = (uint32_t)g,
+                                     .bg = bg};
         for (size_t k = 0; k < g; k++)
             c->gpu_node[c->n_gpus++] = id;
     }
@@ -367,8 +375,8 @@ static int read_node_entry(const struct cj_ld *ld, const cJSON *e, const char *p
 static int read_sites(const struct cj_ld *ld, const cJSON *root, const cJSON *sa,
                       const struct cj_name_ix *type_ix, struct cluster *c, struct cj_name_ix **ix_out)
 {
-    static const char *const keys[] = {"name", "cache_gib", "nodes"};
-    enum { K_NAME, K_CACHE, K_NODES, K_N };
+    static const char *const keys[] = {"name", "cache_gib", "nodes", "background_cpu"};
+    enum { K_NAME, K_CACHE, K_NODES, K_BG, K_N };
     static const struct param_bound cache_b = PARAM_AT_LEAST(0);
     static const double zero = 0;
     if (!sa)
@@ -402,6 +410,10 @@ static int read_sites(const struct cj_ld *ld, const cJSON *root, const cJSON *sa
         cj_path_key(p, path, "cache_gib");
         if ((rc = cj_get_num(ld, so, it[K_CACHE], p, &cache_b, &zero, &cache)))
             break;
+        struct cpu_background site_bg = {0}; /* no other tenant unless given */
+        cj_path_key(p, path, "background_cpu");
+        if ((rc = cj_get_background(ld, it[K_BG], p, &site_bg)))
+            break;
         struct site *st = &c->sites[c->n_sites++];
         st->name = cpn_strdup(name);
         st->cache_gib = cache;
@@ -420,7 +432,8 @@ static int read_sites(const struct cj_ld *ld, const cJSON *root, const cJSON *sa
         for (const cJSON *e = nodes ? nodes->child : NULL; e && !rc; e = e->next, j++) {
             char ep[CJ_PATH_LEN];
             cj_path_index(ep, p, j);
-            rc = read_node_entry(ld, e, ep, (uint32_t)i, type_ix, c, &node_cap, &gpu_cap);
+            rc = read_node_entry(ld, e, ep, (uint32_t)i, &site_bg, type_ix, c, &node_cap,
+                                 &gpu_cap);
         }
         st->node_count = (uint32_t)(c->n_nodes - st->node_first);
         st->gpu_count = (uint32_t)(c->n_gpus - st->gpu_first);

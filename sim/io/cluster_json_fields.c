@@ -86,7 +86,9 @@ void cj_list_add(struct cj_namelist *l, const char *name)
 void cj_bound_text(const struct param_bound *b, char out[CJ_WANT_LEN])
 {
     const char *what = b->whole ? "a whole number" : "a number";
-    if (isfinite(b->max) && b->min_open)
+    if (!isfinite(b->min) && !isfinite(b->max))
+        snprintf(out, CJ_WANT_LEN, "%s", what); /* any finite value */
+    else if (isfinite(b->max) && b->min_open)
         snprintf(out, CJ_WANT_LEN, "%s in (%.15g, %.15g]", what, b->min, b->max);
     else if (isfinite(b->max))
         snprintf(out, CJ_WANT_LEN, "%s from %.15g to %.15g", what, b->min, b->max);
@@ -171,6 +173,59 @@ int cj_get_str(const struct cj_ld *ld, const cJSON *obj, const cJSON *item, cons
                       cJSON_IsString(item) ? "\"\"" : cj_type_name(item));
     *out = item->valuestring;
     return CPN_OK;
+}
+
+/* The defaults of background_cpu's object form: a daily cycle, redrawn every five
+ * minutes, longer than the default 60 s scrape so that a scraped load lasts a while. */
+#define CJ_BG_PERIOD_S 86400.0
+#define CJ_BG_STEP_S 300.0
+
+int cj_get_background(const struct cj_ld *ld, const cJSON *item, const char *path,
+                      struct cpu_background *out)
+{
+    static const char *const keys[] = {"mean", "amplitude", "period_s", "phase_s", "noise",
+                                       "step_s"};
+    enum { K_MEAN, K_AMP, K_PERIOD, K_PHASE, K_NOISE, K_STEP, K_N };
+    static const struct param_bound mean_b = {.min = 0, .max = CLUSTER_MAX_BACKGROUND};
+    static const struct param_bound nonneg = PARAM_AT_LEAST(0), positive = PARAM_ABOVE(0);
+    static const struct param_bound any = {.min = -INFINITY, .max = INFINITY};
+    static const double zero = 0, period = CJ_BG_PERIOD_S, step = CJ_BG_STEP_S;
+    if (!item)
+        return CPN_OK;
+    struct cpu_background bg = {0};
+    if (cJSON_IsNumber(item)) {
+        /* The constant form: no cycle, no noise, so period_s and step_s stay unused. */
+        int rc = cj_get_num(ld, NULL, item, path, &mean_b, NULL, &bg.mean);
+        if (!rc)
+            *out = bg;
+        return rc;
+    }
+    if (!cJSON_IsObject(item))
+        return cj_bad(ld, item, path,
+                      "must be a number from 0 to %g or an object with a mean (got %s)",
+                      CLUSTER_MAX_BACKGROUND, cj_type_name(item));
+    const cJSON *it[K_N];
+    int rc = cj_take_fields(ld, item, path, keys, K_N, it);
+    const struct {
+        const struct param_bound *b;
+        const double *def; /* NULL: required */
+        double *to;
+    } f[K_N] = {
+        [K_MEAN] = {&mean_b, NULL, &bg.mean},
+        [K_AMP] = {&nonneg, &zero, &bg.amplitude},
+        [K_PERIOD] = {&positive, &period, &bg.period_s},
+        [K_PHASE] = {&any, &zero, &bg.phase_s},
+        [K_NOISE] = {&nonneg, &zero, &bg.noise},
+        [K_STEP] = {&positive, &step, &bg.step_s},
+    };
+    for (int k = 0; k < K_N && !rc; k++) {
+        char p[CJ_PATH_LEN];
+        cj_path_key(p, path, keys[k]);
+        rc = cj_get_num(ld, item, it[k], p, f[k].b, f[k].def, f[k].to);
+    }
+    if (!rc)
+        *out = bg;
+    return rc;
 }
 
 int cj_need_object(const struct cj_ld *ld, const cJSON *item, const char *path)

@@ -64,6 +64,13 @@ int cj_take_fields(const struct cj_ld *ld, const cJSON *obj, const char *path,
  * is an error when def is NULL. Returns 0 with *out set, or CPN_EINPUT. */
 int cj_get_num(const struct cj_ld *ld, const cJSON *obj, const cJSON *item, const char *path,
                const struct param_bound *b, const double *def, double *out);
+/* Reads background_cpu, the other tenants' CPU load (docs/cluster.md): a number from 0
+ * to CLUSTER_MAX_BACKGROUND (a constant load), or an object {mean, amplitude, period_s,
+ * phase_s, noise, step_s} in which only mean is required. An absent item leaves *out,
+ * the default of the enclosing level. Returns 0 with *out set, or CPN_EINPUT leaving
+ * it untouched. */
+int cj_get_background(const struct cj_ld *ld, const cJSON *item, const char *path,
+                      struct cpu_background *out);
 /* Reads a non-empty string; absent is an error when required, else *out is NULL. */
 int cj_get_str(const struct cj_ld *ld, const cJSON *obj, const cJSON *item, const char *path,
                bool required, const char **out);

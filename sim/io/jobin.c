@@ -45,6 +45,7 @@ static const struct jobin_def {
     [JOBIN_MEM] = {"mem_gib", true},     [JOBIN_IMAGE] = {"image_gib", true},
     [JOBIN_ORIGIN] = {"origin", true},   [JOBIN_DURATION] = {"duration_s", false},
     [JOBIN_GPU_MEM] = {"gpu_mem_gib", false}, [JOBIN_SAMPLES] = {"samples", false},
+    [JOBIN_CPU_USED] = {"cpu_cores_used", false},
 };
 
 const char *jobin_field_name(int field)
@@ -238,7 +239,7 @@ static double jr_max(int f)
 {
     if (f == JOBIN_SUBMIT || f == JOBIN_DURATION)
         return TRACE_MAX_TIME_S;
-    return f == JOBIN_CPUS ? TRACE_MAX_CPUS : TRACE_MAX_GIB;
+    return f == JOBIN_CPUS || f == JOBIN_CPU_USED ? TRACE_MAX_CPUS : TRACE_MAX_GIB;
 }
 
 /* A real field: finite, >= 0 (> 0 when positive), at most jr_max(f). An absent
@@ -359,6 +360,7 @@ static int jr_field(const struct jrow *r, int f, bool has_duration, struct jvals
     case JOBIN_DURATION: return jr_real(r, f, true, &j->duration_s);
     case JOBIN_GPU_MEM: return jr_real(r, f, false, &j->gpu_mem_gib);
     case JOBIN_SAMPLES: return jr_whole(r, f, 0, 0, &v->samples);
+    case JOBIN_CPU_USED: return jr_real(r, f, true, &j->cpu_cores_used);
     case JOBIN_NFIELDS: break;
     }
     cpn_panic(__FILE__, __LINE__, "unreachable job field");

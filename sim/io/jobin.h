@@ -29,6 +29,7 @@ enum jobin_field {
     JOBIN_DURATION,
     JOBIN_GPU_MEM,
     JOBIN_SAMPLES,
+    JOBIN_CPU_USED,
     JOBIN_NFIELDS,
 };
 

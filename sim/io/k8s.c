@@ -296,6 +296,7 @@ static const struct kann {
     {"origin", JOBIN_ORIGIN, KA_TEXT},     {"submit_s", JOBIN_SUBMIT, KA_TEXT},
     {"image_size", JOBIN_IMAGE, KA_SIZE},  {"duration_s", JOBIN_DURATION, KA_TEXT},
     {"gpu_mem_gib", JOBIN_GPU_MEM, KA_TEXT}, {"samples", JOBIN_SAMPLES, KA_TEXT},
+    {"cpu_cores_used", JOBIN_CPU_USED, KA_TEXT},
 };
 
 /* Labels ("metadata.annotations.epoch") live as long as the reader: one per field. */

@@ -15,9 +15,9 @@ struct jobset;
 
 /* Reads a multi-document YAML file of batch/v1 Jobs (docs/jobs.md, "Kubernetes Job
  * YAML"): metadata.name is the id; metadata.annotations give model_name, data_size,
- * epoch, batch_size, origin, submit_s, image_size, duration_s, gpu_mem_gib and
- * samples; the containers' resources (requests, else limits) give cpu, memory and
- * nvidia.com/gpu. Documents of other kinds are skipped with a warning; fields that
+ * epoch, batch_size, origin, submit_s, image_size, duration_s, gpu_mem_gib, samples
+ * and cpu_cores_used; the containers' resources (requests, else limits) give cpu,
+ * memory and nvidia.com/gpu. Documents of other kinds are skipped with a warning; fields that
  * the simulator does not model are ignored with a warning; both are written to warn
  * (NULL: not written), grouped, after a successful read. Malformed values are errors
  * "file:line: path: what is wrong". Streams the file one document at a time.

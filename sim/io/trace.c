@@ -334,6 +334,7 @@ static void trace_emit(const struct jobset *js, const struct catalog *cat,
         has[JOBIN_DURATION] |= j->duration_s >= 0;
         has[JOBIN_GPU_MEM] |= j->gpu_mem_gib >= 0;
         has[JOBIN_SAMPLES] |= j->samples > 0;
+        has[JOBIN_CPU_USED] |= j->cpu_cores_used > 0;
     }
     struct sbuf b = {0};
     for (int c = 0, first = 1; c < JOBIN_NFIELDS; c++) {
@@ -381,6 +382,10 @@ static void trace_emit(const struct jobset *js, const struct catalog *cat,
             case JOBIN_SAMPLES:
                 if (j->samples > 0)
                     sb_whole(&b, j->samples);
+                break;
+            case JOBIN_CPU_USED:
+                if (j->cpu_cores_used > 0)
+                    sb_real(&b, j->cpu_cores_used);
                 break;
             case JOBIN_NFIELDS: cpn_panic(__FILE__, __LINE__, "unreachable column"); break;
             }

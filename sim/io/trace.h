@@ -16,9 +16,9 @@ struct catalog;
 
 /* Reads a job CSV (docs/jobs.md): a header row naming the columns in any order;
  * id, submit_s, model, batch, epochs, data_gib, gpus, cpus, mem_gib, image_gib,
- * origin are required; duration_s, gpu_mem_gib, samples are optional; columns named
- * x_* are ignored; any other column is an error. model may be empty or "-" only when
- * duration_s is given. Ids must be unique. Errors read "file:line: column: what is
+ * origin are required; duration_s, gpu_mem_gib, samples, cpu_cores_used are optional;
+ * columns named x_* are ignored; any other column is an error. model may be empty or
+ * "-" only when duration_s is given. Ids must be unique. Errors read "file:line: column: what is
  * wrong". Returns 0 with *out filled (it must be initialised; anything it held is
  * freed and replaced), or CPN_EINPUT leaving *out untouched (so empty when freshly
  * initialised). Sets out->source to path and out->sha256 to the digest of the bytes. */

@@ -219,6 +219,10 @@ int trace_write_json(FILE *f, const struct jobset *js, const struct catalog *cat
             tj_put_key(f, JOBIN_SAMPLES, false);
             fprintf(f, "%llu", (unsigned long long)j->samples);
         }
+        if (j->cpu_cores_used > 0) {
+            tj_put_key(f, JOBIN_CPU_USED, false);
+            tj_put_real(f, j->cpu_cores_used);
+        }
         fputs(i + 1 < js->n ? "},\n" : "}\n", f);
     }
     fputs("]\n", f);
