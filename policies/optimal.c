@@ -241,6 +241,8 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->grp_order = opt_alloc(st->n_grp, sizeof *st->grp_order);
     st->grp_dur = opt_alloc(st->n_grp, sizeof *st->grp_dur);
     st->grp_lb = opt_alloc(st->n_grp, sizeof *st->grp_lb);
+    st->grp_run = opt_alloc(st->n_grp, sizeof *st->grp_run);
+    st->grp_cpu = opt_alloc(st->n_grp, sizeof *st->grp_cpu);
     st->site_xfer = opt_alloc(cl->n_sites, sizeof *st->site_xfer);
     st->node_head = opt_alloc(cl->n_nodes, sizeof *st->node_head);
     st->node_epoch = opt_alloc(cl->n_nodes, sizeof *st->node_epoch);
@@ -254,6 +256,7 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->need_plan = true;
     st->est_run = opt_alloc(nj * nt, sizeof *st->est_run);
     st->est_mem = opt_alloc(nj * nt, sizeof *st->est_mem);
+    st->est_cpu = opt_alloc(nj * nt, sizeof *st->est_cpu);
     for (size_t i = 0; i < nj * nt; i++)
         st->est_run[i] = NAN;
     st->known = opt_alloc(nj, sizeof *st->known);
@@ -281,6 +284,7 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->ready = opt_alloc(cl->n_nodes, sizeof *st->ready);
     st->cpus_now = opt_alloc(cl->n_nodes, sizeof *st->cpus_now);
     st->mem_now = opt_alloc(cl->n_nodes, sizeof *st->mem_now);
+    st->cpu_now = opt_alloc(cl->n_nodes, sizeof *st->cpu_now);
     st->done = opt_alloc(nj, sizeof *st->done);
     st->plan = opt_alloc(nj, sizeof *st->plan);
     const struct opt_params *par = v->params;
@@ -304,6 +308,8 @@ static void opt_destroy(void *state)
     free(st->grp_order);
     free(st->grp_dur);
     free(st->grp_lb);
+    free(st->grp_run);
+    free(st->grp_cpu);
     free(st->site_xfer);
     free(st->node_grp);
     free(st->node_pos);
@@ -319,6 +325,7 @@ static void opt_destroy(void *state)
     free(st->has_gpus);
     free(st->est_run);
     free(st->est_mem);
+    free(st->est_cpu);
     free(st->known);
     free(st->len);
     free(st->pred_run);
@@ -341,6 +348,7 @@ static void opt_destroy(void *state)
     free(st->ready);
     free(st->cpus_now);
     free(st->mem_now);
+    free(st->cpu_now);
     free(st->done);
     free(st->plan);
     free(st);
@@ -374,6 +382,7 @@ static void opt_book(struct opt_state *st, const struct view *v, uint32_t j, con
     const struct view_job *jb = view_job(v, j);
     st->cpus_now[s->node] += jb->cpus;
     st->mem_now[s->node] += jb->mem_gib;
+    st->cpu_now[s->node] += opt_est_cpu(st, v, j, v->cl->nodes[s->node].type);
     struct placement *p = &st->plan[st->plan_len++];
     memset(p, 0, sizeof *p);
     p->job = j;
@@ -602,7 +611,8 @@ static double opt_end(void *state, const struct view *v)
     (void)v;
     struct opt_state *st = state;
     for (size_t i = 0; i < st->plan_len; i++)
-        st->cpus_now[st->plan[i].node] = st->mem_now[st->plan[i].node] = 0;
+        st->cpus_now[st->plan[i].node] = st->mem_now[st->plan[i].node] =
+            st->cpu_now[st->plan[i].node] = 0;
     return INFINITY;
 }
 

@@ -56,6 +56,8 @@ struct opt_state {
     uint32_t *grp_nodes;   /* node indices, group after group */
     uint32_t *grp_order;   /* [n_grp] scratch: groups by transfer + run */
     double *grp_dur;       /* [n_grp] scratch: transfer + run of the job on the group */
+    double *grp_run;       /* [n_grp] scratch: its run alone there (no CPU contention) */
+    double *grp_cpu;       /* [n_grp] scratch: the CPU cores it would keep busy there */
     double *grp_lb;        /* [n_grp] scratch: no slot there finishes sooner */
     double *site_xfer;     /* [sites] scratch: transfer estimate of the job to each site */
     uint32_t *node_grp;    /* [nodes] its group, VIEW_NONE for a node without GPUs */
@@ -74,6 +76,7 @@ struct opt_state {
     uint8_t *has_gpus;   /* [types] 1 when some node has GPUs of the type */
     double *est_run;     /* [jobs * types] predicted run time alone; NAN until asked */
     double *est_mem;     /* [jobs * types] predicted peak memory per GPU */
+    double *est_cpu;     /* [jobs * types] predicted CPU cores busy at full speed */
     int8_t *known;       /* [jobs] 1 known model, 0 unseen, -1 not asked yet */
     double *len;         /* [jobs] predicted run time on its fastest node; NAN until asked */
     double *pred_run;    /* [jobs] at its last placement */
@@ -104,6 +107,7 @@ struct opt_state {
     double *ready;       /* [nodes] earliest start allowed by the CPU threshold */
     double *cpus_now;    /* [nodes] CPU requests of this plan's placements */
     double *mem_now;     /* [nodes] their memory requests */
+    double *cpu_now;     /* [nodes] their predicted CPU demand (cores) */
     uint64_t *done;      /* [jobs] epoch of the plan that handled it */
     struct opt_key *win; /* [window] scratch: the jobs this plan takes */
     size_t window;       /* optimal_window, at most the number of jobs */
@@ -116,6 +120,8 @@ struct opt_state {
 /* Job j's predicted run time and peak memory per GPU on GPUs of a type (cached). */
 void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type, double *run_s,
              double *mem_gib);
+/* Job j's predicted CPU demand (cores at full speed) on GPUs of a type (cached). */
+double opt_est_cpu(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type);
 /* True when job j's model is unknown to the predictor: it runs alone on a node. */
 bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j);
 /* Predicted run time on the fastest node that could take job j; INFINITY if none. */

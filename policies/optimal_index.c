@@ -18,10 +18,18 @@ void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t ty
         view_estimate(v, j, type, &e);
         st->est_run[i] = e.run_s;
         st->est_mem[i] = e.mem_gib;
+        st->est_cpu[i] = e.cpu_cores;
         st->known[j] = e.known;
     }
     *run_s = st->est_run[i];
     *mem_gib = st->est_mem[i];
+}
+
+double opt_est_cpu(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type)
+{
+    double run, mem;
+    opt_est(st, v, j, type, &run, &mem);
+    return st->est_cpu[(size_t)j * v->cl->n_types + type];
 }
 
 /* True when node n could ever take job j: enough GPUs holding its predicted memory,
@@ -278,11 +286,11 @@ static void opt_touch(struct opt_state *st, const struct view *v, uint32_t n)
             st->avail[g] = later; /* busy by the bookkeeping, though no estimate says so */
     if (st->alone[n] != VIEW_NONE && !v->job_active[st->alone[n]])
         st->alone[n] = VIEW_NONE;
-    st->cpus_now[n] = st->mem_now[n] = 0;
+    st->cpus_now[n] = st->mem_now[n] = st->cpu_now[n] = 0;
     /* A node at or above the CPU threshold may be eligible at the next scrape; with
      * live metrics, when a job on it ends, guessed as one poll interval. */
     double next_scrape = v->scrape_time_s + cl->cfg.scrape_interval_s;
-    if (view_node_below_cpu_threshold(v, n))
+    if (view_node_eligible(v, n))
         st->ready[n] = now;
     else if (cl->cfg.scrape_interval_s > 0 && next_scrape > now)
         st->ready[n] = next_scrape;
@@ -327,7 +335,7 @@ static bool opt_fits_now(const struct opt_state *st, const struct view *v, uint3
     const struct node *nd = &v->cl->nodes[n];
     const struct view_job *jb = view_job(v, j);
     double now = v->now, gpu_mem = v->cl->types[nd->type].mem_gib;
-    if (st->ready[n] > now || st->alone[n] != VIEW_NONE || !view_node_below_cpu_threshold(v, n))
+    if (st->ready[n] > now || st->alone[n] != VIEW_NONE || !view_node_eligible(v, n))
         return false; /* (the scrape may be live: a standing plan checks it again) */
     if (v->node_cpus_req[n] + st->cpus_now[n] + jb->cpus > nd->cpus + VIEW_FIT_EPS ||
         v->node_mem_req_gib[n] + st->mem_now[n] + jb->mem_gib > nd->mem_gib + VIEW_FIT_EPS)
@@ -372,6 +380,8 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint3
             st->site_xfer[g->site] = view_transfer_estimate_s(v, j, g->site);
         double dur = st->site_xfer[g->site] + run;
         st->grp_dur[i] = dur;
+        st->grp_run[i] = run;
+        st->grp_cpu[i] = opt_est_cpu(st, v, j, g->type);
         /* No slot of the group finishes before its tree's bound (or now) plus dur. */
         bool can_now;
         double lb = opt_bound(st, v, g, 1, jb->gpus, dur, alone, false, &can_now) + dur;
@@ -400,13 +410,23 @@ static bool opt_slot_better(const struct opt_slot *c, const struct opt_slot *b)
 /* One search for job j in one group: what the visited nodes are compared with. */
 struct opt_search {
     uint32_t job;
-    double dur;      /* transfer + run on the group */
+    double dur;      /* transfer + run on the group, with no CPU contention: a bound */
+    double run;      /* the run part of it */
+    double cpu;      /* the CPU cores the job would keep busy on the group */
     bool alone;      /* an unseen model: needs the whole node, the bounds do not apply */
     bool now_only;   /* only places where it starts at once */
     bool reserve;    /* a reservation: start when enough GPUs free, ties to res_node */
     bool found;
     struct opt_slot best;
 };
+
+/* Points search s at group gi: the job's estimates there. */
+static void opt_search_group_set(const struct opt_state *st, struct opt_search *s, uint32_t gi)
+{
+    s->dur = st->grp_dur[gi];
+    s->run = st->grp_run[gi];
+    s->cpu = st->grp_cpu[gi];
+}
 
 /* Whether a node of a subtree whose start bound is lb, where a job may (can_now) or
  * may not start at once, and whose lowest node index is lo, could beat the best slot
@@ -439,9 +459,12 @@ static void opt_visit(struct opt_state *st, const struct view *v, struct opt_sea
     opt_touch(st, v, n);
     const struct node *nd = &cl->nodes[n];
     struct opt_slot c = {.node = n, .ngpus = jb->gpus};
+    /* Its run there slowed by the CPU contention the scrape predicts (never faster, so
+     * s->dur stays a bound of what any node of the group gives). */
+    double dur = s->dur + s->run * (view_cpu_slowdown(v, n, s->cpu, st->cpu_now[n]) - 1.0);
     if (s->reserve) {
         c.start = fmax(st->ready[n], opt_first_free(st, nd, jb->gpus, s->alone, c.gpu));
-        c.finish = c.start + s->dur;
+        c.finish = c.start + dur;
         bool better = !s->found || c.finish < s->best.finish;
         if (!better && c.finish == s->best.finish && s->best.node != st->res_node[s->job])
             better = n == st->res_node[s->job] || n < s->best.node;
@@ -451,7 +474,7 @@ static void opt_visit(struct opt_state *st, const struct view *v, struct opt_sea
         }
         return;
     }
-    if (opt_fits_now(st, v, s->job, n, s->dur, mem, s->alone, c.gpu)) {
+    if (opt_fits_now(st, v, s->job, n, dur, mem, s->alone, c.gpu)) {
         c.now = true;
         c.start = v->now;
     } else if (s->now_only) {
@@ -461,7 +484,7 @@ static void opt_visit(struct opt_state *st, const struct view *v, struct opt_sea
         if (c.start <= v->now) /* free GPUs, but its requests do not fit yet */
             c.start = v->now + cl->cfg.poll_interval_s;
     }
-    c.finish = c.start + s->dur;
+    c.finish = c.start + dur;
     if (!s->found || opt_slot_better(&c, &s->best)) {
         s->best = c;
         s->found = true;
@@ -538,12 +561,12 @@ static void opt_check_search(struct opt_state *st, const struct view *v, const s
     if (all.reserve && st->res_node[all.job] != VIEW_NONE)
         for (size_t i = 0; i < m; i++)
             if (st->grp_order[i] == st->node_grp[st->res_node[all.job]]) {
-                all.dur = st->grp_dur[st->grp_order[i]];
+                opt_search_group_set(st, &all, st->grp_order[i]);
                 opt_visit(st, v, &all, st->res_node[all.job]);
             }
     for (size_t i = 0; i < m; i++) {
         const struct opt_group *g = &st->grp[st->grp_order[i]];
-        all.dur = st->grp_dur[st->grp_order[i]];
+        opt_search_group_set(st, &all, st->grp_order[i]);
         for (uint32_t q = 0; q < g->count; q++)
             opt_visit(st, v, &all, st->grp_nodes[g->first + q]);
     }
@@ -571,12 +594,12 @@ static bool opt_run_search(struct opt_state *st, const struct view *v, struct op
     if (held != VIEW_NONE)
         for (size_t i = 0; i < m; i++)
             if (st->grp_order[i] == st->node_grp[held]) {
-                s.dur = st->grp_dur[st->grp_order[i]];
+                opt_search_group_set(st, &s, st->grp_order[i]);
                 opt_visit(st, v, &s, held);
             }
     for (size_t i = 0; i < m; i++) {
         uint32_t gi = st->grp_order[i];
-        s.dur = st->grp_dur[gi];
+        opt_search_group_set(st, &s, gi);
         if (s.found && st->grp_lb[gi] > s.best.finish)
             break;
         opt_search_group(st, v, gi, &s);

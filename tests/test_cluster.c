@@ -312,8 +312,8 @@ Test(cluster, set_bad_values)
     expect_bad_set(doc, s10, 1, "--set backoff_cap_s: must be >= backoff_base_s (10)");
     static const char *const s11[] = {"backoff_base_s=400"};
     expect_bad_set(doc, s11, 1, "--set backoff_base_s: must be <= backoff_cap_s (360)");
-    static const char *const s12[] = {"cpu_threshold=1.01"};
-    expect_bad_set(doc, s12, 1, "--set cpu_threshold: must be a number in (0, 1]");
+    static const char *const s12[] = {"cpu_threshold=nevr"};
+    expect_bad_set(doc, s12, 1, "--set cpu_threshold: must be a number > 0, or never (got 'nevr')");
 }
 
 Test(cluster, set_unknown_key_and_syntax)
@@ -407,7 +407,7 @@ Test(cluster, bad_types_and_numbers)
     expect_bad(L1 "\"completion\": \"sometimes\",\n" L2 L3 L4 L5 L6 L7,
                "t.json:2: completion: must be one of poll, event (got 'sometimes')");
     expect_bad(L1 "\"cpu_threshold\": 0,\n" L2 L3 L4 L5 L6 L7,
-               "t.json:2: cpu_threshold: must be a number in (0, 1] (got 0)");
+               "t.json:2: cpu_threshold: must be a number > 0, or \"never\" (got 0)");
     expect_bad(L1 "\"gpu_as_resource\": \"yes\",\n" L2 L3 L4 L5 L6 L7,
                "t.json:2: gpu_as_resource: must be true or false (got a string)");
     expect_bad(L1 "\"backoff_limit\": 1001,\n" L2 L3 L4 L5 L6 L7,

@@ -204,7 +204,7 @@ Test(sweep_grid, check_finds_bad_values_before_anything_runs)
         const char *spec, *msg;
     } bad[] = {
         {"{\"grid\": {\"policy\": [\"fifo\",\n \"nope\"]}}", "spec.json:2: grid.policy[1]: unknown policy 'nope'"},
-        {"{\"grid\": {\"cpu_threshold\": [0.7, 1.5]}}", "grid.cpu_threshold[1]: must be a number in (0, 1]"},
+        {"{\"grid\": {\"cpu_threshold\": [0.7, 0]}}", "grid.cpu_threshold[1]: must be a number > 0"},
         {"{\"grid\": {\"no_such_key\": [1]}}", "grid.no_such_key[0]: unknown key"},
         {"{\"base\": {\"jobs\": \"missing.csv\"}}", "base.jobs: cannot read 'specdir/missing.csv'"},
         {"{\"base\": {\"scrape_interval_s\": -1}}", "base.scrape_interval_s: must be a number >= 0"},

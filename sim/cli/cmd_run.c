@@ -25,7 +25,7 @@ static const char *const usage_run =
     "  --cluster FILE      cluster JSON\n"
     "  --jobs FILE         job queue CSV\n"
     "  --policy NAME       scheduling policy (default " RUN_DEFAULT_POLICY "; see `cpnsim policies`)\n"
-    "  --cpu-threshold X   same as --set cpu_threshold=X\n"
+    "  --cpu-threshold X   same as --set cpu_threshold=X (a number, or never)\n"
     "  --seed N            random seed (default 1)\n"
     "  --predictor SPEC    what policies are told of run times and memory (default\n"
     "                      " RUN_DEFAULT_PREDICTOR "): rf (random forest), linear, nn (nearest measured\n"
@@ -62,8 +62,8 @@ static int parse_run(int argc, char **argv, struct run_args *a)
         case 'j': a->jobs = optarg; break;
         case 'p': a->policy = optarg; break;
         case 't':
-            if (cpn_parse_double(optarg, &x) != 0)
-                return cmd_usage_error("run", "--cpu-threshold: must be a number");
+            if (strcmp(optarg, "never") != 0 && cpn_parse_double(optarg, &x) != 0)
+                return cmd_usage_error("run", "--cpu-threshold: must be a number or never");
             snprintf(a->threshold_set, sizeof a->threshold_set, "cpu_threshold=%s", optarg);
             if (a->n_sets == RUN_MAX_SETS)
                 return cmd_usage_error("run", "too many --set options");

@@ -43,9 +43,9 @@ static const struct param cfg_keys[] = {
      .b = {.min = 0, .max = 1000, .whole = true},
      .meaning = "retries after OOM kills before a job is Failed"},
     {.name = "cpu_threshold", .kind = PARAM_DOUBLE, .offset = OFF(cpu_threshold), .def = 0.7,
-     .b = {.min = 0, .max = 1e9, .min_open = true},
+     .b = PARAM_ABOVE(0), .inf_word = "never",
      .meaning = "nodes whose scraped CPU utilisation is at or above it take no new job from "
-                "the controller's policies; above 1 it never filters (docs/cpu.md)"},
+                "the controller's policies; never (or above 1): no node is refused (docs/cpu.md)"},
     {.name = "cpu_filter", .kind = PARAM_BOOL, .offset = OFF(cpu_filter), .def = 1,
      .meaning = "whether fifo, optimal, sjf and easy apply cpu_threshold (default, "
                 "kube-scheduler's, never does)"},

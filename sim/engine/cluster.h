@@ -26,7 +26,7 @@ struct cluster_config {
     double backoff_base_s;      /* 10; first retry back-off after an OOM kill */
     double backoff_cap_s;       /* 360; back-off ceiling */
     unsigned backoff_limit;     /* 4; retries before a job is Failed */
-    double cpu_threshold;       /* 0.7; nodes at or above it are not eligible; > 1: none */
+    double cpu_threshold;       /* 0.7; nodes at or above it are not eligible; > 1 (never = inf): none */
     bool cpu_filter;            /* true; whether the controller's policies apply it */
     bool gpu_as_resource;       /* false; whether jobs request nvidia.com/gpu */
     double horizon_s;           /* 0 = none; simulated time at which the run stops */

@@ -45,8 +45,11 @@ void controller_queue_remove(struct sim *s, uint32_t j)
 
 /* ---- the view's node index ---- */
 
-/* The node index's values for node n, from the view (bookkeeping and scrape). */
-static void index_values(struct sim *s, uint32_t n, double *cpu, double *mem, uint32_t *idle)
+/* The node index's values for node n, from the view (bookkeeping and scrape). A node
+ * the controller's filter refuses holds nothing a search may take: the index sees it
+ * with no free CPU and no idle GPU (its idle GPUs still count in site_idle_gpus). */
+static void index_values(struct sim *s, uint32_t n, double *cpu, double *mem, uint32_t *idle,
+                         uint32_t *idle_ix)
 {
     const struct node *nd = &s->cl->nodes[n];
     *cpu = nd->cpus - s->node_cpus_req[n];
@@ -58,6 +61,12 @@ static void index_values(struct sim *s, uint32_t n, double *cpu, double *mem, ui
         free_gpus += s->gpu_assigned[g] == 0;
     }
     s->node_free_gpus[n] = free_gpus;
+    *idle_ix = *idle;
+    if (!view_node_eligible(&s->view, n)) {
+        *cpu = -1;
+        *idle_ix = 0;
+        free_gpus = 0;
+    }
     uint64_t bit = (uint64_t)1 << (n % 64);
     if (free_gpus)
         s->free_node_bits[n / 64] |= bit;
@@ -70,9 +79,9 @@ static void index_values(struct sim *s, uint32_t n, double *cpu, double *mem, ui
 void controller_index_refresh(struct sim *s, uint32_t n)
 {
     double cpu, mem;
-    uint32_t idle;
-    index_values(s, n, &cpu, &mem, &idle);
-    nodeidx_set(&s->nidx, n, cpu, mem, idle);
+    uint32_t idle, idle_ix;
+    index_values(s, n, &cpu, &mem, &idle, &idle_ix);
+    nodeidx_set(&s->nidx, n, cpu, mem, idle_ix);
     uint32_t site = s->cl->nodes[n].site;
     s->site_idle_gpus[site] = s->site_idle_gpus[site] - s->node_idle[n] + idle;
     s->node_idle[n] = idle;
@@ -82,9 +91,9 @@ void controller_index_rebuild(struct sim *s)
 {
     for (uint32_t n = 0; n < s->cl->n_nodes; n++) {
         double cpu, mem;
-        uint32_t idle;
-        index_values(s, n, &cpu, &mem, &idle);
-        nodeidx_set_leaf(&s->nidx, n, cpu, mem, idle);
+        uint32_t idle, idle_ix;
+        index_values(s, n, &cpu, &mem, &idle, &idle_ix);
+        nodeidx_set_leaf(&s->nidx, n, cpu, mem, idle_ix);
         s->node_idle[n] = idle;
     }
     nodeidx_rebuild(&s->nidx);
@@ -262,6 +271,7 @@ void controller_init(struct sim *s, const struct predictor *pred)
     };
     nodeidx_init(&s->nidx, nn);
     controller_index_rebuild(s);
+    s->view.cpu_filter = s->pol->cpu_filter && cl->cfg.cpu_filter;
     s->view.params = cluster_policy_params(cl, s->pol);
     if (!s->view.params && s->pol->n_params > 0) { /* a policy not in the registry */
         s->pol_params = cpn_calloc(1, s->pol->params_size);

@@ -15,7 +15,7 @@ const char *const ev_kind_name[EV_NKINDS] = {
     [EV_END] = "end",         [EV_RETRY] = "retry",                 [EV_SAMPLE] = "sample",
     [EV_POLL] = "poll",       [EV_HORIZON] = "horizon",           [EV_WAKEUP] = "wakeup",
     [EV_FLOW_START] = "flow_start", [EV_FLOW_DONE] = "flow_done",
-    [EV_LINK_DONE] = "link_done",
+    [EV_LINK_DONE] = "link_done", [EV_BACKGROUND] = "background",
 };
 
 void eq_init(struct eq *q)

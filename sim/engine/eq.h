@@ -23,6 +23,7 @@ enum ev_kind {
     EV_FLOW_START,    /* a transfer's latency is paid: its flow joins the links */
     EV_FLOW_DONE,     /* a transfer's flow has moved its last byte */
     EV_LINK_DONE,     /* a link's next flow (processor-sharing mode) has ended */
+    EV_BACKGROUND,    /* a node's background CPU load takes its next step's value */
     EV_NKINDS
 };
 extern const char *const ev_kind_name[EV_NKINDS];
@@ -31,7 +32,7 @@ struct event {
     double t;
     uint64_t seq;
     uint32_t kind; /* enum ev_kind */
-    uint32_t job;  /* job index; the link index for EV_LINK_DONE; 0 when the kind names none */
+    uint32_t job;  /* job index; the link index for EV_LINK_DONE, the node for EV_BACKGROUND; 0 when the kind names none */
     uint32_t gen;  /* the job's generation when pushed: stale events are dropped */
     uint32_t key;  /* EQ_NOKEY, or the key of an updatable event (eq_schedule) */
 };

@@ -31,6 +31,7 @@ struct param {
     double def;               /* a number; 0 or 1 for a bool; the name index for an enum */
     struct param_bound b;     /* numeric kinds only */
     const char *const *names; /* enum kinds only: the value names, NULL-terminated */
+    const char *inf_word;     /* PARAM_DOUBLE: a word that stands for infinity, or NULL */
     const char *meaning;
 };
 

@@ -76,6 +76,13 @@ static bool placement_ok(const struct sim *s, const struct placement *p, char *w
                 return false;
             }
     }
+    if (!view_node_eligible(&s->view, p->node)) {
+        snprintf(why, whylen,
+                 "node %u's scraped CPU utilisation %.4g is at or above cpu_threshold %.4g "
+                 "(the controller's node filter)",
+                 p->node, s->view.node_cpu_util[p->node], cl->cfg.cpu_threshold);
+        return false;
+    }
     if (s->node_cpus_held[p->node] + jb->cpus > nd->cpus + VIEW_FIT_EPS ||
         s->node_mem_held[p->node] + jb->mem_gib > nd->mem_gib + VIEW_FIT_EPS) {
         snprintf(why, whylen, "node %u has not the CPU or memory job %u requests", p->node, p->job);

@@ -23,6 +23,8 @@
 #include "sim.h"
 
 #include <errno.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_math.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +43,8 @@ const char *const job_state_name[JS_NSTATES] = {
 
 /* ---- truth: rates and GPU residency ---- */
 
-double sim_job_rate(const struct sim *s, uint32_t j)
+/* The GPU-limited rate of job j: the slowest time-slicing share of its GPUs. */
+static double gpu_rate(const struct sim *s, uint32_t j)
 {
     const struct job *jb = &s->jobs->v[j];
     double rate = 1.0;
@@ -53,33 +56,152 @@ double sim_job_rate(const struct sim *s, uint32_t j)
     return rate;
 }
 
-/* Brings a running job's remaining work up to date and, when its rate changed,
- * pushes its END event again. */
-static void refresh_rate(struct sim *s, uint32_t j)
+double sim_job_rate(const struct sim *s, uint32_t j)
+{
+    const struct jobrt *r = &s->rt[j];
+    return r->state == JS_RUNNING ? r->rate : gpu_rate(s, j);
+}
+
+/* Brings a running job's remaining work and CPU-lost time up to date and, when its
+ * rate changed, pushes its END event again. */
+static void set_rate(struct sim *s, uint32_t j, double grate, double cfactor)
 {
     struct jobrt *r = &s->rt[j];
-    double rate = sim_job_rate(s, j);
-    if (rate == r->rate)
+    double rate = grate * cfactor;
+    if (rate == r->rate && cfactor == r->cpu_factor) {
+        r->gpu_rate = grate;
         return;
-    r->work_left_s -= r->rate * (s->now - r->last_update_s);
+    }
+    double dt = s->now - r->last_update_s;
+    r->work_left_s -= r->rate * dt;
     if (r->work_left_s < 0)
         r->work_left_s = 0;
+    r->cpu_lost_s += (1.0 - r->cpu_factor) * dt;
     r->last_update_s = s->now;
+    r->gpu_rate = grate;
+    r->cpu_factor = cfactor;
+    if (rate == r->rate)
+        return;
     r->rate = rate;
     r->gen++;
     eq_schedule(&s->eq, s->key_end + j, s->now + r->work_left_s / rate, EV_END, j, r->gen);
 }
 
-/* Refreshes the rates of every running job that shares a GPU with job j. */
-static void refresh_neighbours(struct sim *s, uint32_t j)
+/* Accumulates busy core-seconds up to now (before any change of cpu_used_total),
+ * from the first submission on, the span the summary divides by. */
+static void account_cpu(struct sim *s)
 {
-    const struct job *jb = &s->jobs->v[j];
-    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
-        uint32_t g = s->job_gpus[s->slot_first[j] + k];
-        for (uint32_t e = s->gpu_resident[g]; e != VIEW_NONE; e = s->slots[e].next)
-            if (s->rt[s->slots[e].job].state == JS_RUNNING)
-                refresh_rate(s, s->slots[e].job);
+    if (s->now > s->cpu_since_s) {
+        s->st.cpu_used_integral += s->cpu_used_total * (s->now - s->cpu_since_s);
+        s->cpu_since_s = s->now;
     }
+}
+
+static void mark_node(struct sim *s, uint32_t n);
+
+/* Node n's CPU after its running jobs, their GPU sharing or its background changed:
+ * each job's demand (cpu_cores at its GPU-limited rate), the node's share of that
+ * demand it can serve, the jobs' rates, and what a scrape reads. The cores available
+ * to jobs are cpus x (1 - background); when the jobs ask more, each progresses at
+ * available / demand of its GPU-limited rate (proportional sharing). */
+static void refresh_node(struct sim *s, uint32_t n)
+{
+    const struct node *nd = &s->cl->nodes[n];
+    double demand = 0;
+    for (uint32_t j = s->node_run_head[n]; j != VIEW_NONE; j = s->rt[j].rnext) {
+        s->rt[j].gpu_rate = gpu_rate(s, j);
+        demand += s->rt[j].cpu_cores * s->rt[j].gpu_rate;
+    }
+    double avail = nd->cpus * (1.0 - s->node_bg[n]);
+    double factor = demand > avail ? avail / demand : 1.0;
+    for (uint32_t j = s->node_run_head[n]; j != VIEW_NONE; j = s->rt[j].rnext)
+        set_rate(s, j, s->rt[j].gpu_rate, factor);
+    double used = (demand < avail ? demand : avail) + nd->cpus * s->node_bg[n];
+    if (used != s->node_cpu_used[n] || demand != s->node_demand[n]) {
+        account_cpu(s);
+        s->cpu_used_total += used - s->node_cpu_used[n];
+        s->node_cpu_used[n] = used;
+        s->node_demand[n] = demand;
+        double u = nd->cpus > 0 ? used / nd->cpus : 0.0;
+        if (u != s->node_cpu_util[n]) {
+            s->node_cpu_util[n] = u;
+            mark_node(s, n);
+            if (s->cl->cfg.scrape_interval_s <= 0) { /* live metrics: the view changed */
+                s->view.version++;
+                controller_index_refresh(s, n);
+            }
+        }
+    }
+}
+
+/* Adds running job j to its node's list, or takes it out. */
+static void node_run_link(struct sim *s, uint32_t j)
+{
+    uint32_t n = s->job_node[j];
+    struct jobrt *r = &s->rt[j];
+    r->rprev = VIEW_NONE;
+    r->rnext = s->node_run_head[n];
+    if (r->rnext != VIEW_NONE)
+        s->rt[r->rnext].rprev = j;
+    s->node_run_head[n] = j;
+}
+
+static void node_run_unlink(struct sim *s, uint32_t j)
+{
+    struct jobrt *r = &s->rt[j];
+    if (r->rprev == VIEW_NONE)
+        s->node_run_head[s->job_node[j]] = r->rnext;
+    else
+        s->rt[r->rprev].rnext = r->rnext;
+    if (r->rnext != VIEW_NONE)
+        s->rt[r->rnext].rprev = r->rprev;
+    r->rnext = r->rprev = VIEW_NONE;
+}
+
+/* ---- background load of other tenants ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* A standard normal draw that depends only on (seed, node, step): a uniform in (0, 1)
+ * from a hash of the three, through GSL's inverse normal CDF. Drawn this way the load
+ * is the same whatever order events come in, so every policy of a run sees the same. */
+static double bg_gauss(uint64_t seed, uint32_t n, uint64_t k)
+{
+    uint64_t h = mix64(seed ^ mix64(((uint64_t)n << 32) ^ mix64(k)));
+    return gsl_cdf_ugaussian_Pinv(((double)(h >> 11) + 0.5) / 9007199254740992.0);
+}
+
+double sim_background(const struct sim *s, uint32_t n, double t)
+{
+    const struct cpu_background *b = &s->cl->nodes[n].bg;
+    if (!cpu_background_varies(b))
+        return b->mean;
+    double k = floor(t / b->step_s), t0 = k * b->step_s;
+    double x = b->mean;
+    if (b->amplitude != 0)
+        x += b->amplitude * sin(2.0 * M_PI * (t0 + b->phase_s) / b->period_s);
+    if (b->noise != 0)
+        x += b->noise * bg_gauss(s->seed, n, (uint64_t)k);
+    return x < 0 ? 0 : x > CLUSTER_MAX_BACKGROUND ? CLUSTER_MAX_BACKGROUND : x;
+}
+
+/* Node n's background takes its value for the step that begins now; the next step's
+ * event is pushed. */
+static void on_background(struct sim *s, uint32_t n)
+{
+    const struct cpu_background *b = &s->cl->nodes[n].bg;
+    double bg = sim_background(s, n, s->now);
+    if (bg != s->node_bg[n]) {
+        s->node_bg[n] = bg;
+        refresh_node(s, n);
+    }
+    eq_push(&s->eq, (floor(s->now / b->step_s) + 1.0) * b->step_s, EV_BACKGROUND, n, 0);
 }
 
 static uint32_t site_of_gpu(const struct sim *s, uint32_t g)
@@ -116,17 +238,6 @@ static void recompute_gpu_mem(struct sim *s, uint32_t g)
     mark_gpu(s, g);
 }
 
-static void update_node_util(struct sim *s, uint32_t n, double delta_cpus)
-{
-    const struct node *nd = &s->cl->nodes[n];
-    mark_node(s, n);
-    s->node_cpus_run[n] += delta_cpus;
-    if (s->node_cpus_run[n] < VIEW_FIT_EPS)
-        s->node_cpus_run[n] = 0;
-    double u = s->node_cpus_run[n] / nd->cpus;
-    s->node_cpu_util[n] = u > 1.0 ? 1.0 : u;
-}
-
 /* Accumulates GPU busy time up to now (before any change of busy_gpus). */
 static void account_busy(struct sim *s, double t)
 {
@@ -134,8 +245,10 @@ static void account_busy(struct sim *s, double t)
     s->busy_since_s = t;
 }
 
-/* Work (seconds at full rate) and peak memory of job j on node n's GPU type. */
-static void job_demand(const struct sim *s, uint32_t j, uint32_t n, double *work_s, double *peak_gib)
+/* Work (seconds at full rate), peak memory and CPU demand (cores at full solo speed)
+ * of job j on node n's GPU type. */
+static void job_demand(const struct sim *s, uint32_t j, uint32_t n, double *work_s,
+                       double *peak_gib, double *cpu_cores)
 {
     const struct job *jb = &s->jobs->v[j];
     const struct gpu_type *gt = &s->cl->types[s->cl->nodes[n].type];
@@ -147,6 +260,7 @@ static void job_demand(const struct sim *s, uint32_t j, uint32_t n, double *work
         have_profile = true;
     }
     *work_s = job_run_s(jb, s->cat, p.step_s, gt->speed);
+    *cpu_cores = job_cpu_cores(jb, s->cat, p.step_s);
     if (jb->gpu_mem_gib >= 0)
         *peak_gib = jb->gpu_mem_gib;
     else
@@ -187,7 +301,9 @@ static void release(struct sim *s, uint32_t j)
     if (--s->node_jobs[s->job_node[j]] == 0)
         s->node_cpus_held[s->job_node[j]] = s->node_mem_held[s->job_node[j]] = 0;
     if (was_running) {
-        update_node_util(s, s->job_node[j], -jb->cpus);
+        r->cpu_lost_s += (1.0 - r->cpu_factor) * (s->now - r->last_update_s);
+        r->last_update_s = s->now;
+        node_run_unlink(s, j);
         s->running--;
     }
     r->gen++;
@@ -196,7 +312,8 @@ static void release(struct sim *s, uint32_t j)
     s->active--;
     s->last_change_s = s->now;
     s->view.version++;
-    refresh_neighbours(s, j);
+    if (was_running)
+        refresh_node(s, s->job_node[j]);
     controller_index_refresh(s, s->job_node[j]);
 }
 
@@ -249,10 +366,11 @@ static void start_running(struct sim *s, uint32_t j)
             s->site_busy[site_of_gpu(s, g)]++;
         }
     }
-    update_node_util(s, s->job_node[j], jb->cpus);
+    r->gpu_rate = r->cpu_factor = 1.0;
+    node_run_link(s, j);
     s->last_change_s = s->now;
     s->view.version++;
-    refresh_neighbours(s, j); /* includes j itself: pushes its END */
+    refresh_node(s, s->job_node[j]); /* includes j itself: pushes its END */
     policy_call_job_event(s, j, POLICY_JOB_STARTED);
     eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, s->attempts[j]);
 }
@@ -385,6 +503,11 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         start_running(s, done);
         return 1;
     }
+    case EV_BACKGROUND:
+        on_background(s, j);
+        if (s->cl->cfg.scrape_interval_s <= 0)
+            s->dirty = true; /* the live view changed: a scheduling point */
+        return 1;
     case EV_WAKEUP:
         if (ev->t != s->wakeup_at)
             return 0; /* superseded by an earlier one */
@@ -408,7 +531,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
     s->attempts[j]++;
     r->state = JS_TRANSFER;
     r->start_s = r->end_s = -1;
-    job_demand(s, j, p->node, &r->work_left_s, &r->peak_gib);
+    job_demand(s, j, p->node, &r->work_left_s, &r->peak_gib, &r->cpu_cores);
     struct view_estimate est;
     view_estimate(&s->view, j, s->cl->nodes[p->node].type, &est);
     r->bk_mem_gib = est.mem_gib;
@@ -447,12 +570,18 @@ static void apply_placement(struct sim *s, const struct placement *p)
 
 /* True when nothing can change any more unless the policy places a job: jobs are
  * queued, nothing holds resources, backs off, awaits learning or is yet to arrive,
- * and the view is as fresh as the truth. */
+ * and no wake-up is pending. Other tenants' load may still change; stalled() says
+ * whether the view is also as fresh as the truth, with the background constant. */
+static bool waiting(const struct sim *s)
+{
+    return s->view.queue_len > 0 && s->active == 0 && s->backoff == 0 && s->unlearnt == 0 &&
+           s->next_arrival == s->jobs->n && !isfinite(s->wakeup_at);
+}
+
 static bool stalled(const struct sim *s)
 {
     bool fresh = s->cl->cfg.scrape_interval_s <= 0 || s->view.scrape_time_s >= s->last_change_s;
-    return s->view.queue_len > 0 && s->active == 0 && s->backoff == 0 && s->unlearnt == 0 &&
-           s->next_arrival == s->jobs->n && fresh && !isfinite(s->wakeup_at);
+    return waiting(s) && fresh && !isfinite(s->bg_patience_s);
 }
 
 /* One scheduling point: asks the policy for placements until it makes none. */
@@ -473,6 +602,14 @@ static void schedule(struct sim *s)
         eq_push(&s->eq, t, EV_WAKEUP, 0, 0);
     }
     if (placed == 0 && stalled(s))
+        s->st.deadlock = true;
+    /* With a varying background, a queue that only other tenants' load could unblock
+     * waits bg_patience_s for it (docs/cpu.md), then is declared stuck. */
+    if (placed > 0 || !waiting(s))
+        s->stall_since_s = -1;
+    else if (s->stall_since_s < 0)
+        s->stall_since_s = s->now;
+    else if (s->now - s->stall_since_s >= s->bg_patience_s)
         s->st.deadlock = true;
 }
 
@@ -540,7 +677,7 @@ static void init_jobs(struct sim *s)
         s->slot_first[j] = (uint32_t)nslots;
         nslots += sim_job_nslots(&jobs->v[j]);
         struct jobrt *r = &s->rt[j];
-        r->qprev = VIEW_NONE;
+        r->qprev = r->rnext = r->rprev = VIEW_NONE;
         r->start_s = r->end_s = -1;
         r->state = JS_PENDING;
     }
@@ -576,8 +713,24 @@ static void init_truth(struct sim *s)
     s->gpu_util = cpn_calloc(ng, sizeof *s->gpu_util);
     s->node_cpus_held = cpn_calloc(nn, sizeof(double));
     s->node_mem_held = cpn_calloc(nn, sizeof(double));
-    s->node_cpus_run = cpn_calloc(nn, sizeof(double));
+    s->node_run_head = cpn_malloc((nn ? nn : 1) * sizeof(uint32_t));
+    for (size_t n = 0; n < nn; n++)
+        s->node_run_head[n] = VIEW_NONE;
+    s->node_demand = cpn_calloc(nn, sizeof(double));
+    s->node_bg = cpn_calloc(nn, sizeof(double));
+    s->node_cpu_used = cpn_calloc(nn, sizeof(double));
     s->node_cpu_util = cpn_calloc(nn, sizeof(double));
+    /* How long a queue may wait on other tenants' load alone: a full period of the
+     * slowest varying background and one step more (ten when it is noisy). */
+    s->bg_patience_s = INFINITY;
+    for (size_t n = 0; n < nn; n++) {
+        const struct cpu_background *b = &cl->nodes[n].bg;
+        if (!cpu_background_varies(b))
+            continue;
+        double p = (b->amplitude != 0 ? b->period_s : 0) + b->step_s * (b->noise != 0 ? 10 : 1);
+        s->bg_patience_s = isfinite(s->bg_patience_s) ? fmax(s->bg_patience_s, p) : p;
+    }
+    s->stall_since_s = -1;
     s->node_jobs = cpn_calloc(nn, sizeof(uint32_t));
     s->site_busy = cpn_calloc(cl->n_sites, sizeof(uint32_t));
     s->site_mem_gib = cpn_calloc(cl->n_sites, sizeof(double));
@@ -614,7 +767,9 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     s->st.first_submit_s = jobs->n ? jobs->v[s->arrival_order[0]].submit_s : 0;
     s->now = s->busy_since_s = 0;
     s->st.last_end_s = s->st.first_submit_s;
+    s->cpu_since_s = s->st.first_submit_s;
     s->wakeup_at = INFINITY;
+    s->seed = 1;
     rc = policy_call_init(s, err, errlen);
     if (rc != 0) {
         sim_destroy(s);
@@ -626,6 +781,14 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
 
 int sim_run(struct sim *s, char *err, size_t errlen)
 {
+    /* Other tenants' load at time 0, before the first scrape reads it. */
+    for (uint32_t n = 0; n < s->cl->n_nodes; n++) {
+        const struct cpu_background *b = &s->cl->nodes[n].bg;
+        s->node_bg[n] = sim_background(s, n, 0.0);
+        refresh_node(s, n);
+        if (cpu_background_varies(b))
+            eq_push(&s->eq, b->step_s, EV_BACKGROUND, n, 0);
+    }
     /* The first scrape precedes the first arrivals at time 0. */
     eq_push(&s->eq, 0.0, EV_SAMPLE, 0, 0);
     push_next_arrival(s);
@@ -655,8 +818,17 @@ int sim_run(struct sim *s, char *err, size_t errlen)
     }
 
     account_busy(s, s->now);
+    account_cpu(s);
     for (size_t j = 0; j < s->jobs->n; j++) {
         struct jobrt *r = &s->rt[j];
+        if (r->state == JS_RUNNING) { /* at the horizon */
+            r->cpu_lost_s += (1.0 - r->cpu_factor) * (s->now - r->last_update_s);
+            r->last_update_s = s->now;
+        }
+        if (r->cpu_lost_s > 0) {
+            s->st.cpu_lost_gpu_s += r->cpu_lost_s * (double)s->jobs->v[j].gpus;
+            s->st.cpu_slowed_jobs++;
+        }
         if (r->state == JS_DONE || r->state == JS_FAILED)
             continue;
         if (s->st.deadlock && r->state == JS_QUEUED) {
@@ -702,7 +874,10 @@ void sim_destroy(struct sim *s)
     free(s->gpu_util);
     free(s->node_cpus_held);
     free(s->node_mem_held);
-    free(s->node_cpus_run);
+    free(s->node_run_head);
+    free(s->node_demand);
+    free(s->node_bg);
+    free(s->node_cpu_used);
     free(s->node_cpu_util);
     free(s->node_jobs);
     free(s->scr_gpu_util);

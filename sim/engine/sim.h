@@ -38,13 +38,18 @@ extern const char *const job_state_name[JS_NSTATES];
 /* Run-time state of one job; index-aligned with jobset.v. */
 struct jobrt {
     double work_left_s;   /* work still to do, in seconds at full rate on its GPUs */
-    double rate;          /* current progress rate (time-slicing share) */
+    double rate;          /* current progress rate: gpu_rate x cpu_factor */
+    double gpu_rate;      /* its GPU-limited rate (time-slicing share), while running */
+    double cpu_factor;    /* the share of its CPU demand its node gives it, while running */
+    double cpu_cores;     /* CPU cores it keeps busy at full solo speed, on its placement */
+    double cpu_lost_s;    /* wall time lost to CPU contention: integral of 1 - cpu_factor */
     double last_update_s; /* when work_left_s was last brought up to date */
     double start_s, end_s; /* of the last attempt; -1 when none (placed: job_placed_s) */
     double peak_gib;      /* peak GPU memory per GPU on its current placement */
     double bk_mem_gib;    /* the controller's predicted peak for it, in gpu_assigned_mem */
     uint32_t gen;         /* bumped to invalidate its pending END/PEAK events */
     uint32_t qprev;       /* queue link back (forward: sim.queue_next) */
+    uint32_t rnext, rprev; /* in its node's list of running jobs (sim.node_run_head) */
     uint16_t kills;       /* OOM kills so far */
     uint8_t state;        /* enum job_state */
     uint8_t peaked;       /* its memory counts on its GPUs */
@@ -68,6 +73,9 @@ struct sim_stats {
     double first_submit_s;
     double last_end_s;
     double gpu_busy_integral; /* GPU-seconds with at least one job computing */
+    double cpu_used_integral; /* core-seconds busy (jobs and other tenants), all nodes */
+    double cpu_lost_gpu_s;    /* GPU-seconds lost to CPU contention: gpus x cpu_lost_s */
+    size_t cpu_slowed_jobs;   /* jobs that lost any time to CPU contention */
 };
 
 struct sim {
@@ -98,8 +106,20 @@ struct sim {
     double *node_cpus_held;   /* [nodes] CPU requests of jobs holding the node */
     double *node_mem_held;    /* [nodes] memory requests of jobs holding the node */
     uint32_t *node_jobs;      /* [nodes] jobs holding the node */
-    double *node_cpus_run;    /* [nodes] CPU cores of running jobs */
-    double *node_cpu_util;    /* [nodes] node_cpus_run / cpus, at most 1 */
+    /* CPU as a load (docs/cpu.md): each running job keeps cpu_cores x gpu_rate cores
+     * busy; a node gives its jobs cpus x (1 - background) cores, shared in proportion
+     * to demand when they ask more. */
+    uint32_t *node_run_head;  /* [nodes] its running jobs (jobrt.rnext), VIEW_NONE if none */
+    double *node_demand;      /* [nodes] cores its running jobs ask: sum of cpu_cores x gpu_rate */
+    double *node_bg;          /* [nodes] other tenants' load now, a fraction of its cores */
+    double *node_cpu_used;    /* [nodes] cores busy: min(available, demand) + cpus x bg */
+    double *node_cpu_util;    /* [nodes] node_cpu_used / cpus: what a scrape reads */
+    double cpu_used_total;    /* sum of node_cpu_used */
+    double cpu_since_s;       /* when cpu_used_integral was last brought up to date */
+    double bg_patience_s;     /* how long a queue may wait on background load alone */
+    double stall_since_s;     /* since when only background load could unblock it; -1 */
+    uint64_t seed;            /* the run's seed for the background noise: 1, or set by
+                               * the caller between sim_create and sim_run */
     uint32_t busy_gpus;
     double busy_since_s;
     size_t active;            /* jobs holding resources (transfer or running) */
@@ -190,7 +210,12 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
 int sim_run(struct sim *s, char *err, size_t errlen);
 void sim_destroy(struct sim *s); /* NULL is a no-op */
 
-/* The per-job rate of a job when k jobs share each of its GPUs (exposed for tests). */
+/* A running job's progress rate: its GPU-limited rate (the slowest time-slicing share
+ * of its GPUs) times the share of its CPU demand its node gives it (exposed for
+ * tests). */
 double sim_job_rate(const struct sim *s, uint32_t job);
+/* Node n's background CPU load at simulated time t, as its node entry and the run's
+ * seed make it (a pure function of those: every policy of a run sees the same). */
+double sim_background(const struct sim *s, uint32_t n, double t);
 
 #endif

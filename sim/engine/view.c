@@ -125,6 +125,12 @@ void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_
         out->known = jb->gpu_mem_gib >= 0;
     out->run_s = job_run_s(jb, v->src->cat, p.step_s, v->cl->types[type].speed);
     out->mem_gib = jb->gpu_mem_gib >= 0 ? jb->gpu_mem_gib : p.mem_gib;
+    /* A predictor does not see the job's measured cpu_cores_used: it derives the demand
+     * from the model and its predicted step time, as the engine does from the truth. */
+    struct job declared = *jb;
+    if (v->src->pred)
+        declared.cpu_cores_used = 0;
+    out->cpu_cores = job_cpu_cores(&declared, v->src->cat, p.step_s);
 }
 
 double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site)
@@ -153,7 +159,8 @@ uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32
                 return VIEW_NONE;
         }
         /* The index is conservative: check exactly. */
-        if (view_node_fits_requests(v, n, j) && idle_gpus_of(v, n) >= idle_gpus)
+        if (view_node_fits_requests(v, n, j) && idle_gpus_of(v, n) >= idle_gpus &&
+            view_node_eligible(v, n))
             return n;
     }
     return VIEW_NONE;
@@ -161,10 +168,15 @@ uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32
 
 uint32_t view_next_free_node(const struct view *v, uint32_t from, uint32_t gpus)
 {
+    /* (The engine's bits leave out the nodes the filter refuses; the test below keeps
+     * a view without them right.) */
     if (from >= v->cl->n_nodes)
         return VIEW_NONE;
-    if (gpus == 0)
-        return from;
+    if (gpus == 0) {
+        while (from < v->cl->n_nodes && !view_node_eligible(v, from))
+            from++;
+        return from < v->cl->n_nodes ? from : VIEW_NONE;
+    }
     if (v->free_node_bits) { /* a word scan skips 64 nodes without a free GPU at a time */
         size_t w = from / 64, words = (v->cl->n_nodes + 63) / 64;
         uint64_t bits = v->free_node_bits[w] & (~(uint64_t)0 << (from % 64));
@@ -177,7 +189,7 @@ uint32_t view_next_free_node(const struct view *v, uint32_t from, uint32_t gpus)
             uint32_t n = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
             if (n >= v->cl->n_nodes)
                 return VIEW_NONE;
-            if (v->node_free_gpus[n] >= gpus)
+            if (v->node_free_gpus[n] >= gpus && view_node_eligible(v, n))
                 return n;
             bits &= bits - 1;
         }
@@ -187,7 +199,7 @@ uint32_t view_next_free_node(const struct view *v, uint32_t from, uint32_t gpus)
         uint32_t k = 0;
         for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
             k += v->gpu_assigned[g] == 0;
-        if (k >= gpus)
+        if (k >= gpus && view_node_eligible(v, n))
             return n;
     }
     return VIEW_NONE;

@@ -54,6 +54,9 @@ struct view {
     struct view_source *src;       /* for the estimates (engine-owned, opaque) */
     const struct nodeidx *nodeidx; /* for view_first_node (engine-owned; may be NULL) */
     const void *params;           /* the policy's parameters (policy_ops.params), or NULL */
+    /* True when the controller's node filter applies to this run's policy
+     * (policy_ops.cpu_filter and the config's cpu_filter): view_node_eligible. */
+    bool cpu_filter;
 
     /* The queue of jobs waiting for a placement, in order of (re-)entry: arrivals and
      * jobs back from an OOM back-off are appended. Iterate with
@@ -65,7 +68,7 @@ struct view {
 
     /* The last scrape, taken at scrape_time_s. */
     double scrape_time_s;
-    const double *node_cpu_util;    /* [nodes] 0..1 */
+    const double *node_cpu_util;    /* [nodes] 0..1: (cores jobs use + other tenants') / cpus */
     const double *gpu_util;         /* [gpus] 0..1: 1 when a job is computing on it */
     const double *gpu_mem_used_gib; /* [gpus] */
     const uint32_t *site_idle_gpus; /* [sites] GPUs that looked idle (view_gpu_looks_idle) */
@@ -95,6 +98,7 @@ struct view {
 struct view_estimate {
     double run_s;
     double mem_gib;
+    double cpu_cores; /* CPU cores it would keep busy there at full speed (docs/cpu.md) */
     bool known;
 };
 void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_estimate *out);
@@ -132,10 +136,25 @@ static inline bool view_gpu_looks_idle(const struct view *v, uint32_t gpu)
     return v->gpu_util[gpu] <= 0.0 && v->gpu_mem_used_gib[gpu] <= 0.0;
 }
 
-/* True when the node's scraped CPU utilisation is below the threshold. */
-static inline bool view_node_below_cpu_threshold(const struct view *v, uint32_t node)
+/* True when the controller's node filter lets node take a new job: the filter does
+ * not apply to this run's policy, or the node's scraped CPU utilisation is below
+ * cpu_threshold. The view's node searches (view_first_node, view_next_free_node) skip
+ * nodes it refuses, and the engine rejects a placement on one. */
+static inline bool view_node_eligible(const struct view *v, uint32_t node)
 {
-    return v->node_cpu_util[node] < v->cl->cfg.cpu_threshold;
+    return !v->cpu_filter || v->node_cpu_util[node] < v->cl->cfg.cpu_threshold;
+}
+
+/* The factor by which a job that keeps cpu_cores busy would run slower on node now,
+ * as the controller can predict it from the last scrape: when the cores the scrape
+ * saw busy plus cpu_cores (plus extra_cores, what the caller placed there since) exceed
+ * the node's, the node's jobs share them in proportion (docs/cpu.md); else 1. */
+static inline double view_cpu_slowdown(const struct view *v, uint32_t node, double cpu_cores,
+                                       double extra_cores)
+{
+    double cpus = v->cl->nodes[node].cpus;
+    double load = v->node_cpu_util[node] * cpus + extra_cores + cpu_cores;
+    return cpus > 0 && load > cpus ? load / cpus : 1.0;
 }
 
 #endif

@@ -69,13 +69,17 @@ static int apply_sets(struct cj_ld *ld, cJSON *root, cJSON *graveyard, const cha
         const char *key = cluster_settable_name(k), *value = eq + 1;
         const struct param *kp = cluster_settable(k);
         cJSON *item;
-        if (kp && (kp->kind == PARAM_DOUBLE || kp->kind == PARAM_UINT)) {
+        if (kp && kp->inf_word && strcmp(value, kp->inf_word) == 0) {
+            item = cJSON_CreateString(value);
+        } else if (kp && (kp->kind == PARAM_DOUBLE || kp->kind == PARAM_UINT)) {
             double v;
             if (cpn_parse_double(value, &v) != CPN_OK) {
                 char want[CJ_WANT_LEN];
                 cj_bound_text(&kp->b, want);
-                return cpn_fail(ld->err, ld->errlen, CPN_EINPUT, "--set %s: must be %s (got '%s')",
-                                key, want, value);
+                return cpn_fail(ld->err, ld->errlen, CPN_EINPUT,
+                                "--set %s: must be %s%s%s (got '%s')", key, want,
+                                kp->inf_word ? ", or " : "", kp->inf_word ? kp->inf_word : "",
+                                value);
             }
             item = cJSON_CreateNumber(v);
         } else if (kp && kp->kind == PARAM_BOOL) {
@@ -115,7 +119,23 @@ static int read_param(const struct cj_ld *ld, const cJSON *root, const cJSON *it
     int rc = CPN_OK;
     switch (k->kind) {
     case PARAM_DOUBLE:
-    case PARAM_UINT: rc = cj_get_num(ld, root, it, k->name, &k->b, &k->def, &v); break;
+    case PARAM_UINT:
+        if (k->inf_word && it && !(cJSON_IsNumber(it) && cj_in_bound(&k->b, it->valuedouble))) {
+            if (cJSON_IsString(it) && strcmp(it->valuestring, k->inf_word) == 0) {
+                v = INFINITY; /* the word */
+                break;
+            }
+            char want[CJ_WANT_LEN], got[64];
+            cj_bound_text(&k->b, want);
+            if (cJSON_IsNumber(it))
+                snprintf(got, sizeof got, "%.15g", it->valuedouble);
+            else
+                snprintf(got, sizeof got, "%s", cj_type_name(it));
+            return cj_bad(ld, it, k->name, "must be %s, or \"%s\" (got %s)", want, k->inf_word,
+                          got);
+        }
+        rc = cj_get_num(ld, root, it, k->name, &k->b, &k->def, &v);
+        break;
     case PARAM_BOOL:
         if (it && !cJSON_IsBool(it))
             return cj_bad(ld, it, k->name, "must be true or false (got %s)", cj_type_name(it));

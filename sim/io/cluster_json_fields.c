@@ -96,7 +96,7 @@ void cj_bound_text(const struct param_bound *b, char out[CJ_WANT_LEN])
         snprintf(out, CJ_WANT_LEN, "%s %s %.15g", what, b->min_open ? ">" : ">=", b->min);
 }
 
-static bool cj_in_bound(const struct param_bound *b, double v)
+bool cj_in_bound(const struct param_bound *b, double v)
 {
     if (!isfinite(v) || v < b->min || v > b->max || (b->min_open && v <= b->min))
         return false;

@@ -53,6 +53,8 @@ struct cj_namelist {
 
 void cj_list_add(struct cj_namelist *l, const char *name);
 /* What a bound allows, in words ("a whole number from 0 to 16"). */
+/* True when v is within bound b (finite, in range, whole when asked). */
+bool cj_in_bound(const struct param_bound *b, double v);
 void cj_bound_text(const struct param_bound *b, char out[CJ_WANT_LEN]);
 
 /* Checks obj's members against keys[0..n) and sets items[k] to the member named

@@ -21,7 +21,8 @@ int report_timeline_header(void *ctx, const struct sim *s)
     FILE *f = ctx;
     fputs("time_s,queue_len,running,transferring,busy_gpus", f);
     for (size_t i = 0; i < s->cl->n_sites; i++)
-        fprintf(f, ",%s_gpu_util,%s_gpu_mem_gib", s->cl->sites[i].name, s->cl->sites[i].name);
+        fprintf(f, ",%s_gpu_util,%s_gpu_mem_gib,%s_cpu_util", s->cl->sites[i].name,
+                s->cl->sites[i].name, s->cl->sites[i].name);
     fputc('\n', f);
     return ferror(f) ? -1 : 0;
 }
@@ -37,7 +38,14 @@ int report_timeline_row(void *ctx, const struct sim *s)
         double mem = s->site_mem_gib[i];
         if (mem < 5e-4) /* sums kept incrementally: no "-0.000" from rounding */
             mem = 0;
-        fprintf(f, ",%.4f,%.3f", util, mem);
+        /* The site's CPU utilisation as a scrape now reads its nodes: busy cores (jobs'
+         * and other tenants') over all its cores. */
+        double used = 0, cpus = 0;
+        for (uint32_t n = st->node_first; n < st->node_first + st->node_count; n++) {
+            used += s->node_cpu_used[n];
+            cpus += s->cl->nodes[n].cpus;
+        }
+        fprintf(f, ",%.4f,%.3f,%.4f", util, mem, cpus > 0 ? used / cpus : 0.0);
     }
     fputc('\n', f);
     return ferror(f) ? -1 : 0;
@@ -65,7 +73,7 @@ int report_jobs_csv(FILE *f, const struct sim *s)
     const struct jobset *js = s->jobs;
     const struct cluster *cl = s->cl;
     fputs("id,model,submit_s,site,node,gpus,gpu_ids,transfer_start_s,start_s,end_s,wait_s,jct_s,"
-          "oom_kills,attempts,status\n",
+          "cpu_lost_s,oom_kills,attempts,status\n",
           f);
     for (size_t j = 0; j < js->n; j++) {
         const struct job *jb = &js->v[j];
@@ -91,7 +99,8 @@ int report_jobs_csv(FILE *f, const struct sim *s)
         bool ended = r->state == JS_DONE || r->state == JS_FAILED;
         put_time(f, r->start_s >= 0 ? r->start_s - jb->submit_s : -1);
         put_time(f, ended ? r->end_s - jb->submit_s : -1);
-        fprintf(f, ",%u,%u,%s\n", r->kills, s->attempts[j], job_state_name[r->state]);
+        fprintf(f, ",%.3f,%u,%u,%s\n", r->cpu_lost_s, r->kills, s->attempts[j],
+                job_state_name[r->state]);
     }
     return ferror(f) ? -1 : 0;
 }
@@ -144,6 +153,14 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
     add_num_or_null(o, "wait_mean_s", nd > 0, nd ? gsl_stats_mean(wait, 1, nd) : 0);
     double gpu_util = span > 0 && s->cl->n_gpus ? st->gpu_busy_integral / ((double)s->cl->n_gpus * span) : 0;
     cJSON_AddNumberToObject(o, "gpu_util_mean", gpu_util);
+    /* CPU over the same span: busy cores (jobs' and other tenants') over all cores. */
+    double cpus = 0;
+    for (size_t n = 0; n < s->cl->n_nodes; n++)
+        cpus += s->cl->nodes[n].cpus;
+    cJSON_AddNumberToObject(o, "cpu_util_mean",
+                            span > 0 && cpus > 0 ? st->cpu_used_integral / (cpus * span) : 0);
+    cJSON_AddNumberToObject(o, "cpu_lost_gpu_s", st->cpu_lost_gpu_s);
+    cJSON_AddNumberToObject(o, "cpu_slowed_jobs", (double)st->cpu_slowed_jobs);
     const struct net_stats *ns = net_stats(s->net);
     cJSON_AddNumberToObject(o, "transfer_gib", ns->moved_gib);
     cJSON_AddNumberToObject(o, "transfers", (double)ns->transfers);

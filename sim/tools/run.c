@@ -68,8 +68,10 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     struct sim_sampler timeline = {report_timeline_header, report_timeline_row, tl.f};
     if (!rc)
         rc = sim_create(&s, cl, cat, &js, pol, pred, &timeline, err, errlen);
-    if (!rc)
+    if (!rc) {
         s->stop = req->stop;
+        s->seed = req->seed;
+    }
     double t0 = cpn_wall_s();
     if (!rc)
         rc = sim_run(s, err, errlen);
