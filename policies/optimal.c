@@ -14,8 +14,15 @@
  * throughput (the co-location measurements), so sharing never finishes work sooner
  * than running the jobs one after the other. Its predicted peak memory must fit what
  * is free on each GPU as the controller knows it (GPU memory minus gpu_assigned_mem_gib),
- * so with exact predictions it never causes an OOM kill. Nodes whose last scraped CPU
- * utilisation is at or above cpu_threshold take no job until the next scrape.
+ * so with exact predictions it never causes an OOM kill. Nodes the controller's CPU
+ * filter refuses (scraped utilisation at or above cpu_threshold: view_node_eligible)
+ * take no job until a scrape shows them below it.
+ *
+ * CPU. A job's run on a node is its predicted run alone times the slowdown the scrape
+ * predicts there (view_cpu_slowdown: the busy cores the scrape saw, plus what this
+ * scheduling point placed there, plus the job's predicted demand, over the node's
+ * cores, when that exceeds 1; docs/cpu.md). It only lengthens a run, so the group
+ * bounds below, computed without it, stay bounds.
  *
  * Plan. Jobs are taken in the configured order (optimal_order: by default largest
  * predicted GPU-time first, i.e. run time on the fastest node that could take the job
@@ -646,7 +653,7 @@ const struct policy_ops optimal_policy = {
     .never_overcommits = true,
     .cpu_filter = true,
     .summary = "plans the queue by predicted finish time (transfer + run) without over-committing "
-               "GPU memory; CPU threshold; reservations for long-waiting many-GPU jobs",
+               "GPU memory, predicting CPU slowdown; reservations for long-waiting many-GPU jobs",
     .init = opt_init,
     .begin = opt_begin,
     .place = opt_place,

@@ -3,7 +3,10 @@
  * (done, failed, stuck or unfinished); it ran only on GPUs of the node it was given;
  * no negative waits; start >= submit and end >= start; makespan >= the longest job;
  * a policy that claims never to over-commit GPU memory has no OOM kill with the
- * oracle predictor; and the same seed gives the same bytes. */
+ * oracle predictor; time lost to CPU contention is never negative nor longer than the
+ * run; and the same seed gives the same bytes. (That a policy of the controller never
+ * places on a node its CPU filter refuses, the engine enforces at every placement:
+ * policy_call.c aborts the run.) */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,9 @@ static const struct trace_case cases[] = {
     /* Every optimal reservation path at once, and default with nvidia.com/gpu requested. */
     {"q40 reservations, GPUs requested", NULL, "traces/q40.csv",
      {"reserve_after_s=0", "gpu_as_resource=true"}},
+    /* The controller's CPU filter binding hard on the shared site, and switched off. */
+    {"q100 threshold 0.5", NULL, "traces/q100.csv", {"cpu_threshold=0.5"}},
+    {"q100 no CPU filter", NULL, "traces/q100.csv", {"cpu_filter=false"}},
 };
 
 static char *render_jobs(const struct sim *s)
@@ -80,6 +86,10 @@ static void check_invariants(const struct trace_case *tc, const struct policy_op
             cr_assert_geq(s->job_placed_s[j], jb->submit_s);
             cr_assert_geq(r->start_s, s->job_placed_s[j]);
         }
+        cr_assert_geq(r->cpu_lost_s, 0, "%s/%s: job %zu lost negative time to CPU", who, tc->name, j);
+        if (r->state == JS_DONE && s->attempts[j] == 1)
+            cr_assert_leq(r->cpu_lost_s, r->end_s - r->start_s + 1e-6,
+                          "%s/%s: job %zu lost more time to CPU than it ran", who, tc->name, j);
         if (r->state == JS_DONE || r->state == JS_FAILED) {
             cr_assert_geq(r->end_s, r->start_s, "%s/%s: job %zu ends before it starts", who, tc->name, j);
             if (r->end_s - r->start_s > longest)
