@@ -570,18 +570,29 @@ static void apply_placement(struct sim *s, const struct placement *p)
 
 /* True when nothing can change any more unless the policy places a job: jobs are
  * queued, nothing holds resources, backs off, awaits learning or is yet to arrive,
- * and no wake-up is pending. Other tenants' load may still change; stalled() says
- * whether the view is also as fresh as the truth, with the background constant. */
+ * and no wake-up is pending. stalled() adds that the view is as fresh as the truth
+ * and that no varying background load could change the answer: either none varies,
+ * or the filter refuses no node (so the load is not what holds the queue). */
 static bool waiting(const struct sim *s)
 {
     return s->view.queue_len > 0 && s->active == 0 && s->backoff == 0 && s->unlearnt == 0 &&
            s->next_arrival == s->jobs->n && !isfinite(s->wakeup_at);
 }
 
+/* True when the controller's filter refuses some node now. While waiting, nothing
+ * runs, so only other tenants' load can make it refuse one. */
+static bool filter_refuses_a_node(const struct sim *s)
+{
+    for (uint32_t n = 0; s->view.cpu_filter && n < s->cl->n_nodes; n++)
+        if (!view_node_eligible(&s->view, n))
+            return true;
+    return false;
+}
+
 static bool stalled(const struct sim *s)
 {
     bool fresh = s->cl->cfg.scrape_interval_s <= 0 || s->view.scrape_time_s >= s->last_change_s;
-    return waiting(s) && fresh && !isfinite(s->bg_patience_s);
+    return waiting(s) && fresh && (!isfinite(s->bg_patience_s) || !filter_refuses_a_node(s));
 }
 
 /* One scheduling point: asks the policy for placements until it makes none. */
