@@ -225,3 +225,21 @@ Test(cpu, waiting_on_background_alone_ends_in_deadlock)
     cr_assert_leq(r.s->now, 1100 + 100 + EPS);
     run_free(&r);
 }
+
+/* cpu_cost_scale multiplies the measured pipeline cost, not the core per GPU process
+ * nor a job's own cpu_cores_used: resnet50 (imagenet_train, 2.873 ms per sample) at
+ * batch 256 on 2 GPUs with 0.5 s steps feeds 1,024 samples/s, so it keeps
+ * 2 + 1024 x 2.873 / 1000 = 4.942 cores busy, and 2 + 3 x 2.942 = 10.826 at scale 3. */
+Test(cpu, cost_scale_multiplies_the_pipeline_part)
+{
+    struct catalog *c;
+    char err[CPN_ERR_LEN];
+    cr_assert_eq(catalog_create(&c, err, sizeof err), 0, "%s", err);
+    struct job jb = {.model = catalog_model_find(c, "resnet50"), .batch = 256, .gpus = 2, .cpus = 8};
+    cr_assert_geq(jb.model, 0);
+    cr_assert_float_eq(job_cpu_cores(&jb, c, 0.5), 2 + 1024 * 2.873e-3, 1e-9);
+    cr_assert_float_eq(job_cpu_cores_scaled(&jb, c, 0.5, 3), 2 + 3 * 1024 * 2.873e-3, 1e-9);
+    jb.cpu_cores_used = 5;
+    cr_assert_eq(job_cpu_cores_scaled(&jb, c, 0.5, 3), 5);
+    catalog_destroy(c);
+}

@@ -49,6 +49,10 @@ static const struct param cfg_keys[] = {
     {.name = "cpu_filter", .kind = PARAM_BOOL, .offset = OFF(cpu_filter), .def = 1,
      .meaning = "whether fifo, optimal, sjf and easy apply cpu_threshold (default, "
                 "kube-scheduler's, never does)"},
+    {.name = "cpu_cost_scale", .kind = PARAM_DOUBLE, .offset = OFF(cpu_cost_scale), .def = 1,
+     .b = PARAM_AT_LEAST(0),
+     .meaning = "multiplies every input pipeline's measured CPU cost per sample (jobs without "
+                "cpu_cores_used; docs/cpu.md)"},
     {.name = "gpu_as_resource", .kind = PARAM_BOOL, .offset = OFF(gpu_as_resource), .def = 0,
      .meaning = "whether jobs request nvidia.com/gpu (default policy)"},
     {.name = "horizon_s", .kind = PARAM_DOUBLE, .offset = OFF(horizon_s), .def = 0, .b = PARAM_AT_LEAST(0),

@@ -28,6 +28,7 @@ struct cluster_config {
     unsigned backoff_limit;     /* 4; retries before a job is Failed */
     double cpu_threshold;       /* 0.7; nodes at or above it are not eligible; > 1 (never = inf): none */
     bool cpu_filter;            /* true; whether the controller's policies apply it */
+    double cpu_cost_scale;      /* 1; multiplies every pipeline's measured CPU cost per sample */
     bool gpu_as_resource;       /* false; whether jobs request nvidia.com/gpu */
     double horizon_s;           /* 0 = none; simulated time at which the run stops */
     double timeline_interval_s; /* 60; timeline rows when scrape_interval_s is 0 */

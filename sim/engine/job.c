@@ -57,6 +57,12 @@ double job_run_s(const struct job *jb, const struct catalog *cat, double step_s,
 
 double job_cpu_cores(const struct job *jb, const struct catalog *cat, double step_s)
 {
+    return job_cpu_cores_scaled(jb, cat, step_s, 1.0);
+}
+
+double job_cpu_cores_scaled(const struct job *jb, const struct catalog *cat, double step_s,
+                            double cost_scale)
+{
     if (jb->cpu_cores_used > 0)
         return jb->cpu_cores_used;
     if (jb->model < 0)
@@ -66,5 +72,6 @@ double job_cpu_cores(const struct job *jb, const struct catalog *cat, double ste
      * keeps one core busy driving its GPU, whatever its input costs. */
     double gpus = (double)jb->gpus;
     double samples_per_s = (double)jb->batch * gpus / step_s;
-    return gpus + samples_per_s * catalog_cpu_ms_per_sample(cat, jb->model) / JOB_MS_PER_S;
+    return gpus + samples_per_s * catalog_cpu_ms_per_sample(cat, jb->model) * cost_scale /
+                      JOB_MS_PER_S;
 }

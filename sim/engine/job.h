@@ -68,5 +68,9 @@ double job_run_s(const struct job *jb, const struct catalog *cat, double step_s,
  * a catalogue model one core per GPU process plus samples/s x the model's input
  * pipeline cost per sample (catalog_cpu_ms_per_sample); else its cpus request. */
 double job_cpu_cores(const struct job *jb, const struct catalog *cat, double step_s);
+/* The same with the pipeline's measured cost per sample multiplied by cost_scale (the
+ * config's cpu_cost_scale; job_cpu_cores is cost_scale 1). */
+double job_cpu_cores_scaled(const struct job *jb, const struct catalog *cat, double step_s,
+                            double cost_scale);
 
 #endif

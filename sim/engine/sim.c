@@ -260,7 +260,7 @@ static void job_demand(const struct sim *s, uint32_t j, uint32_t n, double *work
         have_profile = true;
     }
     *work_s = job_run_s(jb, s->cat, p.step_s, gt->speed);
-    *cpu_cores = job_cpu_cores(jb, s->cat, p.step_s);
+    *cpu_cores = job_cpu_cores_scaled(jb, s->cat, p.step_s, s->cl->cfg.cpu_cost_scale);
     if (jb->gpu_mem_gib >= 0)
         *peak_gib = jb->gpu_mem_gib;
     else

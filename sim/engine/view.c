@@ -130,7 +130,7 @@ void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_
     struct job declared = *jb;
     if (v->src->pred)
         declared.cpu_cores_used = 0;
-    out->cpu_cores = job_cpu_cores(&declared, v->src->cat, p.step_s);
+    out->cpu_cores = job_cpu_cores_scaled(&declared, v->src->cat, p.step_s, v->cl->cfg.cpu_cost_scale);
 }
 
 double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site)
