@@ -11,8 +11,10 @@
  * first such node (first fit, as FIFO does) and its lowest-numbered such GPUs. A
  * running job's GPUs are predicted free when the controller expects to learn of its
  * end: start plus predicted run time, rounded up to the next completion poll (one
- * poll interval from now if that has passed). It does not honour the CPU threshold
- * or run unseen models alone.
+ * poll interval from now if that has passed). The CPU threshold is the engine's
+ * filter (cpu_filter below): the first fit and the backfill search skip nodes it
+ * refuses now, while the reservation may name any node. It does not run unseen
+ * models alone.
  *
  * Index. Whether a job fits any node now depends only on its shape: GPUs, CPU and
  * memory requests and its predicted per-GPU memory on each GPU type (a GPU no job uses

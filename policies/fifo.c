@@ -3,9 +3,11 @@
  * while it cannot be placed nothing behind it is. The head job goes to the first
  * node (in cluster order) that has enough GPUs that looked idle in the last scrape
  * and whose CPU and memory requests, by the controller's bookkeeping, still fit;
- * it takes the first such GPUs. It does not look at GPU memory, transfer cost or
- * the CPU threshold, and it does not see placements made since the last scrape:
- * that is how two jobs land on one GPU and run out of memory.
+ * it takes the first such GPUs. It does not look at GPU memory or transfer cost,
+ * and it does not see placements made since the last scrape: that is how two jobs
+ * land on one GPU and run out of memory. The CPU threshold is the engine's filter
+ * (cpu_filter below): the node search skips nodes it refuses, so fifo never checks
+ * the threshold itself.
  *
  * The node is found with the engine's node index (view_first_node), not a scan; a
  * failed search is remembered until the view changes (view.version), so arrivals

@@ -4,9 +4,10 @@
  * that does not fit never blocks the ones behind it. A job goes to the node, among
  * those with enough GPUs that no job of the bookkeeping uses and that hold its
  * predicted peak memory, where it is predicted to finish first (transfer + run; ties:
- * the lowest node index). Its CPU and memory requests must fit. It does not honour the
- * CPU threshold, reserve anything or run unseen models alone; long jobs may starve
- * while shorter ones keep arriving.
+ * the lowest node index). Its CPU and memory requests must fit. The CPU threshold is
+ * the engine's filter (cpu_filter below): the node search skips nodes it refuses. It
+ * does not reserve anything or run unseen models alone; long jobs may starve while
+ * shorter ones keep arriving.
  *
  * Index. Whether a job fits anywhere depends only on its shape: GPUs, CPU and memory
  * requests and its predicted per-GPU memory on each GPU type (a GPU no job uses has no
