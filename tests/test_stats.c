@@ -186,6 +186,12 @@ Test(stats_agg, groups_over_seeds_and_pairs_with_the_baseline)
         cr_assert_str_eq(stats_csv_get(&t, r, cb), "policy=fifo");
         double mean = strtod(stats_csv_get(&t, r, cm), NULL);
         rows++;
+        if (strcmp(m, "makespan_s") != 0 && strcmp(m, "jct_mean_s") != 0) {
+            /* These summaries hold no utilisation nor CPU loss: rows without pairs. */
+            cr_assert_str_eq(stats_csv_get(&t, r, cn), "0", "%s", m);
+            continue;
+        }
+        cr_assert_str_eq(stats_csv_get(&t, r, stats_csv_col(&t, "stat")), "ratio");
         if (strcmp(p, "fifo") == 0) {
             cr_assert_float_eq(mean, 1, 1e-12); /* a run against itself */
         } else if (strcmp(m, "makespan_s") == 0) {
@@ -198,7 +204,7 @@ Test(stats_agg, groups_over_seeds_and_pairs_with_the_baseline)
             cr_assert_float_eq(strtod(stats_csv_get(&t, r, stats_csv_col(&t, "sd")), NULL), 0, 0);
         }
     }
-    cr_assert_eq(rows, 4);
+    cr_assert_eq(rows, 8); /* two policies x four paired metrics */
     stats_csv_free(&t);
 
     /* runs.csv: one row per run that has a summary; keys first; the summary's own
@@ -220,6 +226,83 @@ Test(stats_agg, groups_over_seeds_and_pairs_with_the_baseline)
     cr_assert_not_null(timing);
     cr_assert_not_null(strstr(timing, "index,name,wall_s,events_per_s\n0,"));
     free(timing);
+}
+
+/* A summary with the utilisation and the CPU loss, for the paired difference. */
+static void write_cpu_summary(const char *name, double util, double lost)
+{
+    char dir[256], path[300];
+    snprintf(dir, sizeof dir, "%s/runs/%s", tmpd, name);
+    cr_assert_eq(sh("mkdir -p '%s'", dir), 0);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "{\"makespan_s\": 100, \"jct_mean_s\": 50, \"gpu_util_mean\": %g,"
+               " \"cpu_lost_gpu_s\": %g}\n", util, lost);
+    fclose(f);
+}
+
+/* Thresholds 0.7 (the baseline) and 0.9 x three seeds. GPU-seconds lost to CPU
+ * contention: 0, 0, 30 at 0.7 and 20, 50, 20 at 0.9, so the per-seed differences
+ * are 20, 50, -10: mean 20, squares 0 + 900 + 900 = 1800, sd sqrt(1800 / 2) = 30;
+ * Student's t for 2 degrees of freedom at 0.975 is 4.302653 (tables), so the
+ * half-width is 4.302653 * 30 / sqrt(3) = 74.52414. A ratio could not be formed:
+ * two of the baseline's values are 0. GPU utilisation 0.5, 0.5, 0.4 against 0.6,
+ * 0.5, 0.5 gives ratios 1.2, 1, 1.25 (mean 1.15). The baseline's own group has
+ * difference 0 and ratio 1. */
+Test(stats_agg, cpu_loss_is_paired_as_a_difference)
+{
+    static const char *const keys[] = {"cpu_threshold", "seed"};
+    static const char *const thr[] = {"0.7", "0.9"};
+    static const char *const seeds[] = {"1", "2", "3"};
+    const double util[2][3] = {{0.5, 0.5, 0.4}, {0.6, 0.5, 0.5}};
+    const double lost[2][3] = {{0, 0, 30}, {20, 50, 20}};
+    const char *params[6][2];
+    char names[6][64];
+    struct stats_run runs[6];
+    for (int p = 0; p < 2; p++)
+        for (int s = 0; s < 3; s++) {
+            int i = p * 3 + s;
+            snprintf(names[i], sizeof names[i], "cpu_threshold=%s,seed=%d", thr[p], s + 1);
+            params[i][0] = thr[p];
+            params[i][1] = seeds[s];
+            runs[i] = (struct stats_run){names[i], params[i]};
+            write_cpu_summary(names[i], util[p][s], lost[p][s]);
+        }
+    static const char *const baseline[] = {"0.7", NULL};
+    char rdir[128], err[CPN_ERR_LEN], path[256];
+    snprintf(rdir, sizeof rdir, "%s/runs", tmpd);
+    struct stats_sweep sw = {.keys = keys, .n_keys = 2, .seed_key = 1, .baseline = baseline,
+                             .runs = runs, .n_runs = 6, .runs_dir = rdir};
+    cr_assert_eq(stats_aggregate(&sw, tmpd, NULL, err, sizeof err), 0, "%s", err);
+    struct stats_csv t = {0};
+    snprintf(path, sizeof path, "%s/baseline.csv", tmpd);
+    cr_assert_eq(stats_csv_read(path, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(t.col[0], "cpu_threshold");
+    cr_assert_str_eq(t.col[1], "metric");
+    cr_assert_str_eq(t.col[2], "stat");
+    cr_assert_eq(t.n_rows, 8);
+    int cs = stats_csv_col(&t, "stat"), cn = stats_csv_col(&t, "n"), cm = stats_csv_col(&t, "mean");
+    int csd = stats_csv_col(&t, "sd"), clo = stats_csv_col(&t, "ci95_lo");
+    int chi = stats_csv_col(&t, "ci95_hi");
+    /* Rows: per group in run order, the metrics in STATS_PAIRED_METRICS order. */
+    static const char *const metric[] = {"makespan_s", "jct_mean_s", "gpu_util_mean",
+                                         "cpu_lost_gpu_s"};
+    static const char *const stat[] = {"ratio", "ratio", "ratio", "difference"};
+    for (size_t r = 0; r < 8; r++) {
+        cr_assert_str_eq(stats_csv_get(&t, r, 0), thr[r / 4]);
+        cr_assert_str_eq(stats_csv_get(&t, r, 1), metric[r % 4]);
+        cr_assert_str_eq(stats_csv_get(&t, r, cs), stat[r % 4]);
+        cr_assert_str_eq(stats_csv_get(&t, r, cn), "3");
+    }
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 3, cm), NULL), 0, 0); /* 0.7 - 0.7 */
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 2, cm), NULL), 1, 1e-12);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 6, cm), NULL), 1.15, 1e-12);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 7, cm), NULL), 20, 1e-12);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 7, csd), NULL), 30, 1e-12);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 7, clo), NULL), 20 - 74.52414, 1e-4);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 7, chi), NULL), 20 + 74.52414, 1e-4);
+    stats_csv_free(&t);
 }
 
 Test(stats_agg, csv_reader_reports_file_and_line)
