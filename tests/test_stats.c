@@ -86,21 +86,42 @@ static void mk_scratch(void)
 
 static void rm_scratch(void) { sh("rm -rf '%s'", tmpd); }
 
+/* Creates the run directory `name` and opens its summary.json for writing. */
+static FILE *open_summary(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/runs/%s", tmpd, name);
+    cr_assert_eq(sh("mkdir -p '%s'", path), 0);
+    strncat(path, "/summary.json", sizeof path - strlen(path) - 1);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    return f;
+}
+
 static void write_summary(const char *name, const char *policy, int seed, const char *makespan,
                           double jct)
 {
-    char dir[256], path[300];
-    snprintf(dir, sizeof dir, "%s/runs/%s", tmpd, name);
-    cr_assert_eq(sh("mkdir -p '%s'", dir), 0);
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
+    FILE *f = open_summary(name);
     fprintf(f,
             "{\"policy\": \"%s\", \"seed\": %d, \"jobs\": 10, \"deadlock\": false,\n"
             " \"makespan_s\": %s, \"jct_mean_s\": %g, \"stuck_jobs\": [\"a\", \"b\"],\n"
             " \"wall_s\": 0.5, \"events_per_s\": 100}\n",
             policy, seed, makespan, jct);
     fclose(f);
+}
+
+/* Runs of two values of one key x n seeds (n <= 5), run i having value i / n and
+ * seed i % n + 1, named "KEY=VALUE,seed=S", into the caller's arrays of 2n. */
+static void grid_runs(const char *key, const char *const val[2], int n, char (*names)[64],
+                      const char *(*params)[2], struct stats_run *runs)
+{
+    static const char *const seeds[] = {"1", "2", "3", "4", "5"};
+    for (int i = 0; i < 2 * n; i++) {
+        snprintf(names[i], sizeof names[i], "%s=%s,seed=%d", key, val[i / n], i % n + 1);
+        params[i][0] = val[i / n];
+        params[i][1] = seeds[i % n];
+        runs[i] = (struct stats_run){names[i], params[i]};
+    }
 }
 
 TestSuite(stats_agg, .init = mk_scratch, .fini = rm_scratch);
@@ -115,21 +136,13 @@ Test(stats_agg, groups_over_seeds_and_pairs_with_the_baseline)
 {
     static const char *const keys[] = {"policy", "seed"};
     static const char *const pol[] = {"fifo", "opt"};
-    static const char *const seeds[] = {"1", "2", "3", "4", "5"};
-    const char *fifo_ms[] = {"100", "200", "300", "400", "500"};
-    const char *opt_ms[] = {"50", "100", "150", "300", "null"};
+    const char *ms[] = {"100", "200", "300", "400", "500", "50", "100", "150", "300", "null"};
     const char *params[10][2];
     char names[10][64];
     struct stats_run runs[11];
-    for (int p = 0; p < 2; p++)
-        for (int s = 0; s < 5; s++) {
-            int i = p * 5 + s;
-            snprintf(names[i], sizeof names[i], "policy=%s,seed=%d", pol[p], s + 1);
-            params[i][0] = pol[p];
-            params[i][1] = seeds[s];
-            runs[i] = (struct stats_run){names[i], params[i]};
-            write_summary(names[i], pol[p], s + 1, p ? opt_ms[s] : fifo_ms[s], 10.0 * (p + 1));
-        }
+    grid_runs("policy", pol, 5, names, params, runs);
+    for (int i = 0; i < 10; i++)
+        write_summary(names[i], pol[i / 5], i % 5 + 1, ms[i], 10.0 * (i / 5 + 1));
     static const char *const ghost[] = {"ghost", "1"};
     runs[10] = (struct stats_run){"policy=ghost,seed=1", ghost};
     static const char *const baseline[] = {"fifo", NULL};
@@ -231,12 +244,7 @@ Test(stats_agg, groups_over_seeds_and_pairs_with_the_baseline)
 /* A summary with the utilisation and the CPU loss, for the paired difference. */
 static void write_cpu_summary(const char *name, double util, double lost)
 {
-    char dir[256], path[300];
-    snprintf(dir, sizeof dir, "%s/runs/%s", tmpd, name);
-    cr_assert_eq(sh("mkdir -p '%s'", dir), 0);
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
+    FILE *f = open_summary(name);
     fprintf(f, "{\"makespan_s\": 100, \"jct_mean_s\": 50, \"gpu_util_mean\": %g,"
                " \"cpu_lost_gpu_s\": %g}\n", util, lost);
     fclose(f);
@@ -254,21 +262,13 @@ Test(stats_agg, cpu_loss_is_paired_as_a_difference)
 {
     static const char *const keys[] = {"cpu_threshold", "seed"};
     static const char *const thr[] = {"0.7", "0.9"};
-    static const char *const seeds[] = {"1", "2", "3"};
-    const double util[2][3] = {{0.5, 0.5, 0.4}, {0.6, 0.5, 0.5}};
-    const double lost[2][3] = {{0, 0, 30}, {20, 50, 20}};
+    const double util[] = {0.5, 0.5, 0.4, 0.6, 0.5, 0.5}, lost[] = {0, 0, 30, 20, 50, 20};
     const char *params[6][2];
     char names[6][64];
     struct stats_run runs[6];
-    for (int p = 0; p < 2; p++)
-        for (int s = 0; s < 3; s++) {
-            int i = p * 3 + s;
-            snprintf(names[i], sizeof names[i], "cpu_threshold=%s,seed=%d", thr[p], s + 1);
-            params[i][0] = thr[p];
-            params[i][1] = seeds[s];
-            runs[i] = (struct stats_run){names[i], params[i]};
-            write_cpu_summary(names[i], util[p][s], lost[p][s]);
-        }
+    grid_runs("cpu_threshold", thr, 3, names, params, runs);
+    for (int i = 0; i < 6; i++)
+        write_cpu_summary(names[i], util[i], lost[i]);
     static const char *const baseline[] = {"0.7", NULL};
     char rdir[128], err[CPN_ERR_LEN], path[256];
     snprintf(rdir, sizeof rdir, "%s/runs", tmpd);
