@@ -5,8 +5,9 @@
  * queues (the key "jobs": one cluster of bars, or one panel, each), with every other
  * multi-valued key held at its first value, which the title states; a numeric key
  * other than these and the seed, such as cpu_threshold (whose "never" counts as a
- * number one step past the largest), gets an ablation figure with it on the x axis. Means and 95% intervals come from summary.csv and baseline.csv;
- * JCT distributions pool the completed jobs of every seed. */
+ * number one step past the largest), gets an ablation figure with it on the x axis.
+ * Means and 95% intervals come from summary.csv and baseline.csv; JCT distributions
+ * pool the completed jobs of every seed. */
 #include "plot_int.h"
 
 #include <cjson/cJSON.h>
@@ -388,23 +389,26 @@ static const struct {
 /* The divisor and axis label of panel m, whose largest value is max. */
 static double abl_scale(size_t m, double max, char *lab, size_t n)
 {
-    struct plot_unit u = plot_time_unit(max);
-    switch (abl_panels[m].unit) {
-    case ABL_TIME:
+    if (abl_panels[m].unit == ABL_TIME) {
+        struct plot_unit u = plot_time_unit(max);
         snprintf(lab, n, "%s (%s)", abl_panels[m].ylabel, u.name);
         return u.div;
-    case ABL_PERCENT: snprintf(lab, n, "%s", abl_panels[m].ylabel); return 0.01;
-    case ABL_GPU_HOURS: snprintf(lab, n, "%s", abl_panels[m].ylabel); return 3600;
-    case ABL_COUNT: break;
     }
     snprintf(lab, n, "%s", abl_panels[m].ylabel);
+    switch (abl_panels[m].unit) {
+    case ABL_PERCENT: return 0.01;
+    case ABL_GPU_HOURS: return 3600;
+    case ABL_TIME:
+    case ABL_COUNT: break;
+    }
     return 1;
 }
 
 /* The metrics of abl_panels against key a (x axis), one line per series with its
- * interval, a row of panels per metric and a column per queue. A metric that no run reports (an older summary) is left out. The data
- * file has a block per panel, a row per value of a in x order: its label, its x
- * position (key_positions), then mean, low and high per series. */
+ * interval, a row of panels per metric and a column per queue. A metric that no run
+ * reports (an older summary) is left out. The data file has a block per panel, a row
+ * per value of a in x order: its label, its x position (key_positions), then mean,
+ * low and high per series. */
 static int ablation(struct plot *pl, const struct sweep_view *sv, size_t a)
 {
     const size_t nc = n_clusters(sv), ns = n_series(sv), nx = sv->k[a].n;
