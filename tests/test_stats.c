@@ -86,21 +86,42 @@ static void mk_scratch(void)
 
 static void rm_scratch(void) { sh("rm -rf '%s'", tmpd); }
 
+/* Creates the run directory `name` and opens its summary.json for writing. */
+static FILE *open_summary(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/runs/%s", tmpd, name);
+    cr_assert_eq(sh("mkdir -p '%s'", path), 0);
+    strncat(path, "/summary.json", sizeof path - strlen(path) - 1);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    return f;
+}
+
 static void write_summary(const char *name, const char *policy, int seed, const char *makespan,
                           double jct)
 {
-    char dir[256], path[300];
-    snprintf(dir, sizeof dir, "%s/runs/%s", tmpd, name);
-    cr_assert_eq(sh("mkdir -p '%s'", dir), 0);
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
+    FILE *f = open_summary(name);
     fprintf(f,
             "{\"policy\": \"%s\", \"seed\": %d, \"jobs\": 10, \"deadlock\": false,\n"
             " \"makespan_s\": %s, \"jct_mean_s\": %g, \"stuck_jobs\": [\"a\", \"b\"],\n"
             " \"wall_s\": 0.5, \"events_per_s\": 100}\n",
             policy, seed, makespan, jct);
     fclose(f);
+}
+
+/* Runs of two values of one key x n seeds (n <= 5), run i having value i / n and
+ * seed i % n + 1, named "KEY=VALUE,seed=S", into the caller's arrays of 2n. */
+static void grid_runs(const char *key, const char *const val[2], int n, char (*names)[64],
+                      const char *(*params)[2], struct stats_run *runs)
+{
+    static const char *const seeds[] = {"1", "2", "3", "4", "5"};
+    for (int i = 0; i < 2 * n; i++) {
+        snprintf(names[i], sizeof names[i], "%s=%s,seed=%d", key, val[i / n], i % n + 1);
+        params[i][0] = val[i / n];
+        params[i][1] = seeds[i % n];
+        runs[i] = (struct stats_run){names[i], params[i]};
+    }
 }
 
 TestSuite(stats_agg, .init = mk_scratch, .fini = rm_scratch);
@@ -115,21 +136,13 @@ Test(stats_agg, groups_over_seeds_and_pairs_with_the_baseline)
 {
     static const char *const keys[] = {"policy", "seed"};
     static const char *const pol[] = {"fifo", "opt"};
-    static const char *const seeds[] = {"1", "2", "3", "4", "5"};
-    const char *fifo_ms[] = {"100", "200", "300", "400", "500"};
-    const char *opt_ms[] = {"50", "100", "150", "300", "null"};
+    const char *ms[] = {"100", "200", "300", "400", "500", "50", "100", "150", "300", "null"};
     const char *params[10][2];
     char names[10][64];
     struct stats_run runs[11];
-    for (int p = 0; p < 2; p++)
-        for (int s = 0; s < 5; s++) {
-            int i = p * 5 + s;
-            snprintf(names[i], sizeof names[i], "policy=%s,seed=%d", pol[p], s + 1);
-            params[i][0] = pol[p];
-            params[i][1] = seeds[s];
-            runs[i] = (struct stats_run){names[i], params[i]};
-            write_summary(names[i], pol[p], s + 1, p ? opt_ms[s] : fifo_ms[s], 10.0 * (p + 1));
-        }
+    grid_runs("policy", pol, 5, names, params, runs);
+    for (int i = 0; i < 10; i++)
+        write_summary(names[i], pol[i / 5], i % 5 + 1, ms[i], 10.0 * (i / 5 + 1));
     static const char *const ghost[] = {"ghost", "1"};
     runs[10] = (struct stats_run){"policy=ghost,seed=1", ghost};
     static const char *const baseline[] = {"fifo", NULL};
@@ -186,6 +199,12 @@ Test(stats_agg, groups_over_seeds_and_pairs_with_the_baseline)
         cr_assert_str_eq(stats_csv_get(&t, r, cb), "policy=fifo");
         double mean = strtod(stats_csv_get(&t, r, cm), NULL);
         rows++;
+        if (strcmp(m, "makespan_s") != 0 && strcmp(m, "jct_mean_s") != 0) {
+            /* These summaries hold no utilisation nor CPU loss: rows without pairs. */
+            cr_assert_str_eq(stats_csv_get(&t, r, cn), "0", "%s", m);
+            continue;
+        }
+        cr_assert_str_eq(stats_csv_get(&t, r, stats_csv_col(&t, "stat")), "ratio");
         if (strcmp(p, "fifo") == 0) {
             cr_assert_float_eq(mean, 1, 1e-12); /* a run against itself */
         } else if (strcmp(m, "makespan_s") == 0) {
@@ -198,7 +217,7 @@ Test(stats_agg, groups_over_seeds_and_pairs_with_the_baseline)
             cr_assert_float_eq(strtod(stats_csv_get(&t, r, stats_csv_col(&t, "sd")), NULL), 0, 0);
         }
     }
-    cr_assert_eq(rows, 4);
+    cr_assert_eq(rows, 8); /* two policies x four paired metrics */
     stats_csv_free(&t);
 
     /* runs.csv: one row per run that has a summary; keys first; the summary's own
@@ -220,6 +239,70 @@ Test(stats_agg, groups_over_seeds_and_pairs_with_the_baseline)
     cr_assert_not_null(timing);
     cr_assert_not_null(strstr(timing, "index,name,wall_s,events_per_s\n0,"));
     free(timing);
+}
+
+/* A summary with the utilisation and the CPU loss, for the paired difference. */
+static void write_cpu_summary(const char *name, double util, double lost)
+{
+    FILE *f = open_summary(name);
+    fprintf(f, "{\"makespan_s\": 100, \"jct_mean_s\": 50, \"gpu_util_mean\": %g,"
+               " \"cpu_lost_gpu_s\": %g}\n", util, lost);
+    fclose(f);
+}
+
+/* Thresholds 0.7 (the baseline) and 0.9 x three seeds. GPU-seconds lost to CPU
+ * contention: 0, 0, 30 at 0.7 and 20, 50, 20 at 0.9, so the per-seed differences
+ * are 20, 50, -10: mean 20, squares 0 + 900 + 900 = 1800, sd sqrt(1800 / 2) = 30;
+ * Student's t for 2 degrees of freedom at 0.975 is 4.302653 (tables), so the
+ * half-width is 4.302653 * 30 / sqrt(3) = 74.52414. A ratio could not be formed:
+ * two of the baseline's values are 0. GPU utilisation 0.5, 0.5, 0.4 against 0.6,
+ * 0.5, 0.5 gives ratios 1.2, 1, 1.25 (mean 1.15). The baseline's own group has
+ * difference 0 and ratio 1. */
+Test(stats_agg, cpu_loss_is_paired_as_a_difference)
+{
+    static const char *const keys[] = {"cpu_threshold", "seed"};
+    static const char *const thr[] = {"0.7", "0.9"};
+    const double util[] = {0.5, 0.5, 0.4, 0.6, 0.5, 0.5}, lost[] = {0, 0, 30, 20, 50, 20};
+    const char *params[6][2];
+    char names[6][64];
+    struct stats_run runs[6];
+    grid_runs("cpu_threshold", thr, 3, names, params, runs);
+    for (int i = 0; i < 6; i++)
+        write_cpu_summary(names[i], util[i], lost[i]);
+    static const char *const baseline[] = {"0.7", NULL};
+    char rdir[128], err[CPN_ERR_LEN], path[256];
+    snprintf(rdir, sizeof rdir, "%s/runs", tmpd);
+    struct stats_sweep sw = {.keys = keys, .n_keys = 2, .seed_key = 1, .baseline = baseline,
+                             .runs = runs, .n_runs = 6, .runs_dir = rdir};
+    cr_assert_eq(stats_aggregate(&sw, tmpd, NULL, err, sizeof err), 0, "%s", err);
+    struct stats_csv t = {0};
+    snprintf(path, sizeof path, "%s/baseline.csv", tmpd);
+    cr_assert_eq(stats_csv_read(path, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(t.col[0], "cpu_threshold");
+    cr_assert_str_eq(t.col[1], "metric");
+    cr_assert_str_eq(t.col[2], "stat");
+    cr_assert_eq(t.n_rows, 8);
+    int cs = stats_csv_col(&t, "stat"), cn = stats_csv_col(&t, "n"), cm = stats_csv_col(&t, "mean");
+    int csd = stats_csv_col(&t, "sd"), clo = stats_csv_col(&t, "ci95_lo");
+    int chi = stats_csv_col(&t, "ci95_hi");
+    /* Rows: per group in run order, the metrics in STATS_PAIRED_METRICS order. */
+    static const char *const metric[] = {"makespan_s", "jct_mean_s", "gpu_util_mean",
+                                         "cpu_lost_gpu_s"};
+    static const char *const stat[] = {"ratio", "ratio", "ratio", "difference"};
+    for (size_t r = 0; r < 8; r++) {
+        cr_assert_str_eq(stats_csv_get(&t, r, 0), thr[r / 4]);
+        cr_assert_str_eq(stats_csv_get(&t, r, 1), metric[r % 4]);
+        cr_assert_str_eq(stats_csv_get(&t, r, cs), stat[r % 4]);
+        cr_assert_str_eq(stats_csv_get(&t, r, cn), "3");
+    }
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 3, cm), NULL), 0, 0); /* 0.7 - 0.7 */
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 2, cm), NULL), 1, 1e-12);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 6, cm), NULL), 1.15, 1e-12);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 7, cm), NULL), 20, 1e-12);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 7, csd), NULL), 30, 1e-12);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 7, clo), NULL), 20 - 74.52414, 1e-4);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 7, chi), NULL), 20 + 74.52414, 1e-4);
+    stats_csv_free(&t);
 }
 
 Test(stats_agg, csv_reader_reports_file_and_line)

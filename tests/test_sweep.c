@@ -527,6 +527,38 @@ Test(sweep, plot_draws_the_figures_of_a_sweep_and_of_a_run, .timeout = 120)
     cr_assert_eq(sh("%s plot %s 2>/dev/null", bin(), tmpd), 2, "neither a run nor a sweep");
 }
 
+/* A threshold key that mixes numbers with never, listed out of order: the ablation's
+ * data has the values in x order, never last, drawn one step (0.9 - 0.7 = 0.2) right
+ * of the largest number, at 1.1, under its own tick label. One block per panel, and
+ * makespan's first. */
+Test(sweep, ablation_places_never_one_step_past_the_largest_threshold, .timeout = 120)
+{
+    if (sh("command -v gnuplot >/dev/null") != 0) {
+        scratch_fini(); /* Criterion runs no .fini after a skip */
+        cr_skip_test("gnuplot is not installed (scripts/setup-deps.sh installs it)");
+    }
+    cr_assert_eq(sh("cd %s && %s gen --count 12 --seed 1 -o a.csv", tmpd, bin()), 0);
+    write_file("spec.json", "{\"base\": {\"jobs\": \"a.csv\"},\n"
+                            " \"grid\": {\"cpu_threshold\": [\"never\", 0.9, 0.5, 0.7]}}\n");
+    cr_assert_eq(sh("%s sweep %s/spec.json -j 2 --out %s/out >/dev/null 2>&1", bin(), tmpd, tmpd),
+                 0);
+    cr_assert_eq(sh("%s plot %s/out >/dev/null", bin(), tmpd), 0);
+    cr_assert(has_magic("out/figures/ablation_cpu_threshold.png", "\x89PNG"));
+    char p[256];
+    snprintf(p, sizeof p, "%s/out/figures/data/ablation_cpu_threshold.dat", tmpd);
+    char *d = slurp(p);
+    cr_assert_not_null(d);
+    static const char *const want[] = {"\"0.5\" 0.5 ", "\"0.7\" 0.7 ", "\"0.9\" 0.9 ",
+                                       "\"never\" 1.1 "};
+    const char *line = d;
+    for (size_t i = 0; i < 4; i++) {
+        cr_assert_eq(strncmp(line, want[i], strlen(want[i])), 0, "row %zu: %s", i, line);
+        line = strchr(line, '\n') + 1;
+    }
+    cr_assert_eq(strncmp(line, "\n\n\"0.5\" 0.5 ", 11), 0, "%s", line); /* the next panel */
+    free(d);
+}
+
 /* ---- Slurm ---------------------------------------------------------------------- */
 
 /* Longest life of a daemon the Slurm test starts (s): longer than the test's own

@@ -15,7 +15,12 @@
 #define PLOT_BARS_H_CM 8.0
 #define PLOT_CDF_H_CM 7.0
 #define PLOT_TIMELINE_H_CM 11.0
-#define PLOT_LINES_ROW_H_CM 6.0
+/* Line figures (lines.gp): the height of a row of panels, and the room above them
+ * for the title and the key (and the panels' titles), and below for the x axis. */
+#define PLOT_LINES_ROW_H_CM 3.8
+#define PLOT_LINES_TOP_CM 1.6
+#define PLOT_LINES_PTITLE_CM 0.5
+#define PLOT_LINES_BOTTOM_CM 1.7
 /* Time axes switch from s to min to h when the largest value exceeds this many of
  * the larger unit, so that tick labels stay short. */
 #define PLOT_UNIT_SWITCH 3.0

@@ -4,9 +4,10 @@
  * Sweep figures compare policies (the grid key "policy": one series each) across job
  * queues (the key "jobs": one cluster of bars, or one panel, each), with every other
  * multi-valued key held at its first value, which the title states; a numeric key
- * other than these and the seed, such as cpu_threshold, gets an ablation figure with
- * it on the x axis. Means and 95% intervals come from summary.csv and baseline.csv;
- * JCT distributions pool the completed jobs of every seed. */
+ * other than these and the seed, such as cpu_threshold (whose "never" counts as a
+ * number one step past the largest), gets an ablation figure with it on the x axis.
+ * Means and 95% intervals come from summary.csv and baseline.csv; JCT distributions
+ * pool the completed jobs of every seed. */
 #include "plot_int.h"
 
 #include <cjson/cJSON.h>
@@ -18,6 +19,8 @@
 #include <unistd.h>
 
 #include "../base/embed.h"
+#include "../engine/cluster.h"
+#include "../engine/param.h"
 #include "stats.h"
 
 /* ---- A sweep -------------------------------------------------------------------- */
@@ -322,64 +325,146 @@ static int bars(struct plot *pl, const struct sweep_view *sv, const struct stats
     return rc;
 }
 
-/* Whether every value of key k is a number. */
-static bool numeric_key(const struct skey *k)
+/* The word a --set key accepts for "no limit" (cpu_threshold's never), or NULL. */
+static const char *inf_word_of(const char *key)
 {
-    for (size_t i = 0; i < k->n; i++)
-        if (isnan(plot_num_of(k->raw[i])))
-            return false;
+    for (size_t i = 0; i < cluster_settable_count(); i++) {
+        const struct param *p = cluster_settable(i);
+        if (p && strcmp(cluster_settable_name(i), key) == 0)
+            return p->inf_word;
+    }
+    return NULL;
+}
+
+/* The x position of each value of key k into x[0..k->n): a number where it stands,
+ * and the key's word for "no limit" (cpu_threshold's never) one step right of the
+ * largest number, the step being the gap between the two largest (1 when there is
+ * one number), so that it reads as the end of the scale. Returns whether the key can
+ * be drawn on a numeric axis: every value a number or that word, at least one number. */
+static bool key_positions(const struct skey *k, double *x)
+{
+    const char *inf_word = inf_word_of(k->name);
+    double top = -INFINITY, next = -INFINITY;
+    size_t inf_at = SIZE_MAX, nnum = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        x[i] = plot_num_of(k->raw[i]);
+        if (isnan(x[i])) {
+            if (!inf_word || strcmp(k->raw[i], inf_word) != 0)
+                return false;
+            inf_at = i;
+            continue;
+        }
+        nnum++;
+        if (x[i] > top) {
+            next = top;
+            top = x[i];
+        } else if (x[i] < top && x[i] > next) {
+            next = x[i];
+        }
+    }
+    if (nnum == 0)
+        return false;
+    if (inf_at != SIZE_MAX)
+        x[inf_at] = top + (isinf(next) ? 1 : top - next);
     return true;
 }
 
-/* Makespan and OOM kills against key a (x axis), one line per series, one column
- * of panels per cluster. */
+/* The panels of an ablation figure, top to bottom: a summary.csv metric, its axis
+ * label and how it is shown. Times get a unit from their largest value; GPU
+ * utilisation (a fraction) is shown in per cent; the GPU-seconds lost to CPU
+ * contention in GPU-hours. */
+enum abl_unit { ABL_TIME, ABL_PERCENT, ABL_GPU_HOURS, ABL_COUNT };
+static const struct {
+    const char *metric, *ylabel;
+    enum abl_unit unit;
+} abl_panels[] = {
+    {"makespan_s", "makespan", ABL_TIME},
+    {"jct_mean_s", "mean JCT", ABL_TIME},
+    {"gpu_util_mean", "GPU util. (%)", ABL_PERCENT},
+    {"cpu_lost_gpu_s", "CPU-starved GPU-h", ABL_GPU_HOURS},
+    {"oom_events", "OOM kills", ABL_COUNT},
+};
+#define ABL_NPANEL (sizeof abl_panels / sizeof abl_panels[0])
+
+/* The divisor and axis label of panel m, whose largest value is max. */
+static double abl_scale(size_t m, double max, char *lab, size_t n)
+{
+    if (abl_panels[m].unit == ABL_TIME) {
+        struct plot_unit u = plot_time_unit(max);
+        snprintf(lab, n, "%s (%s)", abl_panels[m].ylabel, u.name);
+        return u.div;
+    }
+    snprintf(lab, n, "%s", abl_panels[m].ylabel);
+    switch (abl_panels[m].unit) {
+    case ABL_PERCENT: return 0.01;
+    case ABL_GPU_HOURS: return 3600;
+    case ABL_TIME:
+    case ABL_COUNT: break;
+    }
+    return 1;
+}
+
+/* The metrics of abl_panels against key a (x axis), one line per series with its
+ * interval, a row of panels per metric and a column per queue. A metric that no run
+ * reports (an older summary) is left out. The data file has a block per panel, a row
+ * per value of a in x order: its label, its x position (key_positions), then mean,
+ * low and high per series. */
 static int ablation(struct plot *pl, const struct sweep_view *sv, size_t a)
 {
-    static const char *const metrics[] = {"makespan_s", "oom_events"};
-    static const char *const ylabels[] = {"makespan", "OOM kills"};
-    const size_t nr = 2, nc = n_clusters(sv), ns = n_series(sv), nx = sv->k[a].n;
-    struct ci *v = cpn_calloc(nr * nc * nx * ns, sizeof *v);
+    const size_t nc = n_clusters(sv), ns = n_series(sv), nx = sv->k[a].n;
+    struct ci *v = cpn_calloc(ABL_NPANEL * nc * nx * ns, sizeof *v);
     size_t *choice = cpn_calloc(sv->nk + 1, sizeof *choice);
     size_t *order = cpn_calloc(nx, sizeof *order);
-    double mx = 0;
-    for (size_t r = 0; r < nr; r++)
+    double *pos = cpn_calloc(nx, sizeof *pos), mx[ABL_NPANEL] = {0};
+    size_t keep[ABL_NPANEL], nkeep = 0;
+    key_positions(&sv->k[a], pos);
+    for (size_t m = 0; m < ABL_NPANEL; m++) {
+        bool any = false;
         for (size_t c = 0; c < nc; c++)
             for (size_t x = 0; x < nx; x++)
                 for (size_t s = 0; s < ns; s++) {
                     base_choice(sv, choice, s, c);
                     choice[a] = x;
-                    struct ci e = ci_of(&sv->sum, find_row(sv, &sv->sum, choice, metrics[r]));
-                    v[((r * nc + c) * nx + x) * ns + s] = e;
-                    if (r == 0 && !isnan(e.hi))
-                        mx = fmax(mx, e.hi);
+                    long r = find_row(sv, &sv->sum, choice, abl_panels[m].metric);
+                    struct ci e = ci_of(&sv->sum, r);
+                    v[((m * nc + c) * nx + x) * ns + s] = e;
+                    any |= !isnan(e.m);
+                    if (!isnan(e.hi))
+                        mx[m] = fmax(mx[m], e.hi);
                 }
+        if (any)
+            keep[nkeep++] = m;
+    }
     /* x ascending, whatever the spec's order (insertion sort: a handful of values). */
     for (size_t i = 0; i < nx; i++) {
         size_t j = i;
-        while (j > 0 && plot_num_of(sv->k[a].raw[order[j - 1]]) > plot_num_of(sv->k[a].raw[i])) {
+        while (j > 0 && pos[order[j - 1]] > pos[i]) {
             order[j] = order[j - 1];
             j--;
         }
         order[j] = i;
     }
-    struct plot_unit u = plot_time_unit(mx);
-    char name[128];
+    char name[128], lab[ABL_NPANEL][128];
+    double div[ABL_NPANEL];
+    for (size_t m = 0; m < ABL_NPANEL; m++)
+        div[m] = abl_scale(m, mx[m], lab[m], sizeof lab[m]);
     snprintf(name, sizeof name, "ablation_%s", sv->k[a].name);
     struct afile af = {0};
     char *dat = NULL;
-    int rc = plot_dat_open(pl, name, &af, &dat);
-    if (!rc) {
-        for (size_t r = 0; r < nr; r++)
+    int rc = nkeep ? plot_dat_open(pl, name, &af, &dat) : CPN_OK;
+    if (!rc && nkeep) {
+        for (size_t i = 0; i < nkeep; i++)
             for (size_t c = 0; c < nc; c++) {
+                size_t m = keep[i];
                 for (size_t xi = 0; xi < nx; xi++) {
                     size_t x = order[xi];
-                    fputs(sv->k[a].raw[x], af.f);
+                    fprintf(af.f, "\"%s\"", sv->k[a].raw[x]);
+                    plot_put_val(af.f, pos[x]);
                     for (size_t s = 0; s < ns; s++) {
-                        const struct ci *e = &v[((r * nc + c) * nx + x) * ns + s];
-                        double d = r == 0 ? u.div : 1;
-                        plot_put_val(af.f, e->m / d);
-                        plot_put_val(af.f, e->lo / d);
-                        plot_put_val(af.f, e->hi / d);
+                        const struct ci *e = &v[((m * nc + c) * nx + x) * ns + s];
+                        plot_put_val(af.f, e->m / div[m]);
+                        plot_put_val(af.f, e->lo / div[m]);
+                        plot_put_val(af.f, e->hi / div[m]);
                     }
                     fputc('\n', af.f);
                 }
@@ -387,47 +472,62 @@ static int ablation(struct plot *pl, const struct sweep_view *sv, size_t a)
             }
         rc = plot_dat_close(pl, &af);
     }
-    if (!rc) {
-        struct plot_gpv w = {0}, ser = {0};
-        char note[512], title[700], lab[128], nm[32];
+    if (!rc && nkeep) {
+        struct plot_gpv w = {0}, ser = {0}, xt = {0}, bare = {0};
+        char note[512], title[700], var[32];
+        /* A row per metric, a column per queue: the rows share the x axis, whose
+         * labels only the lowest shows. */
+        size_t ncol = nc, nrow = nkeep, np = nkeep * nc;
         held_note(sv, a, true, note, sizeof note);
         snprintf(title, sizeof title, "%s ablation%s%s", pretty_key(sv->k[a].name),
                  note[0] ? ": " : "", note);
         series_words(sv, &ser, SIZE_MAX);
         plot_gpv_str(&w, "data", dat);
-        plot_gpv_num(&w, "nrow", (double)nr);
-        plot_gpv_num(&w, "ncol", (double)nc);
+        plot_gpv_num(&w, "npanel", (double)np);
+        plot_gpv_num(&w, "nrow", (double)nrow);
+        plot_gpv_num(&w, "ncol", (double)ncol);
         plot_gpv_num(&w, "nseries", (double)ns);
         plot_gpv_str(&w, "series", ser.s ? ser.s : "");
         plot_gpv_str(&w, "xlabel", pretty_key(sv->k[a].name));
-        struct plot_gpv xt = {0};
-        double lo = plot_num_of(sv->k[a].raw[order[0]]);
-        double hi = plot_num_of(sv->k[a].raw[order[nx - 1]]);
         for (size_t xi = 0; xi < nx; xi++)
-            plot_gpv_add(&xt, "%s%s", xi ? ", " : "", sv->k[a].raw[order[xi]]);
+            plot_gpv_add(&xt, "%s\"%s\" %.10g", xi ? ", " : "", sv->k[a].raw[order[xi]],
+                         pos[order[xi]]);
+        for (size_t xi = 0; xi < nx; xi++)
+            plot_gpv_add(&bare, "%s\"\" %.10g", xi ? ", " : "", pos[order[xi]]);
         plot_gpv_str(&w, "xtics", xt.s);
+        plot_gpv_str(&w, "xticsbare", bare.s);
         free(xt.s);
+        free(bare.s);
+        double lo = pos[order[0]], hi = pos[order[nx - 1]];
         plot_gpv_num(&w, "xmin", lo - PLOT_X_PAD * (hi - lo));
         plot_gpv_num(&w, "xmax", hi + PLOT_X_PAD * (hi - lo));
         plot_gpv_str(&w, "title", title);
-        for (size_t r = 0; r < nr; r++) {
-            if (r == 0)
-                snprintf(lab, sizeof lab, "%s (%s)", ylabels[r], u.name);
-            else
-                snprintf(lab, sizeof lab, "%s", ylabels[r]);
-            snprintf(nm, sizeof nm, "ylabel%zu", r + 1);
-            plot_gpv_str(&w, nm, lab);
+        for (size_t p = 0; p < np; p++) {
+            size_t m = keep[p / nc], c = p % nc;
+            snprintf(var, sizeof var, "ylabel%zu", p + 1);
+            plot_gpv_str(&w, var, c == 0 ? lab[m] : "");
+            snprintf(var, sizeof var, "ptitle%zu", p + 1);
+            plot_gpv_str(&w, var, nc > 1 ? cluster_label(sv, c) : "");
+            snprintf(var, sizeof var, "xlab%zu", p + 1);
+            plot_gpv_num(&w, var, p + ncol >= np ? 1 : 0);
+            /* A panel of zeros (no OOM kill anywhere) gets a fixed axis: gnuplot would
+             * warn that it cannot scale an empty range. */
+            double top = 0;
+            for (size_t i = 0; i < nx * ns; i++)
+                top = fmax(top, v[(m * nc + c) * nx * ns + i].hi); /* fmax skips NaN */
+            snprintf(var, sizeof var, "flat%zu", p + 1);
+            plot_gpv_num(&w, var, top > 0 ? 0 : 1);
         }
-        for (size_t c = 0; c < nc; c++) {
-            snprintf(nm, sizeof nm, "ctitle%zu", c + 1);
-            plot_gpv_str(&w, nm, nc > 1 ? cluster_label(sv, c) : "");
-        }
+        double top = PLOT_LINES_TOP_CM + (nc > 1 ? PLOT_LINES_PTITLE_CM : 0);
+        plot_gpv_num(&w, "topcm", top);
+        plot_gpv_num(&w, "botcm", PLOT_LINES_BOTTOM_CM);
         rc = plot_draw(pl, name, cpn_embed_plot_lines, EMBED_LEN(cpn_embed_plot_lines), &w,
-                       1.5 + PLOT_LINES_ROW_H_CM * (double)nr);
+                       top + PLOT_LINES_ROW_H_CM * (double)nrow + PLOT_LINES_BOTTOM_CM);
         free(w.s);
         free(ser.s);
     }
     free(dat);
+    free(pos);
     free(order);
     free(choice);
     free(v);
@@ -557,8 +657,13 @@ int plot_sweep(struct plot *pl)
         }
     }
     for (size_t k = 0; !rc && k < sv.nk; k++)
-        if (k != sv.s && k != sv.c && k != sv.seed && sv.k[k].n >= 2 && numeric_key(&sv.k[k]))
-            rc = ablation(pl, &sv, k);
+        if (k != sv.s && k != sv.c && k != sv.seed && sv.k[k].n >= 2) {
+            double *pos = cpn_calloc(sv.k[k].n, sizeof *pos);
+            bool numeric = key_positions(&sv.k[k], pos);
+            free(pos);
+            if (numeric)
+                rc = ablation(pl, &sv, k);
+        }
     if (!rc)
         rc = sweep_cdf(pl, &sv);
     free_sweep(&sv);

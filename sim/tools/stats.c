@@ -423,7 +423,9 @@ static int write_baseline(FILE *f, const void *ctx)
 {
     const struct agg *a = ctx;
     const struct stats_sweep *sw = a->sw;
-    static const char *const paired[] = STATS_PAIRED_METRICS;
+    static const struct stats_paired paired[] = STATS_PAIRED_METRICS;
+    static const char *const stat_name[] = {[STATS_RATIO] = "ratio",
+                                            [STATS_DIFFERENCE] = "difference"};
     /* The baseline as "key=value;..." for the baseline column. */
     size_t blen = 1;
     for (size_t k = 0; k < sw->n_keys; k++)
@@ -440,7 +442,7 @@ static int write_baseline(FILE *f, const void *ctx)
             strcat(bl, sw->baseline[k]);
         }
     put_sep_text(f, put_key_header(f, sw, false, true), "metric");
-    fputs(",baseline,n,mean,sd,ci95_lo,ci95_hi\n", f);
+    fputs(",stat,baseline,n,mean,sd,ci95_lo,ci95_hi\n", f);
     double *x = cpn_calloc(sw->n_runs, sizeof *x);
     for (size_t g = 0; g < a->n_groups; g++) {
         size_t r0 = a->group_first[g];
@@ -449,14 +451,20 @@ static int write_baseline(FILE *f, const void *ctx)
             for (size_t r = r0; r < sw->n_runs; r++) {
                 if (!a->sum[r] || a->group[r] != g || a->partner[r] == SIZE_MAX)
                     continue;
-                double v = metric_of(a->sum[r], paired[m]);
-                double b = metric_of(a->sum[a->partner[r]], paired[m]);
-                if (!isnan(v) && !isnan(b) && b > 0)
+                double v = metric_of(a->sum[r], paired[m].metric);
+                double b = metric_of(a->sum[a->partner[r]], paired[m].metric);
+                if (isnan(v) || isnan(b))
+                    continue;
+                if (paired[m].stat == STATS_DIFFERENCE)
+                    x[n++] = v - b;
+                else if (b > 0)
                     x[n++] = v / b;
             }
             struct stats_desc d;
             stats_describe(x, n, STATS_CI_LEVEL, &d);
-            put_sep_text(f, put_key_cells(f, sw, r0, false, true), paired[m]);
+            put_sep_text(f, put_key_cells(f, sw, r0, false, true), paired[m].metric);
+            fputc(',', f);
+            fputs(stat_name[paired[m].stat], f);
             fputc(',', f);
             put_text(f, bl);
             put_desc(f, &d);

@@ -44,15 +44,31 @@ struct stats_sweep {
     const char *runs_dir;         /* run i lives in runs_dir/runs[i].name */
 };
 
-/* The metrics of the paired comparison against the baseline. */
-#define STATS_PAIRED_METRICS {"makespan_s", "jct_mean_s"}
+/* How the paired comparison sets a run's metric against its baseline partner's: the
+ * ratio run / baseline, or the difference run - baseline. A ratio needs a baseline
+ * value above 0, so a metric that is often 0 at the baseline takes the difference. */
+enum stats_paired_stat { STATS_RATIO, STATS_DIFFERENCE };
+struct stats_paired {
+    const char *metric;
+    enum stats_paired_stat stat;
+};
+
+/* The metrics of the paired comparison against the baseline, in baseline.csv's row
+ * order: ratios of makespan, mean JCT and mean GPU utilisation, and the difference of
+ * the GPU-seconds lost to CPU contention (0 at a baseline where nothing contends). */
+#define STATS_PAIRED_METRICS                                                               \
+    {{"makespan_s", STATS_RATIO},                                                          \
+     {"jct_mean_s", STATS_RATIO},                                                          \
+     {"gpu_util_mean", STATS_RATIO},                                                       \
+     {"cpu_lost_gpu_s", STATS_DIFFERENCE}}
 
 /* Reads runs_dir/NAME/summary.json of every run and writes, atomically, into out_dir:
  * runs.csv (one row per run that has a summary: index, name, the keys, then every
  * summary field except the wall-clock ones), timing.csv (index, name, wall_s,
  * events_per_s), summary.csv (per group and numeric metric: n, mean, sd and the
  * interval) and, when there is a baseline, baseline.csv (per group and paired metric:
- * n pairs, and mean, sd and interval of the per-seed ratio run / baseline). Runs
+ * its stat, ratio or difference, n pairs, and mean, sd and interval of the per-seed
+ * ratio run / baseline or difference run - baseline). Runs
  * without summary.json are left out and counted in *n_missing. Returns 0, CPN_EINPUT
  * for a summary.json that cannot be read (its path in err), or CPN_EIO. */
 int stats_aggregate(const struct stats_sweep *sw, const char *out_dir, size_t *n_missing,
