@@ -99,27 +99,62 @@ static void account_cpu(struct sim *s)
 
 static void mark_node(struct sim *s, uint32_t n);
 
+/* Calls fn(s, job) for every running job that shares a GPU with job j (j included when
+ * it runs); a job sharing several is visited once per GPU shared. */
+static void for_gpu_neighbours(struct sim *s, uint32_t j, void (*fn)(struct sim *, uint32_t))
+{
+    const struct job *jb = &s->jobs->v[j];
+    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
+        uint32_t g = s->job_gpus[s->slot_first[j] + k];
+        for (uint32_t e = s->gpu_resident[g]; e != VIEW_NONE; e = s->slots[e].next)
+            if (s->rt[s->slots[e].job].state == JS_RUNNING)
+                fn(s, s->slots[e].job);
+    }
+}
+
+static void update_gpu_rate(struct sim *s, uint32_t j) { s->rt[j].gpu_rate = gpu_rate(s, j); }
+
+static void apply_rate(struct sim *s, uint32_t j)
+{
+    set_rate(s, j, s->rt[j].gpu_rate, s->node_factor[s->job_node[j]]);
+}
+
 /* Node n's CPU after its running jobs, their GPU sharing or its background changed:
- * each job's demand (cpu_cores at its GPU-limited rate), the node's share of that
- * demand it can serve, the jobs' rates, and what a scrape reads. The cores available
- * to jobs are cpus x (1 - background); when the jobs ask more, each progresses at
- * available / demand of its GPU-limited rate (proportional sharing). */
-static void refresh_node(struct sim *s, uint32_t n)
+ * each job's demand (cpu_cores at its GPU-limited rate), the share of that demand the
+ * node can serve, the jobs' rates, and what a scrape reads. The cores available to
+ * jobs are cpus x (1 - background); when the jobs ask more, each progresses at
+ * available / demand of its GPU-limited rate (proportional sharing).
+ *
+ * When `changed` names a job that just started or stopped on its GPUs, only the jobs
+ * sharing a GPU with it can have a new GPU-limited rate; the others' rates change only
+ * if the node's share does. So only those are recomputed and, unless the share moved,
+ * only their rates are set again: the cost of a start or an end is the jobs of its
+ * GPUs, not of its node. changed VIEW_NONE (the background changed) recomputes all. */
+static void refresh_node(struct sim *s, uint32_t n, uint32_t changed)
 {
     const struct node *nd = &s->cl->nodes[n];
+    if (changed == VIEW_NONE)
+        for (uint32_t j = s->node_run_head[n]; j != VIEW_NONE; j = s->rt[j].rnext)
+            update_gpu_rate(s, j);
+    else
+        for_gpu_neighbours(s, changed, update_gpu_rate);
     double demand = 0;
-    for (uint32_t j = s->node_run_head[n]; j != VIEW_NONE; j = s->rt[j].rnext) {
-        s->rt[j].gpu_rate = gpu_rate(s, j);
+    for (uint32_t j = s->node_run_head[n]; j != VIEW_NONE; j = s->rt[j].rnext)
         demand += s->rt[j].cpu_cores * s->rt[j].gpu_rate;
-    }
     double avail = nd->cpus * (1.0 - s->node_bg[n]);
     double factor = demand > avail ? avail / demand : 1.0;
-    for (uint32_t j = s->node_run_head[n]; j != VIEW_NONE; j = s->rt[j].rnext)
-        set_rate(s, j, s->rt[j].gpu_rate, factor);
+    if (changed == VIEW_NONE || factor != s->node_factor[n]) {
+        s->node_factor[n] = factor;
+        for (uint32_t j = s->node_run_head[n]; j != VIEW_NONE; j = s->rt[j].rnext)
+            apply_rate(s, j);
+    } else {
+        for_gpu_neighbours(s, changed, apply_rate);
+    }
     double used = (demand < avail ? demand : avail) + nd->cpus * s->node_bg[n];
     if (used != s->node_cpu_used[n] || demand != s->node_demand[n]) {
         account_cpu(s);
         s->cpu_used_total += used - s->node_cpu_used[n];
+        s->site_cpu_used[nd->site] += used - s->node_cpu_used[n];
         s->node_cpu_used[n] = used;
         s->node_demand[n] = demand;
         double u = nd->cpus > 0 ? used / nd->cpus : 0.0;
@@ -199,7 +234,7 @@ static void on_background(struct sim *s, uint32_t n)
     double bg = sim_background(s, n, s->now);
     if (bg != s->node_bg[n]) {
         s->node_bg[n] = bg;
-        refresh_node(s, n);
+        refresh_node(s, n, VIEW_NONE);
     }
     eq_push(&s->eq, (floor(s->now / b->step_s) + 1.0) * b->step_s, EV_BACKGROUND, n, 0);
 }
@@ -313,7 +348,7 @@ static void release(struct sim *s, uint32_t j)
     s->last_change_s = s->now;
     s->view.version++;
     if (was_running)
-        refresh_node(s, s->job_node[j]);
+        refresh_node(s, s->job_node[j], j);
     controller_index_refresh(s, s->job_node[j]);
 }
 
@@ -370,7 +405,7 @@ static void start_running(struct sim *s, uint32_t j)
     node_run_link(s, j);
     s->last_change_s = s->now;
     s->view.version++;
-    refresh_node(s, s->job_node[j]); /* includes j itself: pushes its END */
+    refresh_node(s, s->job_node[j], j); /* includes j itself: pushes its END */
     policy_call_job_event(s, j, POLICY_JOB_STARTED);
     eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, s->attempts[j]);
 }
@@ -728,6 +763,9 @@ static void init_truth(struct sim *s)
     for (size_t n = 0; n < nn; n++)
         s->node_run_head[n] = VIEW_NONE;
     s->node_demand = cpn_calloc(nn, sizeof(double));
+    s->node_factor = cpn_malloc((nn ? nn : 1) * sizeof(double));
+    for (size_t n = 0; n < nn; n++)
+        s->node_factor[n] = 1.0;
     s->node_bg = cpn_calloc(nn, sizeof(double));
     s->node_cpu_used = cpn_calloc(nn, sizeof(double));
     s->node_cpu_util = cpn_calloc(nn, sizeof(double));
@@ -745,6 +783,10 @@ static void init_truth(struct sim *s)
     s->node_jobs = cpn_calloc(nn, sizeof(uint32_t));
     s->site_busy = cpn_calloc(cl->n_sites, sizeof(uint32_t));
     s->site_mem_gib = cpn_calloc(cl->n_sites, sizeof(double));
+    s->site_cpu_used = cpn_calloc(cl->n_sites, sizeof(double));
+    s->site_cpus = cpn_calloc(cl->n_sites, sizeof(double));
+    for (size_t n = 0; n < nn; n++)
+        s->site_cpus[cl->nodes[n].site] += cl->nodes[n].cpus;
 }
 
 int sim_create(struct sim **out, const struct cluster *cl, const struct catalog *cat,
@@ -796,7 +838,7 @@ int sim_run(struct sim *s, char *err, size_t errlen)
     for (uint32_t n = 0; n < s->cl->n_nodes; n++) {
         const struct cpu_background *b = &s->cl->nodes[n].bg;
         s->node_bg[n] = sim_background(s, n, 0.0);
-        refresh_node(s, n);
+        refresh_node(s, n, VIEW_NONE);
         if (cpu_background_varies(b))
             eq_push(&s->eq, b->step_s, EV_BACKGROUND, n, 0);
     }
@@ -873,6 +915,8 @@ void sim_destroy(struct sim *s)
     free(s->node_free_gpus);
     free(s->free_node_bits);
     free(s->site_mem_gib);
+    free(s->site_cpu_used);
+    free(s->site_cpus);
     eq_free(&s->eq);
     free(s->rt);
     free(s->origin_site);
@@ -887,6 +931,7 @@ void sim_destroy(struct sim *s)
     free(s->node_mem_held);
     free(s->node_run_head);
     free(s->node_demand);
+    free(s->node_factor);
     free(s->node_bg);
     free(s->node_cpu_used);
     free(s->node_cpu_util);

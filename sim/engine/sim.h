@@ -111,6 +111,7 @@ struct sim {
      * to demand when they ask more. */
     uint32_t *node_run_head;  /* [nodes] its running jobs (jobrt.rnext), VIEW_NONE if none */
     double *node_demand;      /* [nodes] cores its running jobs ask: sum of cpu_cores x gpu_rate */
+    double *node_factor;      /* [nodes] the share of that demand it serves: min(1, available / demand) */
     double *node_bg;          /* [nodes] other tenants' load now, a fraction of its cores */
     double *node_cpu_used;    /* [nodes] cores busy: min(available, demand) + cpus x bg */
     double *node_cpu_util;    /* [nodes] node_cpu_used / cpus: what a scrape reads */
@@ -159,6 +160,8 @@ struct sim {
     uint32_t *node_free_gpus; /* [nodes] GPUs no job of the bookkeeping uses (view.node_free_gpus) */
     uint64_t *free_node_bits; /* bit n: node_free_gpus[n] > 0 (view.free_node_bits) */
     double *site_mem_gib;
+    double *site_cpu_used;    /* [sites] sum of its nodes' node_cpu_used, for the timeline */
+    double *site_cpus;        /* [sites] its nodes' cores */
     uint32_t *queue_next;     /* [jobs] */
     uint32_t queue_tail;
     uint32_t *unlearnt_list;  /* ended jobs awaiting a poll */

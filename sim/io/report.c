@@ -39,13 +39,12 @@ int report_timeline_row(void *ctx, const struct sim *s)
         if (mem < 5e-4) /* sums kept incrementally: no "-0.000" from rounding */
             mem = 0;
         /* The site's CPU utilisation as a scrape now reads its nodes: busy cores (jobs'
-         * and other tenants') over all its cores. */
-        double used = 0, cpus = 0;
-        for (uint32_t n = st->node_first; n < st->node_first + st->node_count; n++) {
-            used += s->node_cpu_used[n];
-            cpus += s->cl->nodes[n].cpus;
-        }
-        fprintf(f, ",%.4f,%.3f,%.4f", util, mem, cpus > 0 ? used / cpus : 0.0);
+         * and other tenants') over all its cores (sums the engine keeps: a row costs
+         * O(sites), not O(nodes)). */
+        double cpu = s->site_cpus[i] > 0 ? s->site_cpu_used[i] / s->site_cpus[i] : 0.0;
+        if (cpu < 5e-5)
+            cpu = 0; /* no "-0.0000" from rounding */
+        fprintf(f, ",%.4f,%.3f,%.4f", util, mem, cpu);
     }
     fputc('\n', f);
     return ferror(f) ? -1 : 0;
