@@ -99,8 +99,12 @@ static int gavel_line(struct import_conv *m, char *s, uint64_t line)
         import_tally_add(&m->t, true, "total_steps 0: nothing to run", line);
         return CPN_OK;
     }
-    /* steps x batch x GPUs samples in one epoch make exactly total_steps steps. */
-    if (steps > UINT64_MAX / batch / scale)
+    /* Gavel counts a job's steps over all its workers: S steps on G GPUs take S / thr(G)
+     * seconds, thr(G) being the table's aggregate steps per second. Each worker's step
+     * takes batch samples, so the job trains on S x batch samples; in cpnsim's terms
+     * (a step feeds batch samples to each of the G GPUs) that is S / G steps of
+     * G / thr(G) seconds each: S / thr(G) in all, as Gavel replays it. */
+    if (steps > UINT64_MAX / batch)
         return import_fail(m, line, "total_steps", "too large");
     if (prio != 1)
         import_tally_add(&m->t, false, "priority_weight other than 1 is not modeled", line);
@@ -115,7 +119,7 @@ static int gavel_line(struct import_conv *m, char *s, uint64_t line)
                              .gpus = (unsigned)scale,
                              .batch = batch,
                              .model = model,
-                             .samples = steps * batch * scale,
+                             .samples = steps * batch,
                              .cpus = import_assume.cpus,
                              .mem_gib = import_assume.mem_gib,
                              .id = cpn_strdup(id),
