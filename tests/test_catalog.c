@@ -476,3 +476,32 @@ Test(catalog, bad_colocate)
     expect_error(tiny_profile, tiny_gavel, "slowdown\n",
                  "data/h100_colocate.csv:1: no data rows");
 }
+
+/* A measured multi-GPU figure is used as measured, even above linear scaling: Gavel ran
+ * ResNet-18 (CIFAR, batch 32) on 2 V100s at 1.57 times the single-GPU rate per GPU, so
+ * a step of 2 GPUs takes the table's 2 / thr(2), not the capped 2 / (2 thr(1)). */
+Test(catalog, measured_superlinear_scaling_is_kept)
+{
+    struct catalog *c = embedded();
+    int m = catalog_model_find(c, "resnet18_cifar"), v100 = catalog_type_match("v100");
+    size_t np = catalog_points(c, NULL, 0);
+    struct catalog_point *pts = cpn_calloc(np, sizeof *pts);
+    catalog_points(c, pts, np);
+    double step1 = 0, step2 = 0;
+    for (size_t i = 0; i < np; i++)
+        if (pts[i].model == m && pts[i].batch == 32 && pts[i].type == v100)
+        {
+            if (pts[i].gpus == 1)
+                step1 = pts[i].step_s;
+            else if (pts[i].gpus == 2)
+                step2 = pts[i].step_s;
+        }
+    cr_assert(step1 > 0 && step2 > 0);
+    /* A point's step_s is G / thr(G), so eff = thr(2) / (2 thr(1)) = step1 / step2. */
+    cr_assert_gt(step1 / step2, 1.5, "the measurement is superlinear");
+    struct profile p;
+    cr_assert_eq(catalog_lookup(c, m, 32, v100, catalog_type_speed(c, v100), 2, &p), 0);
+    cr_assert_float_eq(p.step_s, step2, 1e-12 * step2);
+    free(pts);
+    catalog_destroy(c);
+}

@@ -517,14 +517,10 @@ static double model_step(const struct catalog *c, const struct cat_model *m, uns
                 point_step(c, up, t, derived), (double)batch);
 }
 
-/* Largest multi-GPU efficiency used: a few of Gavel's measurements exceed 1 (e.g.
- * ResNet-18 batch 32 on two V100s: 1.57), which would make a job on more GPUs faster
- * than linear scaling allows; such figures are capped. */
-#define CAT_EFF_MAX 1.0
-
-/* Rule 4: efficiency of `gpus` GPUs: measured on type t for this model and batch
- * (capped at CAT_EFF_MAX), or the type's median, interpolated in log2(G) between the
- * counts of the table. */
+/* Rule 4: efficiency of `gpus` GPUs: measured on type t for this model and batch, as
+ * measured (a few of Gavel's exceed 1, e.g. ResNet-18 batch 32 on two V100s: 1.57;
+ * they are kept, so that a trace replays as Gavel's table ran it), or the type's
+ * median, interpolated in log2(G) between the counts of the table. */
 static double model_eff(const struct catalog *c, const struct cat_model *m, unsigned batch,
                         int t, unsigned gpus, bool *derived)
 {
@@ -534,8 +530,7 @@ static double model_eff(const struct catalog *c, const struct cat_model *m, unsi
         for (size_t j = 0; j < m->npts; j++) {
             const struct cat_point *p = &m->pts[j];
             if (p->batch == batch && p->thr[t][0] > 0 && p->thr[t][k] > 0) {
-                double e = p->thr[t][k] / ((double)gpus * p->thr[t][0]);
-                return e > CAT_EFF_MAX ? CAT_EFF_MAX : e;
+                return p->thr[t][k] / ((double)gpus * p->thr[t][0]);
             }
         }
     }
