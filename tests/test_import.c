@@ -480,3 +480,37 @@ Test(import, gavel_multi_gpu_job_runs_its_steps_over_the_aggregate_throughput)
     jobset_free(&js);
     catalog_destroy(cat);
 }
+
+/* A Gavel job's peak memory fits the GPUs Gavel ran it on. ResNet-50 at batch 128 peaks
+ * at 16.2 GiB in the catalogue (the H100 table), but Gavel measured it on K80s (12 GiB a
+ * GPU), P100s and V100s (16 GiB): it gets gpu_mem_gib 12, the smallest. The Transformer
+ * at batch 16 (far below 12 GiB in the catalogue) keeps the catalogue's: no value.
+ * --gpu-mem-gib (import_opts.gpu_mem_gib) sets every job's. */
+Test(import, gavel_memory_fits_where_gavel_ran_it)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    struct import_stats st;
+    char *rep;
+    import_ok("gavel", IMP_DIR "gavel_small.trace", NULL, cat, &js, &st, &rep);
+    struct profile p;
+    int r50 = catalog_model_find(cat, "resnet50");
+    cr_assert_eq(catalog_lookup(cat, r50, 128, catalog_type_match("h100"), 1.0, 8, &p), 0);
+    cr_assert_gt(p.mem_gib, 16, "the catalogue's peak does not fit a 16 GiB V100");
+    for (size_t i = 0; i < js.n; i++) {
+        const struct job *j = &js.v[i];
+        if (j->model == r50)
+            cr_assert_eq(j->gpu_mem_gib, 12);
+        else if (strcmp(catalog_model_name(cat, j->model), "transformer") == 0)
+            cr_assert_lt(j->gpu_mem_gib, 0);
+    }
+    free(rep);
+    jobset_free(&js);
+    struct import_opts o = {.gpu_mem_gib = 9.5};
+    import_ok("gavel", IMP_DIR "gavel_small.trace", &o, cat, &js, &st, &rep);
+    for (size_t i = 0; i < js.n; i++)
+        cr_assert_eq(js.v[i].gpu_mem_gib, 9.5);
+    free(rep);
+    jobset_free(&js);
+    catalog_destroy(cat);
+}

@@ -11,6 +11,7 @@
 
 static const char *const usage_import =
     "usage: cpnsim import FORMAT FILE [-o OUT] [--max-gpus N] [--origin SITE]\n"
+    "                     [--gpu-mem-gib X]\n"
     "       cpnsim import CLUSTER-FORMAT FILE [-o cluster.json] [--site NAME]\n"
     "                     [--origins-from JOBS]\n"
     "\n"
@@ -31,6 +32,8 @@ static const char *const usage_import =
     "  -o OUT              output file (written atomically); default standard output\n"
     "  --max-gpus N        fold a job wider than N GPUs onto N, keeping its GPU time\n"
     "  --origin SITE       origin of every job (openb: default openb; gavel: gavel)\n"
+    "  --gpu-mem-gib X     every job's peak GPU memory per GPU, GiB (the gpu_mem_gib\n"
+    "                      column), when you know it better than the catalogue\n"
     "  --site NAME         the converted cluster's compute site (default: the format's\n"
     "                      name: philly, openb or pai)\n"
     "  --origins-from JOBS add each origin of this job file (any format cpnsim reads) as\n"
@@ -58,6 +61,7 @@ int cmd_import(int argc, char **argv)
         {"output", required_argument, 0, 'o'},   {"max-gpus", required_argument, 0, 'g'},
         {"origin", required_argument, 0, 'r'},   {"site", required_argument, 0, 's'},
         {"origins-from", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
+        {"gpu-mem-gib", required_argument, 0, 'm'},
         {0, 0, 0, 0}};
     struct import_opts io = {0};
     const char *out_path = NULL, *origins_path = NULL;
@@ -83,6 +87,11 @@ int cmd_import(int argc, char **argv)
             io.site = optarg;
             break;
         case 'f': origins_path = optarg; break;
+        case 'm':
+            if (cpn_parse_double(optarg, &io.gpu_mem_gib) != 0 || !(io.gpu_mem_gib > 0) ||
+                io.gpu_mem_gib > TRACE_MAX_GIB)
+                return cmd_usage_error("import", "--gpu-mem-gib: must be a number > 0 (GiB)");
+            break;
         case 'h': fputs(usage_import, stdout); return 0;
         default: return cmd_usage_error("import", "unknown option");
         }
@@ -97,8 +106,9 @@ int cmd_import(int argc, char **argv)
                                "pai-machines");
     if (jobs && (io.site || origins_path))
         return cmd_usage_error("import", "--site and --origins-from apply to cluster formats");
-    if (!jobs && (io.max_gpus || io.origin))
-        return cmd_usage_error("import", "--max-gpus and --origin apply to job formats");
+    if (!jobs && (io.max_gpus || io.origin || io.gpu_mem_gib > 0))
+        return cmd_usage_error("import",
+                               "--max-gpus, --origin and --gpu-mem-gib apply to job formats");
 
     char err[CPN_ERR_LEN];
     struct catalog *cat = NULL;

@@ -452,6 +452,14 @@ const char *catalog_type_name(int type)
     return cat_type_names[type];
 }
 
+double catalog_type_measured_mem_gib(int type)
+{
+    static const double mem_gib[CAT_NTYPES] = {[CAT_H100] = 80, [CAT_V100] = 16, [CAT_P100] = 16,
+                                               [CAT_K80] = 12};
+    CPN_ASSERT(type >= 0 && type < CAT_NTYPES);
+    return mem_gib[type];
+}
+
 double catalog_type_speed(const struct catalog *c, int type)
 {
     CPN_ASSERT(c && type >= 0 && type < CAT_NTYPES);

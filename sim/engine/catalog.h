@@ -56,6 +56,11 @@ int catalog_type_match(const char *gpu_type_name);
 const char *catalog_type_name(int type); /* "h100", "v100", "p100", "k80" */
 /* Throughput of the type relative to H100 (from the reference model), in (0, 1]. */
 double catalog_type_speed(const struct catalog *c, int type);
+/* GPU memory per GPU (GiB) of the hardware the catalogue measured each type on: the
+ * H100 80GB of the H100 table, and Gavel's V100 16 GB (AWS p3), P100 16 GB and K80
+ * (12 GB per GPU; a K80 board holds two). A job the table measured on a type ran there,
+ * so its peak memory fit this. */
+double catalog_type_measured_mem_gib(int type);
 
 /* Step time and memory of (model, batch) on `gpus` GPUs of catalogue type `type`.
  * When type is -1 (a cluster GPU type with no catalogue profile) the H100 figures are

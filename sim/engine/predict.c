@@ -60,11 +60,6 @@ static const struct {
     .collinear_tol = 1e-8,
 };
 
-/* GPU memory per catalogue type, GiB per GPU, of the hardware that was measured: the
- * H100 80GB of the H100 table, and Gavel's V100 16 GB (AWS p3), P100 16 GB and K80
- * (12 GB per GPU; a K80 board holds two). */
-static const double pred_type_mem_gib[CAT_NTYPES] = {80, 16, 16, 12};
-
 /* Reference models whose step time on a type is its benchmark score, each at a batch
  * the H100 table measured. A catalogue without one gives that score 0 on every type. */
 static const struct {
@@ -117,7 +112,7 @@ static int pred_setup(struct predictor *p, char *err, size_t errlen)
 
     for (int t = 0; t < CAT_NTYPES; t++) {
         double *x = p->type_x[t];
-        x[PF_LOG_GPU_MEM] = log(pred_type_mem_gib[t]);
+        x[PF_LOG_GPU_MEM] = log(catalog_type_measured_mem_gib(t));
         x[PF_LOG_SPEED] = log(catalog_type_speed(c, t));
         for (int b = 0; b < PRED_NBENCH; b++) {
             int m = catalog_model_find(c, pred_bench[b].model);

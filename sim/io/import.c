@@ -287,6 +287,9 @@ static int imp_build(struct import_conv *m, const char *sha256, struct jobset *o
             f[JOBIN_DURATION] = (struct jobin_val){.kind = JOBIN_NUM, .num = r[i].duration};
         if (r[i].samples)
             f[JOBIN_SAMPLES] = (struct jobin_val){.kind = JOBIN_NUM, .num = (double)r[i].samples};
+        double gmem = m->o->gpu_mem_gib > 0 ? m->o->gpu_mem_gib : r[i].gpu_mem_gib;
+        if (gmem >= 0)
+            f[JOBIN_GPU_MEM] = (struct jobin_val){.kind = JOBIN_NUM, .num = gmem};
         rc = jobin_add(b, &row, m->err, m->errlen);
     }
     if (rc) {

@@ -21,6 +21,7 @@ struct import_opts {
     const char *site;     /* the compute site of a converted cluster; NULL: the format's name */
     const struct jobset *origins_from; /* its jobs' origins become data-only sites of a
                                           converted cluster, linked to the compute site */
+    double gpu_mem_gib;   /* > 0: every job's peak GPU memory per GPU (--gpu-mem-gib) */
 };
 
 /* What a conversion did, for callers and tests. */

@@ -116,6 +116,7 @@ struct import_job {
     unsigned gpus, batch;
     int model; /* -1: none */
     double cpus, mem_gib;
+    double gpu_mem_gib; /* < 0: none (the catalogue's, at run time) */
     char *id, *origin;
 };
 

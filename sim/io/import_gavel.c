@@ -26,6 +26,30 @@ static const struct import_gavel {
 
 enum { GAVEL_FIELDS_OLD = 9, GAVEL_FIELDS = 10 };
 
+/* Gavel's table measured the job's model at its batch on some of its types (V100,
+ * P100, K80): the job ran there, so its peak memory per GPU fit each of those GPUs.
+ * The catalogue's peak (the H100 table's, or its regression for a model the H100 table
+ * lacks) may not: ResNet-50 at batch 128 peaks at 16.2 GiB on the H100, above the
+ * 16 GiB V100 and P100 Gavel ran it on. Such a job gets the smallest memory it ran on
+ * as its gpu_mem_gib; one whose catalogue peak fits keeps the catalogue's (no column). */
+static void gavel_fit_memory(struct import_conv *m, struct import_job *r)
+{
+    size_t np = catalog_points(m->cat, NULL, 0);
+    struct catalog_point *pts = cpn_calloc(np ? np : 1, sizeof *pts);
+    catalog_points(m->cat, pts, np);
+    double ran_on = INFINITY;
+    for (size_t i = 0; i < np; i++)
+        if (pts[i].model == r->model && pts[i].batch == r->batch && pts[i].type != CAT_H100)
+            ran_on = fmin(ran_on, catalog_type_measured_mem_gib(pts[i].type));
+    free(pts);
+    struct profile p;
+    if (!isfinite(ran_on) ||
+        catalog_lookup(m->cat, r->model, r->batch, CAT_H100, 1.0, r->gpus, &p) != CPN_OK)
+        return;
+    if (p.mem_gib > ran_on)
+        r->gpu_mem_gib = ran_on;
+}
+
 static int gavel_line(struct import_conv *m, char *s, uint64_t line)
 {
     char *f[GAVEL_FIELDS + 1];
@@ -113,7 +137,8 @@ static int gavel_line(struct import_conv *m, char *s, uint64_t line)
     struct import_job *r = import_push(m, sizeof *r);
     char id[IMP_ID_BUF];
     snprintf(id, sizeof id, "gavel-%" PRIu64, line);
-    *r = (struct import_job){.submit = arrival,
+    *r = (struct import_job){.gpu_mem_gib = -1,
+                             .submit = arrival,
                              .duration = -1,
                              .line = line,
                              .gpus = (unsigned)scale,
@@ -125,6 +150,7 @@ static int gavel_line(struct import_conv *m, char *s, uint64_t line)
                              .id = cpn_strdup(id),
                              .origin = cpn_strdup(m->o->origin ? m->o->origin : "gavel")};
     import_fold(m, r);
+    gavel_fit_memory(m, r);
     return CPN_OK;
 }
 

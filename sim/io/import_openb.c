@@ -84,7 +84,8 @@ int import_openb_row(void *ctx, char **f, size_t nf, uint64_t line)
         import_tally_add(&m->t, false,
                          "Failed: its run up to the failure is replayed as a whole job", line);
     struct import_job *r = import_push(m, sizeof *r);
-    *r = (struct import_job){.submit = created,
+    *r = (struct import_job){.gpu_mem_gib = -1,
+                             .submit = created,
                              .duration = deleted - sched,
                              .line = line,
                              .gpus = (unsigned)gpus,

@@ -87,7 +87,8 @@ int import_philly_row(void *ctx, char **f, size_t nf, uint64_t line)
     struct import_job *r = import_push(m, sizeof *r);
     char id[IMP_ID_BUF];
     snprintf(id, sizeof id, "philly-%" PRIu64, line);
-    *r = (struct import_job){.submit = ts,
+    *r = (struct import_job){.gpu_mem_gib = -1,
+                             .submit = ts,
                              .duration = dur,
                              .line = line,
                              .gpus = (unsigned)gpus,
