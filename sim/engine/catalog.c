@@ -460,6 +460,22 @@ double catalog_type_measured_mem_gib(int type)
     return mem_gib[type];
 }
 
+double catalog_gavel_min_mem_gib(const struct catalog *c, int model, unsigned batch)
+{
+    CPN_ASSERT(model >= 0 && (size_t)model < c->nmodels);
+    const struct cat_model *m = &c->models[model];
+    double mem = INFINITY;
+    for (size_t j = 0; j < m->npts; j++) {
+        if (m->pts[j].batch != batch)
+            continue;
+        for (int t = CAT_H100 + 1; t < CAT_NTYPES; t++) /* Gavel's types */
+            for (int k = 0; k < CAT_NCOUNTS; k++)
+                if (m->pts[j].thr[t][k] > 0)
+                    mem = fmin(mem, catalog_type_measured_mem_gib(t));
+    }
+    return mem;
+}
+
 double catalog_type_speed(const struct catalog *c, int type)
 {
     CPN_ASSERT(c && type >= 0 && type < CAT_NTYPES);

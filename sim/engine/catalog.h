@@ -61,6 +61,10 @@ double catalog_type_speed(const struct catalog *c, int type);
  * (12 GB per GPU; a K80 board holds two). A job the table measured on a type ran there,
  * so its peak memory fit this. */
 double catalog_type_measured_mem_gib(int type);
+/* The smallest catalog_type_measured_mem_gib of the types other than the H100 on which
+ * Gavel's table measured `model` at `batch` (on any GPU count): the job ran there, so
+ * its peak memory per GPU fit it. INFINITY when the table never measured it. */
+double catalog_gavel_min_mem_gib(const struct catalog *c, int model, unsigned batch);
 
 /* Step time and memory of (model, batch) on `gpus` GPUs of catalogue type `type`.
  * When type is -1 (a cluster GPU type with no catalogue profile) the H100 figures are

@@ -56,14 +56,20 @@ static double gpu_rate(const struct sim *s, uint32_t j)
     return rate;
 }
 
-double sim_job_rate(const struct sim *s, uint32_t j)
+/* Brings a running job's remaining work and the time it lost to CPU contention up to
+ * now, at the rate and CPU share it has had since its last update. */
+static void catch_up(struct sim *s, struct jobrt *r)
 {
-    const struct jobrt *r = &s->rt[j];
-    return r->state == JS_RUNNING ? r->rate : gpu_rate(s, j);
+    double dt = s->now - r->last_update_s;
+    r->work_left_s -= r->rate * dt;
+    if (r->work_left_s < 0)
+        r->work_left_s = 0;
+    r->cpu_lost_s += (1.0 - r->cpu_factor) * dt;
+    r->last_update_s = s->now;
 }
 
-/* Brings a running job's remaining work and CPU-lost time up to date and, when its
- * rate changed, pushes its END event again. */
+/* Sets a running job's GPU-limited rate and CPU share, bringing it up to date first
+ * when they change its progress, and pushes its END event again when its rate changed. */
 static void set_rate(struct sim *s, uint32_t j, double grate, double cfactor)
 {
     struct jobrt *r = &s->rt[j];
@@ -72,12 +78,7 @@ static void set_rate(struct sim *s, uint32_t j, double grate, double cfactor)
         r->gpu_rate = grate;
         return;
     }
-    double dt = s->now - r->last_update_s;
-    r->work_left_s -= r->rate * dt;
-    if (r->work_left_s < 0)
-        r->work_left_s = 0;
-    r->cpu_lost_s += (1.0 - r->cpu_factor) * dt;
-    r->last_update_s = s->now;
+    catch_up(s, r);
     r->gpu_rate = grate;
     r->cpu_factor = cfactor;
     if (rate == r->rate)
@@ -336,8 +337,7 @@ static void release(struct sim *s, uint32_t j)
     if (--s->node_jobs[s->job_node[j]] == 0)
         s->node_cpus_held[s->job_node[j]] = s->node_mem_held[s->job_node[j]] = 0;
     if (was_running) {
-        r->cpu_lost_s += (1.0 - r->cpu_factor) * (s->now - r->last_update_s);
-        r->last_update_s = s->now;
+        catch_up(s, r);
         node_run_unlink(s, j);
         s->running--;
     }
@@ -874,10 +874,8 @@ int sim_run(struct sim *s, char *err, size_t errlen)
     account_cpu(s);
     for (size_t j = 0; j < s->jobs->n; j++) {
         struct jobrt *r = &s->rt[j];
-        if (r->state == JS_RUNNING) { /* at the horizon */
-            r->cpu_lost_s += (1.0 - r->cpu_factor) * (s->now - r->last_update_s);
-            r->last_update_s = s->now;
-        }
+        if (r->state == JS_RUNNING) /* at the horizon */
+            catch_up(s, r);
         if (r->cpu_lost_s > 0) {
             s->st.cpu_lost_gpu_s += r->cpu_lost_s * (double)s->jobs->v[j].gpus;
             s->st.cpu_slowed_jobs++;

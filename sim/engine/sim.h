@@ -213,10 +213,6 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
 int sim_run(struct sim *s, char *err, size_t errlen);
 void sim_destroy(struct sim *s); /* NULL is a no-op */
 
-/* A running job's progress rate: its GPU-limited rate (the slowest time-slicing share
- * of its GPUs) times the share of its CPU demand its node gives it (exposed for
- * tests). */
-double sim_job_rate(const struct sim *s, uint32_t job);
 /* Node n's background CPU load at simulated time t, as its node entry and the run's
  * seed make it (a pure function of those: every policy of a run sees the same). */
 double sim_background(const struct sim *s, uint32_t n, double t);

@@ -34,14 +34,7 @@ enum { GAVEL_FIELDS_OLD = 9, GAVEL_FIELDS = 10 };
  * as its gpu_mem_gib; one whose catalogue peak fits keeps the catalogue's (no column). */
 static void gavel_fit_memory(struct import_conv *m, struct import_job *r)
 {
-    size_t np = catalog_points(m->cat, NULL, 0);
-    struct catalog_point *pts = cpn_calloc(np ? np : 1, sizeof *pts);
-    catalog_points(m->cat, pts, np);
-    double ran_on = INFINITY;
-    for (size_t i = 0; i < np; i++)
-        if (pts[i].model == r->model && pts[i].batch == r->batch && pts[i].type != CAT_H100)
-            ran_on = fmin(ran_on, catalog_type_measured_mem_gib(pts[i].type));
-    free(pts);
+    double ran_on = catalog_gavel_min_mem_gib(m->cat, r->model, r->batch);
     struct profile p;
     if (!isfinite(ran_on) ||
         catalog_lookup(m->cat, r->model, r->batch, CAT_H100, 1.0, r->gpus, &p) != CPN_OK)
