@@ -48,6 +48,12 @@ struct view {
      * bookkeeping, or with live metrics the truth); the queue is not counted. A policy
      * may remember a decision that depends on the view until it grows. */
     uint64_t version;
+    /* Grows whenever the controller's estimates (view_estimate) may have changed: when
+     * it learns from completed jobs (docs/predictor.md, "Learning during a run"). Only
+     * between scheduling points. A policy that keeps anything derived from estimates
+     * (run times, memory, the queue ordered by them) rebuilds it in begin when this
+     * differs from the value it last saw. */
+    uint64_t est_version;
     const struct cluster *cl; /* topology and config (cl->cfg.cpu_threshold, ...) */
     size_t n_jobs;
     const struct view_job *jobs;   /* [n_jobs] what each submitted job declares */
