@@ -12,6 +12,12 @@
 void run_start(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,
                const char *jobs_csv, const char *policy)
 {
+    run_start_pred(r, cluster_json, sets, n_sets, jobs_csv, policy, NULL);
+}
+
+void run_start_pred(struct run *r, const char *cluster_json, const char *const *sets,
+                    size_t n_sets, const char *jobs_csv, const char *policy, const char *pred)
+{
     char err[CPN_ERR_LEN] = "";
     memset(r, 0, sizeof *r);
     jobset_init(&r->js);
@@ -24,7 +30,10 @@ void run_start(struct run *r, const char *cluster_json, const char *const *sets,
                  0, "jobs: %s", err);
     const struct policy_ops *pol = policy_find(policy);
     cr_assert(pol, "no policy %s", policy);
-    cr_assert_eq(sim_create(&r->s, r->cl, r->cat, &r->js, pol, NULL, NULL, err, sizeof err), 0,
+    if (pred)
+        cr_assert_eq(predictor_create(&r->pred, pred, r->cat, 1, err, sizeof err), 0,
+                     "predictor: %s", err);
+    cr_assert_eq(sim_create(&r->s, r->cl, r->cat, &r->js, pol, r->pred, NULL, err, sizeof err), 0,
                  "sim: %s", err);
     cr_assert_eq(sim_run(r->s, err, sizeof err), 0, "run: %s", err);
 }
@@ -32,6 +41,7 @@ void run_start(struct run *r, const char *cluster_json, const char *const *sets,
 void run_free(struct run *r)
 {
     sim_destroy(r->s);
+    predictor_destroy(r->pred);
     jobset_free(&r->js);
     cluster_destroy(r->cl);
     catalog_destroy(r->cat);

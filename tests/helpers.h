@@ -10,6 +10,7 @@
 #include "../sim/engine/catalog.h"
 #include "../sim/engine/cluster.h"
 #include "../sim/io/cluster_json.h"
+#include "../sim/engine/predict.h"
 #include "../sim/engine/sim.h"
 #include "../sim/io/trace.h"
 
@@ -17,6 +18,7 @@ struct run {
     struct catalog *cat;
     struct cluster *cl;
     struct jobset js;
+    struct predictor *pred; /* NULL: the catalogue's truth (the oracle) */
     struct sim *s;
 };
 
@@ -24,6 +26,10 @@ struct run {
  * the named policy, runs it to the end. Asserts on any error. */
 void run_start(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,
                const char *jobs_csv, const char *policy);
+/* The same with a predictor spec (--predictor; NULL: the oracle, as run_start), trained
+ * with seed 1. */
+void run_start_pred(struct run *r, const char *cluster_json, const char *const *sets,
+                    size_t n_sets, const char *jobs_csv, const char *policy, const char *pred);
 void run_free(struct run *r);
 /* Index of the job with that id (asserts it exists). */
 uint32_t run_job(const struct run *r, const char *id);

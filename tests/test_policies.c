@@ -144,15 +144,17 @@ Test(optimal, never_loses_a_job_it_could_not_place)
     run_free(&r);
 }
 
-/* u's model is unknown to the predictor (a duration job without gpu_mem_gib), so it
- * runs alone on the two-GPU node: j waits for it although GPU 1 is free. */
+/* u has no model and uses GPU memory the forest may not see (gpu_mem_gib is the
+ * truth), and no job of its origin has completed: the controller has never seen what
+ * such a job takes, so it runs alone on the two-GPU node, and j waits for it although
+ * GPU 1 is free. */
 Test(optimal, unseen_model_runs_alone)
 {
     struct run r;
-    run_start(&r, one_node_cluster(2, 80, 0, "event"), NULL, 0,
-              HDR "u,0,-,1,1,0,1,1,1,0,a,100,\n"
-                  "j,0,-,1,1,0,1,1,1,0,a,50,10\n",
-              "optimal");
+    run_start_pred(&r, one_node_cluster(2, 80, 0, "event"), NULL, 0,
+                   HDR "u,0,-,1,1,0,1,1,1,0,a,100,10\n"
+                       "j,0,-,1,1,0,1,1,1,0,a,50,10\n",
+                   "optimal", "rf");
     cr_assert_float_eq(rt(&r, "u")->start_s, 0, EPS);
     cr_assert_float_eq(rt(&r, "j")->start_s, 100, EPS);
     cr_assert_float_eq(rt(&r, "j")->end_s, 150, EPS);

@@ -53,6 +53,13 @@ static const struct param cfg_keys[] = {
      .b = PARAM_AT_LEAST(0),
      .meaning = "multiplies every input pipeline's measured CPU cost per sample (jobs without "
                 "cpu_cores_used; docs/cpu.md)"},
+    {.name = "learn", .kind = PARAM_BOOL, .offset = OFF(learn), .def = 1,
+     .meaning = "whether the learned predictors (rf, linear, nn) learn from completed runs "
+                "(docs/predictor.md)"},
+    {.name = "prior_run_s", .kind = PARAM_DOUBLE, .offset = OFF(prior_run_s), .def = 3600,
+     .b = PARAM_ABOVE(0),
+     .meaning = "a learned predictor's run time (s, at speed 1) of a job given by duration "
+                "before any job of its origin and GPU count completed"},
     {.name = "gpu_as_resource", .kind = PARAM_BOOL, .offset = OFF(gpu_as_resource), .def = 0,
      .meaning = "whether jobs request nvidia.com/gpu (default policy)"},
     {.name = "horizon_s", .kind = PARAM_DOUBLE, .offset = OFF(horizon_s), .def = 0, .b = PARAM_AT_LEAST(0),

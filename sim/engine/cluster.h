@@ -29,6 +29,9 @@ struct cluster_config {
     double cpu_threshold;       /* 0.7; nodes at or above it are not eligible; > 1 (never = inf): none */
     bool cpu_filter;            /* true; whether the controller's policies apply it */
     double cpu_cost_scale;      /* 1; multiplies every pipeline's measured CPU cost per sample */
+    bool learn;                 /* true; whether a learned predictor learns from completed runs */
+    double prior_run_s;         /* 3600; a learned predictor's run time of a duration job
+                                 * before any history (at speed 1) */
     bool gpu_as_resource;       /* false; whether jobs request nvidia.com/gpu */
     double horizon_s;           /* 0 = none; simulated time at which the run stops */
     double timeline_interval_s; /* 60; timeline rows when scrape_interval_s is 0 */

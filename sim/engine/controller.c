@@ -134,6 +134,10 @@ static void learn(struct sim *s, uint32_t j)
     s->job_active[j] = 0;
     s->view.active_jobs--;
     s->view.version++;
+    if (r->state == JS_DONE &&
+        view_source_learn(s->view.src, s->cl, j, s->cl->nodes[s->job_node[j]].type,
+                          r->end_s - r->start_s, r->peak_gib))
+        s->view.est_version++;
     controller_index_refresh(s, s->job_node[j]);
     policy_call_job_event(s, j, POLICY_JOB_LEARNT);
     if (r->state == JS_KILLED) {
@@ -216,11 +220,14 @@ void controller_init(struct sim *s, const struct predictor *pred)
     s->job_active = cpn_calloc(n, sizeof(uint8_t));
     s->job_node = cpn_calloc(n, sizeof(uint32_t));
     s->job_placed_s = cpn_calloc(n, sizeof(double));
+    s->pred_run_s = cpn_calloc(n, sizeof(double));
+    s->alone_run_s = cpn_calloc(n, sizeof(double));
     s->job_started_s = cpn_calloc(n, sizeof(double));
     s->job_gpus = cpn_calloc(nslots, sizeof(uint32_t));
     for (size_t j = 0; j < n; j++) {
         s->job_node[j] = VIEW_NONE;
         s->job_placed_s[j] = s->job_started_s[j] = -1;
+        s->pred_run_s[j] = s->alone_run_s[j] = NAN;
     }
     for (size_t e = 0; e < nslots; e++)
         s->job_gpus[e] = VIEW_NONE;
@@ -244,7 +251,7 @@ void controller_init(struct sim *s, const struct predictor *pred)
         .cl = cl,
         .n_jobs = n,
         .jobs = s->view_jobs,
-        .src = view_source_create(s->cat, jobs, pred, s->net),
+        .src = view_source_create(s->cat, jobs, pred, s->net, cl->cfg.learn, cl->cfg.prior_run_s),
         .queue_head = VIEW_NONE,
         .queue_next = s->queue_next,
         .queue_len = 0,

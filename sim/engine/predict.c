@@ -85,6 +85,7 @@ static int pred_setup(struct predictor *p, char *err, size_t errlen)
     const struct catalog *c = p->cat;
     p->nmodels = catalog_model_count(c);
     p->known = cpn_calloc(p->nmodels ? p->nmodels : 1, sizeof *p->known);
+    p->unseen = cpn_calloc(p->nmodels ? p->nmodels : 1, sizeof *p->unseen);
     p->measured = cpn_calloc(p->nmodels * CAT_NTYPES + 1, sizeof *p->measured);
     p->fam = cpn_calloc(p->nmodels ? p->nmodels : 1, sizeof *p->fam);
     const char *fams[PRED_MAX_FAMILIES];
@@ -460,7 +461,8 @@ int pred_train(struct predictor *p, const struct pred_data *d, const bool *use, 
 /* ---- specs ---- */
 
 static const char pred_known_specs[] =
-    "known: rf, linear, nn (each optionally METHOD:margin=X), oracle, noisy:SIGMA";
+    "known: rf, linear, nn (each optionally with :margin=X and :unseen=MODEL[+MODEL...]), "
+    "oracle, noisy:SIGMA";
 
 static int bad_spec(char *err, size_t errlen, const char *spec, const char *why)
 {
@@ -468,8 +470,36 @@ static int bad_spec(char *err, size_t errlen, const char *spec, const char *why)
                     pred_known_specs);
 }
 
-/* Parses a spec into p's kind, sigma and memory margin: the spec's, else *margin_opt
- * when >= 0, else the method's default. Returns 0 or CPN_EINPUT with a message. */
+/* Marks the models of a '+'-separated list (of len bytes) as unseen. */
+static int parse_unseen(struct predictor *p, const char *spec, const char *list, size_t len,
+                        char *err, size_t errlen)
+{
+    while (len > 0) {
+        const char *plus = memchr(list, '+', len);
+        size_t n = plus ? (size_t)(plus - list) : len;
+        char name[PRED_NAME_LEN];
+        int m = -1;
+        if (n > 0 && n < sizeof name) {
+            memcpy(name, list, n);
+            name[n] = '\0';
+            m = catalog_model_find(p->cat, name);
+        }
+        if (m < 0) {
+            char why[PRED_NAME_LEN + 64];
+            snprintf(why, sizeof why, "unseen: '%.*s' is not a catalogue model",
+                     (int)(n < PRED_NAME_LEN ? n : PRED_NAME_LEN), list);
+            return bad_spec(err, errlen, spec, why);
+        }
+        p->unseen[m] = true;
+        list += n + (plus != NULL);
+        len -= n + (plus != NULL);
+    }
+    return CPN_OK;
+}
+
+/* Parses a spec into p's kind, sigma, memory margin (the spec's, else *margin_opt when
+ * >= 0, else the method's default) and unseen models. Returns 0 or CPN_EINPUT with a
+ * message. */
 static int parse_spec(struct predictor *p, const char *spec, const double *margin_opt,
                       char *err, size_t errlen)
 {
@@ -477,7 +507,7 @@ static int parse_spec(struct predictor *p, const char *spec, const double *margi
         const char *name;
         enum pred_kind kind;
     } learned[] = {{"rf", PRED_RF}, {"linear", PRED_LINEAR}, {"nn", PRED_NN}};
-    static const char noisy[] = "noisy:", margin[] = ":margin=";
+    static const char noisy[] = "noisy:", margin[] = "margin=", unseen[] = "unseen=";
     if (strcmp(spec, "oracle") == 0) {
         p->kind = PRED_ORACLE;
         return CPN_OK;
@@ -490,25 +520,40 @@ static int parse_spec(struct predictor *p, const char *spec, const double *margi
         p->sigma = s;
         return CPN_OK;
     }
-    for (size_t i = 0; i < sizeof learned / sizeof learned[0]; i++) {
-        size_t len = strlen(learned[i].name);
-        if (strncmp(spec, learned[i].name, len) != 0)
-            continue;
-        if (spec[len] == '\0') {
-            p->kind = learned[i].kind;
-            p->mem_margin = *margin_opt >= 0 ? *margin_opt : predictor_default_margin(spec);
-            return CPN_OK;
-        }
-        if (strncmp(spec + len, margin, strlen(margin)) != 0)
-            continue;
-        double x;
-        if (cpn_parse_double(spec + len + strlen(margin), &x) != CPN_OK || x < 0)
-            return bad_spec(err, errlen, spec, "the margin must be a number >= 0");
-        p->kind = learned[i].kind;
-        p->mem_margin = x;
-        return CPN_OK;
+    size_t i = 0, len = 0;
+    for (; i < sizeof learned / sizeof learned[0]; i++) {
+        len = strlen(learned[i].name);
+        if (strncmp(spec, learned[i].name, len) == 0 && (spec[len] == '\0' || spec[len] == ':'))
+            break;
     }
-    return bad_spec(err, errlen, spec, "unknown predictor");
+    if (i == sizeof learned / sizeof learned[0])
+        return bad_spec(err, errlen, spec, "unknown predictor");
+    p->kind = learned[i].kind;
+    p->mem_margin = *margin_opt >= 0 ? *margin_opt : predictor_default_margin(learned[i].name);
+    for (const char *opt = spec + len; *opt == ':';) {
+        opt++;
+        size_t n = strcspn(opt, ":");
+        if (strncmp(opt, margin, strlen(margin)) == 0) {
+            char num[64];
+            size_t k = n - strlen(margin);
+            double x;
+            if (k >= sizeof num)
+                return bad_spec(err, errlen, spec, "the margin must be a number >= 0");
+            memcpy(num, opt + strlen(margin), k);
+            num[k] = '\0';
+            if (cpn_parse_double(num, &x) != CPN_OK || x < 0)
+                return bad_spec(err, errlen, spec, "the margin must be a number >= 0");
+            p->mem_margin = x;
+        } else if (strncmp(opt, unseen, strlen(unseen)) == 0) {
+            int rc = parse_unseen(p, spec, opt + strlen(unseen), n - strlen(unseen), err, errlen);
+            if (rc != CPN_OK)
+                return rc;
+        } else {
+            return bad_spec(err, errlen, spec, "unknown option (margin=X, unseen=MODEL)");
+        }
+        opt += n;
+    }
+    return CPN_OK;
 }
 
 /* ---- the interface ---- */
@@ -538,11 +583,11 @@ int pred_new(struct predictor **out, const char *spec, const struct catalog *cat
     p->cat = cat;
     p->seed = seed;
     p->rf_trees = o->rf_trees ? o->rf_trees : pred_tun.rf_trees;
-    int rc = parse_spec(p, spec, &o->mem_margin, err, errlen);
+    int rc = pred_setup(p, err, errlen);
+    if (rc == CPN_OK)
+        rc = parse_spec(p, spec, &o->mem_margin, err, errlen);
     if (rc == CPN_OK && !(isfinite(p->mem_margin) && p->mem_margin >= 0))
         rc = cpn_fail(err, errlen, CPN_EINPUT, "--predictor: the margin must be >= 0");
-    if (rc == CPN_OK)
-        rc = pred_setup(p, err, errlen);
     if (rc != CPN_OK) {
         predictor_destroy(p);
         return rc;
@@ -572,7 +617,8 @@ int predictor_create_opts(struct predictor **out, const char *spec, const struct
         pred_data_build(p, &d);
         bool *use = cpn_calloc(d.n + 1, sizeof *use);
         for (size_t i = 0; i < d.n; i++)
-            use[i] = d.pts[i].model != o->exclude_model && d.pts[i].type != o->exclude_type;
+            use[i] = d.pts[i].model != o->exclude_model && d.pts[i].type != o->exclude_type &&
+                     !p->unseen[d.pts[i].model];
         rc = pred_train(p, &d, use, true, err, errlen);
         free(use);
         pred_data_free(&d);
@@ -600,6 +646,7 @@ void predictor_destroy(struct predictor *p)
     model_free(&p->multi);
     model_free(&p->mem);
     free(p->known);
+    free(p->unseen);
     free(p->measured);
     free(p->fam);
     free(p->spec);
@@ -624,7 +671,7 @@ static uint64_t mix64(uint64_t z)
 }
 
 /* Which noise a draw is for: step time and memory get independent draws. */
-enum { PRED_NOISE_STEP = 1, PRED_NOISE_MEM = 2 };
+enum { PRED_NOISE_STEP = 1, PRED_NOISE_MEM = 2, PRED_NOISE_JOB = 3 };
 
 /* A standard normal that depends only on (seed, model, batch, type, gpus, what): a
  * hash turned into a uniform in (0, 1) and through the inverse normal CDF. */
@@ -665,6 +712,20 @@ int predictor_profile(const struct predictor *p, int model, unsigned batch, int 
     double mem = pred_learned_mem_gib(p, model, batch, gpus, t) * (1.0 + p->mem_margin);
     *out = (struct profile){.step_s = step, .mem_gib = mem, .derived = true};
     return CPN_OK;
+}
+
+bool predictor_sees_truth(const struct predictor *p) { return !is_learned(p); }
+
+double predictor_mem_margin(const struct predictor *p) { return is_learned(p) ? p->mem_margin : 0.0; }
+
+double predictor_job_noise(const struct predictor *p, uint64_t key, unsigned what)
+{
+    if (p->kind != PRED_NOISY)
+        return 1.0;
+    /* A job's own quantities are drawn apart from the catalogue's: model -2 is no model. */
+    uint64_t lo = key & 0xffffffffu, hi = key >> 32;
+    return exp(p->sigma * noise_z(p->seed ^ mix64(hi), -2, (unsigned)lo, -2, 0,
+                                  PRED_NOISE_JOB + what));
 }
 
 bool predictor_knows(const struct predictor *p, int model)

@@ -14,9 +14,11 @@
 
 struct predictor;
 
-/* spec: "rf" (default), "linear", "nn", "oracle", "noisy:SIGMA". Trains what it needs
- * on the catalogue, seeded with seed. Returns 0, or CPN_EINPUT with a message for a
- * bad spec. */
+/* spec: "rf" (default), "linear", "nn", "oracle", "noisy:SIGMA". A learned method may
+ * take options, each ":KEY=VALUE": margin=X (the memory margin, below) and
+ * unseen=MODEL[+MODEL...] (catalogue models left out of training, so that the run
+ * treats them as never seen). Trains what it needs on the catalogue, seeded with seed.
+ * Returns 0, or CPN_EINPUT with a message for a bad spec. */
 int predictor_create(struct predictor **out, const char *spec, const struct catalog *cat,
                      uint64_t seed, char *err, size_t errlen);
 void predictor_destroy(struct predictor *p); /* NULL is a no-op */
@@ -32,6 +34,19 @@ int predictor_profile(const struct predictor *p, int model, unsigned batch, int 
 /* False for a model the predictor was never trained on (a policy runs such a job
  * alone on its first run). */
 bool predictor_knows(const struct predictor *p, int model);
+
+/* True for oracle and noisy:SIGMA, the references that may see a job's own truth: its
+ * duration_s and gpu_mem_gib. The learned methods (rf, linear, nn) may not: for a job
+ * given by duration they estimate from the history of completed jobs (view.c). */
+bool predictor_sees_truth(const struct predictor *p);
+
+/* The factor noisy:SIGMA applies to a job's own duration (what 0) or GPU memory (what
+ * 1): exp(SIGMA z), z a standard normal drawn from a hash of (seed, key, what); 1 for
+ * every other method. */
+double predictor_job_noise(const struct predictor *p, uint64_t key, unsigned what);
+
+/* The memory margin the predictor adds (0 for oracle and noisy). */
+double predictor_mem_margin(const struct predictor *p);
 
 /* The learned methods (rf, linear, nn) add a safety margin to their memory predictions:
  * predicted peak = learned estimate x (1 + margin), so that a policy trusting them does

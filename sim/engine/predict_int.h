@@ -54,6 +54,7 @@ struct predictor {
     unsigned rf_trees;
     size_t nmodels;
     bool *known;   /* [nmodels] the model has training points */
+    bool *unseen;  /* [nmodels] left out of training by the spec's unseen= option */
     bool *measured; /* [nmodels * CAT_NTYPES] one-GPU training points of the model on the type */
     int *fam;      /* [nmodels] family column of each model */
     size_t nfam, p;

@@ -570,6 +570,8 @@ static void apply_placement(struct sim *s, const struct placement *p)
     struct view_estimate est;
     view_estimate(&s->view, j, s->cl->nodes[p->node].type, &est);
     r->bk_mem_gib = est.mem_gib;
+    s->pred_run_s[j] = est.run_s;
+    s->alone_run_s[j] = r->work_left_s;
     s->job_active[j] = 1;
     s->job_node[j] = p->node;
     s->job_placed_s[j] = s->now;
@@ -947,6 +949,8 @@ void sim_destroy(struct sim *s)
     free(s->job_active);
     free(s->job_node);
     free(s->job_placed_s);
+    free(s->pred_run_s);
+    free(s->alone_run_s);
     free(s->job_started_s);
     free(s->job_gpus);
     free(s);

@@ -144,6 +144,9 @@ struct sim {
     uint8_t *job_active;      /* [jobs] counted in the bookkeeping */
     uint32_t *job_node;       /* [jobs] current or last node, VIEW_NONE when never placed */
     double *job_placed_s;     /* [jobs] when its last attempt was placed; -1 when none */
+    double *pred_run_s;       /* [jobs] the controller's predicted run alone at its last
+                               * placement (view_estimate); NaN when never placed */
+    double *alone_run_s;      /* [jobs] its true run alone there (the truth's work) */
     double *job_started_s;    /* [jobs] when its last attempt started; -1 when none */
     uint32_t *job_gpus;       /* [slots] the GPU of each slot, VIEW_NONE before a placement */
     double wakeup_at;         /* pending policy wake-up, INFINITY for none */

@@ -3,10 +3,12 @@
  * transfer estimate; the policy never learns which predictor answers. */
 #include "view.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "catalog.h"
 #include "job.h"
+#include "learn.h"
 #include "net.h"
 #include "nodeidx.h"
 #include "predict.h"
@@ -33,6 +35,10 @@ struct view_source {
     const struct predictor *pred;
     const struct net *net;
     struct view_memo memo;
+    bool truth;            /* the oracle or noisy: may see a job's duration_s, gpu_mem_gib */
+    struct learner *learn; /* what completed runs taught; NULL: learning is off */
+    double prior_run_s;    /* a duration job's run time before any history */
+    size_t runs, runs_pub; /* completions learnt from, and at the last publication */
 };
 
 #define VIEW_MEMO_INITIAL 1024
@@ -44,10 +50,14 @@ static void memo_clear(struct memo_entry *t, size_t cap)
 }
 
 struct view_source *view_source_create(const struct catalog *cat, const struct jobset *jobs,
-                                       const struct predictor *pred, const struct net *net)
+                                       const struct predictor *pred, const struct net *net,
+                                       bool learn, double prior_run_s)
 {
     struct view_source *src = cpn_calloc(1, sizeof *src);
-    *src = (struct view_source){.cat = cat, .jobs = jobs, .pred = pred, .net = net};
+    bool truth = !pred || predictor_sees_truth(pred);
+    *src = (struct view_source){.cat = cat, .jobs = jobs, .pred = pred, .net = net,
+                                .truth = truth, .prior_run_s = prior_run_s,
+                                .learn = learn && !truth ? learner_create() : NULL};
     src->memo.cap = VIEW_MEMO_INITIAL;
     src->memo.t = cpn_calloc(src->memo.cap, sizeof *src->memo.t);
     memo_clear(src->memo.t, src->memo.cap);
@@ -59,6 +69,7 @@ void view_source_destroy(struct view_source *src)
     if (!src)
         return;
     free(src->memo.t);
+    learner_destroy(src->learn);
     free(src);
 }
 
@@ -90,6 +101,13 @@ static void memo_grow(struct view_memo *m)
     free(old);
 }
 
+/* noisy:SIGMA's factor on job j's own duration (what 0) or memory (what 1); 1 for the
+ * oracle (no predictor). */
+static double view_job_noise(const struct view_source *src, uint32_t j, unsigned what)
+{
+    return src->pred ? predictor_job_noise(src->pred, j, what) : 1.0;
+}
+
 /* The predicted profile of (model, batch, gpus) on a cluster GPU type, memoised. */
 static void predicted_profile(const struct view *v, const struct job *jb, uint32_t type,
                               struct profile *p, bool *known)
@@ -114,23 +132,155 @@ static void predicted_profile(const struct view *v, const struct job *jb, uint32
         memo_grow(&src->memo);
 }
 
+/* The learnt corrections of a catalogue model's predicted profile on a cluster type.
+ * Step time: a measured step of the same (model, batch, type, GPUs), else the predicted
+ * step times the mean log observed/predicted ratio of the same (model, batch, GPUs) on
+ * other types, else of the (model, batch). For a model the predictor was trained on,
+ * that is all: its errors differ from batch to batch (on the default queues the forest
+ * is 6x high at one batch of ResNet-50 and right at another), so a ratio learnt at one
+ * batch would spoil the others. For a model it never saw, whose error is mostly the
+ * model's own, the ratio of the (model, GPUs), else of the model, applies too. Memory:
+ * the largest peak seen of the (model, batch), else the prediction times the model's
+ * observed/predicted ratio (before the margin, which stays). A model seen in any
+ * completed run is known. */
+static void learnt_profile(const struct learner *l, const struct job *jb, uint32_t type,
+                           struct profile *p, bool *known)
+{
+    double x;
+    uint32_t m = (uint32_t)jb->model;
+    bool seen = learner_get(l, LEARN_STEP_MODEL, m, 0, 0, 0, &x, NULL);
+    if (learner_get(l, LEARN_STEP, m, jb->batch, type, jb->gpus, &x, NULL))
+        p->step_s = exp(x);
+    else if (learner_get(l, LEARN_STEP_BGPUS, m, jb->batch, jb->gpus, 0, &x, NULL) ||
+             learner_get(l, LEARN_STEP_BATCH, m, jb->batch, 0, 0, &x, NULL) ||
+             (!*known && (learner_get(l, LEARN_STEP_GPUS, m, jb->gpus, 0, 0, &x, NULL) ||
+                          learner_get(l, LEARN_STEP_MODEL, m, 0, 0, 0, &x, NULL))))
+        p->step_s *= exp(x);
+    if (learner_get(l, LEARN_MEM, m, jb->batch, 0, 0, &x, NULL)) {
+        p->mem_gib = x;
+        seen = true;
+    } else if (learner_get(l, LEARN_MEM_MODEL, m, 0, 0, 0, &x, NULL)) {
+        p->mem_gib *= exp(x);
+        seen = true;
+    }
+    *known = *known || seen;
+}
+
+/* How much the prior counts against the history, in completed jobs. */
+#define VIEW_PRIOR_WEIGHT 1.0
+
+/* The run time at speed 1 that the controller expects of a job given by duration, from
+ * what it has learnt: the geometric mean of the completed runs of its (origin, GPUs),
+ * else of its GPU count, shrunk towards the prior with the weight of one run; the
+ * prior alone before any such run completed (docs/predictor.md). */
+static double history_run_s(const struct view_source *src, const struct job *jb)
+{
+    double lg = log(src->prior_run_s), x;
+    uint32_t n = 0;
+    if (src->learn && (learner_get(src->learn, LEARN_RUN, jb->origin, jb->gpus, 0, 0, &x, &n) ||
+                       learner_get(src->learn, LEARN_RUN_GPUS, jb->gpus, 0, 0, 0, &x, &n)))
+        lg = (VIEW_PRIOR_WEIGHT * lg + (double)n * x) / (VIEW_PRIOR_WEIGHT + (double)n);
+    return exp(lg);
+}
+
+/* True when some GPU type of the cluster has at least mem_gib per GPU. */
+static bool fits_some_type(const struct view *v, double mem_gib)
+{
+    for (uint32_t t = 0; t < v->cl->n_types; t++)
+        if (mem_gib <= v->cl->types[t].mem_gib)
+            return true;
+    return false;
+}
+
 void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_estimate *out)
 {
-    const struct job *jb = &v->src->jobs->v[j];
+    const struct view_source *src = v->src;
+    const struct job *jb = &src->jobs->v[j];
+    double speed = v->cl->types[type].speed;
     struct profile p = {0};
     out->known = true;
-    if (jb->model >= 0)
+    if (jb->model >= 0) {
         predicted_profile(v, jb, type, &p, &out->known);
+        if (src->learn)
+            learnt_profile(src->learn, jb, type, &p, &out->known);
+    }
+    /* A job's own duration and GPU memory are the truth: only the oracle and noisy see
+     * them. The learned methods go by the job's model and the history. */
+    if (jb->duration_s >= 0)
+        out->run_s = (src->truth ? jb->duration_s * view_job_noise(src, j, 0)
+                                 : history_run_s(src, jb)) / speed;
     else
-        out->known = jb->gpu_mem_gib >= 0;
-    out->run_s = job_run_s(jb, v->src->cat, p.step_s, v->cl->types[type].speed);
-    out->mem_gib = jb->gpu_mem_gib >= 0 ? jb->gpu_mem_gib : p.mem_gib;
+        out->run_s = job_run_s(jb, src->cat, p.step_s, speed);
+    double x;
+    if (jb->gpu_mem_gib >= 0 && src->truth)
+        out->mem_gib = jb->gpu_mem_gib * view_job_noise(src, j, 1);
+    else if (jb->model >= 0 || jb->gpu_mem_gib < 0)
+        out->mem_gib = p.mem_gib; /* a model-less job that needs none: 0, and it is known */
+    else if (src->learn && learner_get(src->learn, LEARN_RUN_MEM, jb->origin, jb->gpus, 0, 0, &x, NULL))
+        out->mem_gib = x * (1.0 + predictor_mem_margin(src->pred));
+    else
+        out->known = false, out->mem_gib = 0; /* a model-less job's memory nobody has seen */
+    /* A learned prediction that fits on no GPU type of the cluster is distrusted (the
+     * margin, or a model it never saw, can push it there): the job is treated as unseen
+     * and given whole GPUs, so that a policy runs it alone and its run teaches the
+     * controller what it takes, instead of never placing it. */
+    if (!src->truth && out->mem_gib > v->cl->types[type].mem_gib && !fits_some_type(v, out->mem_gib)) {
+        out->mem_gib = v->cl->types[type].mem_gib;
+        out->known = false;
+    }
     /* A predictor does not see the job's measured cpu_cores_used: it derives the demand
      * from the model and its predicted step time, as the engine does from the truth. */
     struct job declared = *jb;
-    if (v->src->pred)
+    if (src->pred)
         declared.cpu_cores_used = 0;
-    out->cpu_cores = job_cpu_cores_scaled(&declared, v->src->cat, p.step_s, v->cl->cfg.cpu_cost_scale);
+    out->cpu_cores = job_cpu_cores_scaled(&declared, src->cat, p.step_s, v->cl->cfg.cpu_cost_scale);
+}
+
+bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32_t j,
+                       uint32_t type, double run_s, double peak_gib)
+{
+    if (!src->learn || !(run_s > 0))
+        return false;
+    const struct job *jb = &src->jobs->v[j];
+    double speed = cl->types[type].speed;
+    struct learner *l = src->learn;
+    bool fresh = false;
+    if (jb->duration_s >= 0) {
+        fresh |= learner_add(l, LEARN_RUN, jb->origin, jb->gpus, 0, 0, log(run_s * speed));
+        fresh |= learner_add(l, LEARN_RUN_GPUS, jb->gpus, 0, 0, 0, log(run_s * speed));
+        if (jb->model < 0 && jb->gpu_mem_gib >= 0)
+            learner_add(l, LEARN_RUN_MEM, jb->origin, jb->gpus, 0, 0, peak_gib);
+    }
+    if (jb->model >= 0) {
+        const struct gpu_type *gt = &cl->types[type];
+        struct profile p;
+        int rc = predictor_profile(src->pred, jb->model, jb->batch, gt->cat_type, gt->speed,
+                                   jb->gpus, &p);
+        CPN_ASSERT(rc == 0);
+        uint32_t m = (uint32_t)jb->model;
+        if (jb->duration_s < 0) { /* its steps are known from what it declares */
+            double step = run_s / job_run_s(jb, src->cat, 1.0, speed);
+            learner_add(l, LEARN_STEP, m, jb->batch, type, jb->gpus, log(step));
+            learner_add(l, LEARN_STEP_BGPUS, m, jb->batch, jb->gpus, 0, log(step / p.step_s));
+            learner_add(l, LEARN_STEP_BATCH, m, jb->batch, 0, 0, log(step / p.step_s));
+            learner_add(l, LEARN_STEP_GPUS, m, jb->gpus, 0, 0, log(step / p.step_s));
+            fresh |= learner_add(l, LEARN_STEP_MODEL, m, 0, 0, 0, log(step / p.step_s));
+        }
+        if (peak_gib > 0) {
+            learner_add(l, LEARN_MEM, m, jb->batch, 0, 0, peak_gib);
+            fresh |= learner_add(l, LEARN_MEM_MODEL, m, 0, 0, 0,
+                                 log(peak_gib * (1.0 + predictor_mem_margin(src->pred)) / p.mem_gib));
+        }
+    }
+    /* Estimates change when a model or history key is first seen, and otherwise each
+     * time the completions learnt from have doubled: a bounded number of times per run
+     * (policies rebuild what they derived from estimates each time). */
+    src->runs++;
+    if (!fresh && src->runs < 2 * src->runs_pub)
+        return false;
+    learner_publish(l);
+    src->runs_pub = src->runs;
+    return true;
 }
 
 double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site)

@@ -38,9 +38,19 @@ struct view_job {
  * view_transfer_estimate_s. pred NULL means the catalogue's truth, net NULL means
  * transfers take no time. All are borrowed and must outlive it. */
 struct view_source;
+/* learn: whether the controller learns from completed runs (config `learn`; only the
+ * learned methods do: the oracle and noisy are fixed references). prior_run_s: what a
+ * learned method expects of a job given by duration before any history (config
+ * `prior_run_s`). */
 struct view_source *view_source_create(const struct catalog *cat, const struct jobset *jobs,
-                                       const struct predictor *pred, const struct net *net);
+                                       const struct predictor *pred, const struct net *net,
+                                       bool learn, double prior_run_s);
 void view_source_destroy(struct view_source *src); /* NULL is a no-op */
+/* The controller learns that job j completed a run of run_s seconds (start to end, all
+ * that slowed it included) with peak GPU memory peak_gib per GPU on GPUs of cluster type
+ * `type`. Returns true when the estimates changed (the engine then grows est_version). */
+bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32_t j,
+                       uint32_t type, double run_s, double peak_gib);
 
 struct view {
     double now;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,7 +73,7 @@ int report_jobs_csv(FILE *f, const struct sim *s)
     const struct jobset *js = s->jobs;
     const struct cluster *cl = s->cl;
     fputs("id,model,submit_s,site,node,gpus,gpu_ids,transfer_start_s,start_s,end_s,wait_s,jct_s,"
-          "cpu_lost_s,oom_kills,attempts,status\n",
+          "cpu_lost_s,pred_run_s,oom_kills,attempts,status\n",
           f);
     for (size_t j = 0; j < js->n; j++) {
         const struct job *jb = &js->v[j];
@@ -98,8 +99,9 @@ int report_jobs_csv(FILE *f, const struct sim *s)
         bool ended = r->state == JS_DONE || r->state == JS_FAILED;
         put_time(f, r->start_s >= 0 ? r->start_s - jb->submit_s : -1);
         put_time(f, ended ? r->end_s - jb->submit_s : -1);
-        fprintf(f, ",%.3f,%u,%u,%s\n", r->cpu_lost_s, r->kills, s->attempts[j],
-                job_state_name[r->state]);
+        fprintf(f, ",%.3f", r->cpu_lost_s);
+        put_time(f, isnan(s->pred_run_s[j]) ? -1 : s->pred_run_s[j]);
+        fprintf(f, ",%u,%u,%s\n", r->kills, s->attempts[j], job_state_name[r->state]);
     }
     return ferror(f) ? -1 : 0;
 }
@@ -110,6 +112,55 @@ static void add_num_or_null(cJSON *o, const char *k, bool ok, double v)
         cJSON_AddNumberToObject(o, k, v);
     else
         cJSON_AddNullToObject(o, k);
+}
+
+/* A completed job and when its last attempt was placed (when the prediction that
+ * pred_run_s records was made), to sort them into that order. */
+struct done_at {
+    double placed_s;
+    uint32_t job;
+};
+
+static int by_placement(const void *a, const void *b)
+{
+    const struct done_at *x = a, *y = b;
+    if (x->placed_s != y->placed_s)
+        return x->placed_s < y->placed_s ? -1 : 1;
+    return (x->job > y->job) - (x->job < y->job);
+}
+
+/* The prediction errors of the completed jobs, in the order the predictions were made
+ * (their last placements): the factor by which the predicted run alone there missed the
+ * true one, exp |ln(predicted / true)| (1 is exact, 2 is half or twice), and its median
+ * over all, the first tenth and the last tenth (docs/predictor.md, "Learning during a
+ * run"). Completion order would not do: the last jobs to end are the longest. */
+static void add_prediction_errors(cJSON *o, const struct sim *s)
+{
+    size_t n = 0;
+    struct done_at *ix = cpn_calloc(s->jobs->n + 1, sizeof *ix);
+    for (size_t j = 0; j < s->jobs->n; j++)
+        if (s->rt[j].state == JS_DONE && s->alone_run_s[j] > 0)
+            ix[n++] = (struct done_at){.placed_s = s->job_placed_s[j], .job = (uint32_t)j};
+    qsort(ix, n, sizeof *ix, by_placement);
+    double *err = cpn_calloc(n + 1, sizeof *err), *tmp = cpn_calloc(n + 1, sizeof *tmp);
+    for (size_t i = 0; i < n; i++)
+        err[i] = fabs(log(s->pred_run_s[ix[i].job] / s->alone_run_s[ix[i].job]));
+    size_t tenth = (n + 9) / 10;
+    const struct {
+        const char *key;
+        size_t from, count;
+    } parts[] = {{"pred_factor_median", 0, n},
+                 {"pred_factor_first_tenth", 0, tenth},
+                 {"pred_factor_last_tenth", n - tenth, tenth}};
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+        memcpy(tmp, err + parts[k].from, parts[k].count * sizeof *tmp);
+        gsl_sort(tmp, 1, parts[k].count);
+        add_num_or_null(o, parts[k].key, parts[k].count > 0,
+                        parts[k].count ? exp(gsl_stats_median_from_sorted_data(tmp, 1, parts[k].count)) : 0);
+    }
+    free(tmp);
+    free(err);
+    free(ix);
 }
 
 char *report_summary_json(const struct sim *s, const struct report_meta *m)
@@ -160,6 +211,7 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
                             span > 0 && cpus > 0 ? st->cpu_used_integral / (cpus * span) : 0);
     cJSON_AddNumberToObject(o, "cpu_lost_gpu_s", st->cpu_lost_gpu_s);
     cJSON_AddNumberToObject(o, "cpu_slowed_jobs", (double)st->cpu_slowed_jobs);
+    add_prediction_errors(o, s);
     const struct net_stats *ns = net_stats(s->net);
     cJSON_AddNumberToObject(o, "transfer_gib", ns->moved_gib);
     cJSON_AddNumberToObject(o, "transfers", (double)ns->transfers);

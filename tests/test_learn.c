@@ -1,0 +1,172 @@
+/* An honest predictor that learns (docs/predictor.md): the learned methods never see a
+ * job's own duration or GPU memory, estimate jobs given by duration from the history of
+ * completed ones, and learn step times and memory from the runs the controller sees
+ * end. Every expected value is worked out by hand in the comment above its test. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "helpers.h"
+
+#define HDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib\n"
+#define EPS 1e-6
+
+static const struct jobrt *rt(const struct run *r, const char *id) { return &r->s->rt[run_job(r, id)]; }
+static double pred_run(const struct run *r, const char *id) { return r->s->pred_run_s[run_job(r, id)]; }
+
+/* One node of `gpus` GPUs of a type (a catalogue profile name, or "none" for a speed-1
+ * type of 80 GiB), 64 cores, live metrics, completions seen at once. */
+static const char *one_node(unsigned gpus, const char *profile)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof buf,
+             "{\"scrape_interval_s\": 0, \"completion\": \"event\",\n"
+             " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"%s\"}},\n"
+             " \"sites\": [{\"name\": \"a\", \"nodes\": [{\"count\": 1, \"cpus\": 64,\n"
+             "   \"mem_gib\": 512, \"gpu_type\": \"G\", \"gpus\": %u}]}]}\n",
+             profile, gpus);
+    return buf;
+}
+
+/* Two model-less jobs given by duration on one GPU, the short one first in the queue.
+ * optimal takes the largest predicted GPU-time first. The oracle knows the long one
+ * (10,000 s) is larger and starts it first: the short one starts when it ends, at
+ * 10,000 s. The forest may not see durations: before any job has completed it gives
+ * both the prior (3,600 s), the tie keeps queue order and the short one starts at 0. */
+Test(learn, the_forest_does_not_see_a_jobs_duration)
+{
+    const char *jobs = HDR "short,0,-,1,1,0,1,1,1,0,a,100,\n"
+                           "long,0,-,1,1,0,1,1,1,0,a,10000,\n";
+    struct run o, f;
+    run_start_pred(&o, one_node(1, "none"), NULL, 0, jobs, "optimal", "oracle");
+    run_start_pred(&f, one_node(1, "none"), NULL, 0, jobs, "optimal", "rf");
+    cr_assert_float_eq(rt(&o, "long")->start_s, 0, EPS);
+    cr_assert_float_eq(rt(&o, "short")->start_s, 10000, EPS);
+    cr_assert_float_eq(pred_run(&o, "long"), 10000, EPS);
+    cr_assert_float_eq(rt(&f, "short")->start_s, 0, EPS);
+    cr_assert_float_eq(rt(&f, "long")->start_s, 100, EPS);
+    cr_assert_float_eq(pred_run(&f, "short"), 3600, EPS);
+    run_free(&o);
+    run_free(&f);
+}
+
+/* A job given by duration that needs no GPU memory is not an unseen model: two such
+ * one-GPU jobs share a two-GPU node from time 0, under the forest as under the oracle. */
+Test(learn, a_modelless_job_that_needs_no_memory_shares_a_node)
+{
+    const char *specs[] = {"rf", "oracle"};
+    for (size_t i = 0; i < 2; i++) {
+        struct run r;
+        run_start_pred(&r, one_node(2, "none"), NULL, 0,
+                       HDR "j1,0,-,1,1,0,1,1,1,0,a,100,\n"
+                           "j2,0,-,1,1,0,1,1,1,0,a,100,\n",
+                       "optimal", specs[i]);
+        cr_assert_float_eq(rt(&r, "j1")->start_s, 0, EPS, "%s", specs[i]);
+        cr_assert_float_eq(rt(&r, "j2")->start_s, 0, EPS, "%s", specs[i]);
+        run_free(&r);
+    }
+}
+
+/* Job a1 (origin a, one GPU, 100 s) completes at 100 s. a2, submitted at 1,000 s from
+ * the same origin with one GPU, is then predicted at the geometric mean of the prior
+ * (3,600 s) and the history (one run of 100 s), each with weight one:
+ * sqrt(3600 x 100) = 600 s. a3, with two GPUs, has no history and gets the prior.
+ * Without learning a2 too stays at the prior. */
+Test(learn, the_history_of_an_origin_predicts_its_jobs)
+{
+    const char *jobs = HDR "a1,0,-,1,1,0,1,1,1,0,a,100,\n"
+                           "a2,1000,-,1,1,0,1,1,1,0,a,50,\n"
+                           "a3,1000,-,1,1,0,2,1,1,0,a,50,\n";
+    const char *off[] = {"learn=false"};
+    struct run on, no;
+    run_start_pred(&on, one_node(4, "none"), NULL, 0, jobs, "fifo", "rf");
+    run_start_pred(&no, one_node(4, "none"), off, 1, jobs, "fifo", "rf");
+    cr_assert_float_eq(pred_run(&on, "a1"), 3600, EPS);
+    cr_assert_float_eq(pred_run(&on, "a2"), 600, 1e-6);
+    cr_assert_float_eq(pred_run(&on, "a3"), 3600, 1e-6);
+    cr_assert_float_eq(pred_run(&no, "a2"), 3600, EPS);
+    run_free(&on);
+    run_free(&no);
+}
+
+/* Ten identical ResNet-50 jobs run one after another on one H100. The forest's step
+ * time for them is off by some percent (the first job's error); the first completed
+ * run measures the step exactly (it ran alone, with cores to spare), so with learning
+ * every later prediction is the truth, and without it every prediction is the first's. */
+Test(learn, a_measured_step_replaces_the_forests)
+{
+    char jobs[2048] = HDR;
+    for (int i = 0; i < 10; i++)
+        snprintf(jobs + strlen(jobs), sizeof jobs - strlen(jobs),
+                 "r%d,0,resnet50,64,1,5,1,1,1,0,a,,\n", i);
+    const char *off[] = {"learn=false"};
+    struct run on, no;
+    run_start_pred(&on, one_node(1, "h100"), NULL, 0, jobs, "fifo", "rf");
+    run_start_pred(&no, one_node(1, "h100"), off, 1, jobs, "fifo", "rf");
+    double truth = on.s->alone_run_s[run_job(&on, "r0")];
+    double first = fabs(pred_run(&on, "r0") / truth - 1);
+    cr_assert_gt(first, 0.01, "the forest is exact here (%g): the test proves nothing", first);
+    for (int i = 1; i < 10; i++) {
+        char id[8];
+        snprintf(id, sizeof id, "r%d", i);
+        cr_assert_float_eq(pred_run(&on, id), truth, 1e-6 * truth, "%s", id);
+        cr_assert_float_eq(pred_run(&no, id), pred_run(&no, "r0"), EPS, "%s", id);
+    }
+    run_free(&on);
+    run_free(&no);
+}
+
+/* With ResNet-50 left out of the forest's training (rf:unseen=resnet50), its first job
+ * runs alone on the two-GPU node; j2 and j3 wait. With learning, j1's completion makes
+ * the model known, and j2 and j3 start together when it ends. Without learning the
+ * model stays unseen and each runs alone: j3 starts only when j2 has ended. */
+Test(learn, an_unseen_model_runs_alone_until_its_first_run_ends)
+{
+    const char *jobs = HDR "j1,0,resnet50,64,1,5,1,1,1,0,a,,\n"
+                           "j2,0,resnet50,64,1,5,1,1,1,0,a,,\n"
+                           "j3,0,resnet50,64,1,5,1,1,1,0,a,,\n";
+    const char *off[] = {"learn=false"};
+    struct run on, no;
+    run_start_pred(&on, one_node(2, "h100"), NULL, 0, jobs, "optimal", "rf:unseen=resnet50");
+    run_start_pred(&no, one_node(2, "h100"), off, 1, jobs, "optimal", "rf:unseen=resnet50");
+    cr_assert_float_eq(rt(&on, "j1")->start_s, 0, EPS);
+    cr_assert_float_eq(rt(&on, "j2")->start_s, rt(&on, "j1")->end_s, EPS);
+    cr_assert_float_eq(rt(&on, "j3")->start_s, rt(&on, "j1")->end_s, EPS);
+    cr_assert_float_eq(rt(&no, "j2")->start_s, rt(&no, "j1")->end_s, EPS);
+    cr_assert_float_eq(rt(&no, "j3")->start_s, rt(&no, "j2")->end_s, EPS);
+    run_free(&on);
+    run_free(&no);
+}
+
+/* noisy:0 is the oracle exactly, for a job's own duration as for the catalogue. */
+Test(learn, noisy_zero_sees_the_duration)
+{
+    struct run r;
+    run_start_pred(&r, one_node(1, "none"), NULL, 0, HDR "j1,0,-,1,1,0,1,1,1,0,a,123,\n", "fifo",
+                   "noisy:0");
+    cr_assert_float_eq(pred_run(&r, "j1"), 123, EPS);
+    run_free(&r);
+}
+
+/* The spec's unseen= names catalogue models; anything else is refused. */
+Test(learn, unseen_names_catalogue_models)
+{
+    char err[CPN_ERR_LEN] = "";
+    struct catalog *cat = NULL;
+    struct predictor *p = NULL;
+    cr_assert_eq(catalog_create(&cat, err, sizeof err), 0);
+    cr_assert_eq(predictor_create(&p, "rf:margin=0.2:unseen=resnet50+bert_base", cat, 1, err,
+                                  sizeof err),
+                 0, "%s", err);
+    cr_assert_not(predictor_knows(p, catalog_model_find(cat, "resnet50")));
+    cr_assert_not(predictor_knows(p, catalog_model_find(cat, "bert_base")));
+    cr_assert(predictor_knows(p, catalog_model_find(cat, "vgg16")));
+    predictor_destroy(p);
+    p = NULL;
+    cr_assert_neq(predictor_create(&p, "rf:unseen=resnet5", cat, 1, err, sizeof err), 0);
+    cr_assert(strstr(err, "'resnet5' is not a catalogue model"), "%s", err);
+    cr_assert_neq(predictor_create(&p, "rf:depth=3", cat, 1, err, sizeof err), 0);
+    cr_assert(strstr(err, "unknown option"), "%s", err);
+    catalog_destroy(cat);
+}
