@@ -20,6 +20,8 @@ bool policy_check_indexes = true;
 bool policy_check_indexes = false;
 #endif
 
+bool policy_churn_estimates = false;
+
 static void check_indexes(const struct sim *s)
 {
     if (policy_check_indexes && s->pol->check)
@@ -36,6 +38,8 @@ int policy_call_init(struct sim *s, char *err, size_t errlen)
 void policy_call_begin(struct sim *s)
 {
     s->view.now = s->now;
+    if (policy_churn_estimates)
+        s->view.est_version++;
     if (s->pol->begin)
         s->pol->begin(s->pol_state, &s->view);
     check_indexes(s);
