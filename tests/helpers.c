@@ -12,6 +12,16 @@
 void run_start(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,
                const char *jobs_csv, const char *policy)
 {
+    const struct policy_ops *pol = policy_find(policy);
+    cr_assert(pol, "no policy %s", policy);
+    run_create(r, cluster_json, sets, n_sets, jobs_csv, pol);
+    char err[CPN_ERR_LEN] = "";
+    cr_assert_eq(sim_run(r->s, err, sizeof err), 0, "run: %s", err);
+}
+
+void run_create(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,
+                const char *jobs_csv, const struct policy_ops *pol)
+{
     char err[CPN_ERR_LEN] = "";
     memset(r, 0, sizeof *r);
     jobset_init(&r->js);
@@ -22,11 +32,8 @@ void run_start(struct run *r, const char *cluster_json, const char *const *sets,
     cr_assert_eq(trace_read_csv_buf("test.csv", jobs_csv, strlen(jobs_csv), r->cat, &r->js, err,
                                     sizeof err),
                  0, "jobs: %s", err);
-    const struct policy_ops *pol = policy_find(policy);
-    cr_assert(pol, "no policy %s", policy);
     cr_assert_eq(sim_create(&r->s, r->cl, r->cat, &r->js, pol, NULL, NULL, err, sizeof err), 0,
                  "sim: %s", err);
-    cr_assert_eq(sim_run(r->s, err, sizeof err), 0, "run: %s", err);
 }
 
 void run_free(struct run *r)
