@@ -167,37 +167,28 @@ static double start_of(const struct run *r, const char *id) { return r->s->rt[ru
 
 /* One GPU. a runs 0..100; b (50 s) and c (30 s) wait. When a's end is learnt at 100,
  * b's estimate (and run) becomes 10 s. sjf, shortest first by the new estimates,
- * starts b at 100 and c at 110; with the lengths it keyed them by at arrival it would
- * start c first. */
-Test(est_rebuild, sjf_orders_by_the_new_estimates)
+ * starts b at 100 and c at 110; by the lengths it keyed them by at arrival it would
+ * start c first. optimal's default order, largest predicted GPU-time first, would put
+ * b (50 s) before c (30 s) by the keys at arrival; by the new ones c starts at 100 and
+ * b at 130. */
+Test(est_rebuild, queue_orders_by_the_new_estimates)
 {
     const struct change c[] = {{"a", POLICY_JOB_LEARNT, "b", 10, -1}};
-    struct run r;
-    run_learning(&r, "sjf", 1,
-                 HDR "a,0,-,1,1,0,1,1,1,0,a,100,10\n"
-                     "b,1,-,1,1,0,1,1,1,0,a,50,10\n"
-                     "c,2,-,1,1,0,1,1,1,0,a,30,10\n",
-                 c, 1);
-    cr_assert_float_eq(start_of(&r, "b"), 100, EPS);
-    cr_assert_float_eq(start_of(&r, "c"), 110, EPS);
-    run_free(&r);
-}
-
-/* The same queue under optimal's default order, largest predicted GPU-time first: by
- * the keys at arrival b (50 s) would go before c (30 s); once b's estimate is 10 s, c
- * starts at 100 and b at 130. */
-Test(est_rebuild, optimal_orders_by_the_new_estimates)
-{
-    const struct change c[] = {{"a", POLICY_JOB_LEARNT, "b", 10, -1}};
-    struct run r;
-    run_learning(&r, "optimal", 1,
-                 HDR "a,0,-,1,1,0,1,1,1,0,a,100,10\n"
-                     "b,1,-,1,1,0,1,1,1,0,a,50,10\n"
-                     "c,2,-,1,1,0,1,1,1,0,a,30,10\n",
-                 c, 1);
-    cr_assert_float_eq(start_of(&r, "c"), 100, EPS);
-    cr_assert_float_eq(start_of(&r, "b"), 130, EPS);
-    run_free(&r);
+    const struct {
+        const char *policy;
+        double b_start, c_start;
+    } cases[] = {{"sjf", 100, 110}, {"optimal", 130, 100}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct run r;
+        run_learning(&r, cases[i].policy, 1,
+                     HDR "a,0,-,1,1,0,1,1,1,0,a,100,10\n"
+                         "b,1,-,1,1,0,1,1,1,0,a,50,10\n"
+                         "c,2,-,1,1,0,1,1,1,0,a,30,10\n",
+                     c, 1);
+        cr_assert_float_eq(start_of(&r, "b"), cases[i].b_start, EPS, "%s", cases[i].policy);
+        cr_assert_float_eq(start_of(&r, "c"), cases[i].c_start, EPS, "%s", cases[i].policy);
+        run_free(&r);
+    }
 }
 
 /* optimal predicts a running job's end from the estimate now: when b arrives, a's
