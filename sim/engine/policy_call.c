@@ -3,7 +3,9 @@
  * directly. Each wrapper brings the view's clock up to date, supplies the default of
  * an absent optional hook, checks the hook's result and, when policy_check_indexes is
  * on, calls the policy's check hook at the two moments its indexes must agree with
- * the view: when a scheduling point has begun and when it has ended. */
+ * the view: when a scheduling point has begun and when it has ended. With the test
+ * switch policy_churn_estimates, the wrapper of begin grows the view's est_version
+ * first, as if the estimates had changed (policy.h). */
 #include "policy_call.h"
 
 #include <math.h>
