@@ -11,7 +11,10 @@
  * first such node (first fit, as FIFO does) and its lowest-numbered such GPUs. A
  * running job's GPUs are predicted free when the controller expects to learn of its
  * end: start plus predicted run time, rounded up to the next completion poll (one
- * poll interval from now if that has passed). The CPU threshold is the engine's
+ * poll interval from now if that has passed). The predicted run time is the
+ * controller's estimate now, asked afresh whenever the head is blocked: when the
+ * controller has learnt from completed jobs since the job was placed, the new
+ * estimate counts. The CPU threshold is the engine's
  * filter (cpu_filter below): the first fit and the backfill search skip nodes it
  * refuses now, while the reservation may name any node. It does not run unseen
  * models alone.
@@ -22,7 +25,9 @@
  * resources, so a shape that fits no node fails for the rest of the point; the
  * backfill walk skips later jobs of that shape. Node searches look only at nodes with
  * enough GPUs that no job uses (view_next_free_node, the engine's index), in node
- * order. */
+ * order. Shapes come from the estimates, which may change between scheduling points
+ * (view.est_version): begin then numbers them afresh for the queued jobs, an O(queue)
+ * rebuild only when they changed. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -39,6 +44,7 @@ struct easy_state {
     uint64_t *shape_failed; /* [shapes]: the point at which it last fitted no node */
     size_t n_failed, cap_failed;
     uint64_t point;        /* scheduling points so far (starts at 1) */
+    uint64_t est_seen;     /* the view's est_version the shapes were found with */
 };
 
 static int easy_init(void **state, const struct view *v, char *err, size_t errlen)
@@ -50,6 +56,7 @@ static int easy_init(void **state, const struct view *v, char *err, size_t errle
     st->job_shape = cpn_calloc(v->n_jobs ? v->n_jobs : 1, sizeof *st->job_shape);
     jobshape_init(&st->shapes, v);
     st->point = 1;
+    st->est_seen = v->est_version;
     *state = st;
     return 0;
 }
@@ -211,6 +218,21 @@ static int easy_place(void *state, const struct view *v, struct placement *out)
     return placed;
 }
 
+/* A scheduling point begins: when the estimates changed, a queued job's predicted
+ * memory, and so its shape, may differ: the shapes are found afresh, in queue order.
+ * The failure marks go with the old numbering (they only ever hold within a point). */
+static void easy_begin(void *state, const struct view *v)
+{
+    struct easy_state *st = state;
+    if (v->est_version == st->est_seen)
+        return;
+    jobshape_reset(&st->shapes);
+    st->n_failed = 0;
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
+        st->job_shape[j] = easy_shape_of(st, v, j);
+    st->est_seen = v->est_version;
+}
+
 static void easy_job_event(void *state, const struct view *v, uint32_t j, enum policy_job_event e)
 {
     struct easy_state *st = state;
@@ -226,10 +248,12 @@ static double easy_end(void *state, const struct view *v)
     return INFINITY;
 }
 
-/* Every queued job's shape is still its shape (the index the skipping relies on). */
+/* Every queued job's shape is still its shape (the index the skipping relies on), as
+ * the estimates give it now. */
 static void easy_check(const void *state, const struct view *v)
 {
     const struct easy_state *st = state;
+    CPN_ASSERT(st->est_seen == v->est_version);
     for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
         jobshape_check(&st->shapes, v, j, st->job_shape[j]);
 }
@@ -241,6 +265,7 @@ const struct policy_ops easy_policy = {
     .summary = "EASY backfilling over arrival order: the head job reserves the node that frees "
                "soonest, later jobs start if they do not delay it (first fit)",
     .init = easy_init,
+    .begin = easy_begin,
     .place = easy_place,
     .end = easy_end,
     .job_event = easy_job_event,

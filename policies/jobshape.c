@@ -32,6 +32,12 @@ void jobshape_free(struct jobshape_table *t)
     memset(t, 0, sizeof *t);
 }
 
+void jobshape_reset(struct jobshape_table *t)
+{
+    t->n = 0;
+    memset(t->slot, 0xff, t->n_slot * sizeof *t->slot);
+}
+
 static uint64_t hash_double(uint64_t h, double d)
 {
     uint64_t b;

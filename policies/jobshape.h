@@ -28,6 +28,10 @@ struct jobshape_table {
 
 void jobshape_init(struct jobshape_table *t, const struct view *v);
 void jobshape_free(struct jobshape_table *t);
+/* Forgets every shape (numbering starts again at 0), keeping the memory: for a policy
+ * that re-keys its queue when the estimates changed (view.est_version), since a job's
+ * predicted memory, and so its shape, may then differ. O(shapes). */
+void jobshape_reset(struct jobshape_table *t);
 /* The number of job j's shape, a new one when it was never seen. */
 uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j);
 /* For a policy's check hook: aborts unless shape s is job j's shape (GPU count,

@@ -52,9 +52,23 @@
  * job never delays the plan; jobs that age into reservations or into the window in
  * between are planned at the next change (with the default poll, within 60 s).
  *
- * Unseen models. A job whose model the predictor does not know runs alone: it starts
- * only on a node where nothing runs and, while it runs, nothing else starts there. The
- * predictor does not learn during a run, so this holds for every run of such a job.
+ * Learning. The estimates may change between scheduling points, when the controller
+ * learns from completed jobs (view.est_version grows). The next scheduling point then
+ * re-keys the queue in the configured order (ties keep the queue's order) and predicts
+ * the running jobs again: a GPU is predicted free from its job's start plus its run as
+ * the controller predicts it now, not as it did when the job was placed, since the
+ * newer estimate is the better guess (the transfer estimate stays the one made at
+ * placement: that transfer was started then). Cached estimates are kept per job and
+ * per est_version, so a change costs a pass over the queue and the nodes, and nothing
+ * at a point where they did not change. A change does not by itself make a fresh
+ * plan: the controller learns only when it learnt that jobs ended, which does.
+ *
+ * Unseen models. A job whose model the predictor does not know (view_estimate's known
+ * is false) runs alone: it starts only on a node where nothing runs and, while it
+ * runs, nothing else starts there. Such a job runs alone until the controller has
+ * learnt the model from a completed run, after which view_estimate's known is true and
+ * its jobs are placed like any other; one already running alone stays alone until it
+ * ends.
  *
  * Cost. A plan covers at most optimal_window jobs: the reservations first, then jobs
  * that have waited reserve_after_s (oldest first), then the first of the configured
@@ -268,6 +282,10 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
         st->est_run[i] = NAN;
     st->known = opt_alloc(nj, sizeof *st->known);
     st->len = opt_alloc(nj, sizeof *st->len);
+    st->est_ver = opt_alloc(nj, sizeof *st->est_ver);
+    for (size_t j = 0; j < nj; j++)
+        st->est_ver[j] = v->est_version;
+    st->est_seen = v->est_version;
     st->res_node = opt_alloc(nj, sizeof *st->res_node);
     for (size_t j = 0; j < nj; j++) {
         st->known[j] = -1;
@@ -335,6 +353,7 @@ static void opt_destroy(void *state)
     free(st->est_cpu);
     free(st->known);
     free(st->len);
+    free(st->est_ver);
     free(st->pred_run);
     free(st->pred_xfer);
     free(st->res_node);
@@ -526,10 +545,10 @@ static void opt_fit_fresh(struct opt_state *st, const struct view *v)
     }
 }
 
-/* The key of job j in the configured order (smallest first). */
-static double opt_order_key(struct opt_state *st, const struct view *v, uint32_t j)
+/* The key in the configured order (smallest first) of job j whose predicted run time
+ * on its fastest node is len. */
+static double opt_key_of(const struct view *v, uint32_t j, double len)
 {
-    double len = opt_len(st, v, j);
     if (isinf(len))
         return INFINITY; /* fits nowhere: last, it will not be placed */
     switch ((enum opt_order)((const struct opt_params *)v->params)->order) {
@@ -543,6 +562,41 @@ static double opt_order_key(struct opt_state *st, const struct view *v, uint32_t
         break;
     }
     return 0;
+}
+
+static double opt_order_key(struct opt_state *st, const struct view *v, uint32_t j)
+{
+    return opt_key_of(v, j, opt_len(st, v, j));
+}
+
+/* The estimates changed (see "Learning" above): every queued job gets its key in the
+ * configured order afresh, in queue order, and the young heap is built again from
+ * them (its entry numbers keep the queue's order on ties; the other heaps are by
+ * submission). Each running job is predicted again, and a node whose jobs' predicted
+ * ends moved has its bound rebuilt. O(queue + nodes). */
+static void opt_rebuild(struct opt_state *st, const struct view *v)
+{
+    st->young.n = 0;
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j]) {
+        st->okey[j] = opt_order_key(st, v, j);
+        if (st->stage[j] == OPT_YOUNG)
+            opt_heap_push(&st->young, (struct opt_hent){.k1 = st->okey[j], .k2 = st->entry[j],
+                                                        .job = j, .gen = st->gen[j]});
+    }
+    for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
+        bool moved = false;
+        for (uint32_t a = st->node_head[n]; a != VIEW_NONE; a = st->job_next[a]) {
+            double run, mem;
+            if (!v->job_active[a] || v->job_node[a] != n)
+                continue; /* it ended: opt_list_next drops it */
+            opt_est(st, v, a, v->cl->nodes[n].type, &run, &mem);
+            moved |= run != st->pred_run[a];
+            st->pred_run[a] = run;
+        }
+        if (moved)
+            opt_node_changed(st, v, n);
+    }
+    st->est_seen = v->est_version;
 }
 
 static void opt_job_event(void *state, const struct view *v, uint32_t j, enum policy_job_event e)
@@ -575,6 +629,8 @@ static void opt_job_event(void *state, const struct view *v, uint32_t j, enum po
 static void opt_begin(void *state, const struct view *v)
 {
     struct opt_state *st = state;
+    if (v->est_version != st->est_seen)
+        opt_rebuild(st, v);
     if (v->queue_len == 0)
         return;
     st->plan_len = st->plan_next = 0;
@@ -623,23 +679,53 @@ static double opt_end(void *state, const struct view *v)
     return INFINITY;
 }
 
+/* Aborts unless job j's cached estimates are of the current est_version and each
+ * estimate cached equals what view_estimate answers now. */
+static void opt_check_est(const struct opt_state *st, const struct view *v, uint32_t j)
+{
+    CPN_ASSERT(st->est_ver[j] == v->est_version);
+    for (uint32_t t = 0; t < v->cl->n_types; t++) {
+        size_t i = (size_t)j * v->cl->n_types + t;
+        if (isnan(st->est_run[i]))
+            continue;
+        struct view_estimate e;
+        view_estimate(v, j, t, &e);
+        CPN_ASSERT(st->est_run[i] == e.run_s && st->est_mem[i] == e.mem_gib &&
+                   st->est_cpu[i] == e.cpu_cores && st->known[j] == e.known);
+    }
+}
+
 /* The queue's stages and the nodes' lists of running jobs agree with the view: a job
  * is in a stage exactly while queued, n_big counts the aged jobs of reserve_min_gpus
- * GPUs or more, and every job of the bookkeeping is on its node's list. (Its node
- * index is checked search by search: opt_check_search.) */
+ * GPUs or more, and every job of the bookkeeping is on its node's list. What comes
+ * from the estimates follows the current ones: a queued job's key and young-heap
+ * entry, its cached estimates, and a running job's predicted run. (The node index is
+ * checked search by search: opt_check_search.) */
 static void opt_check(const void *state, const struct view *v)
 {
     const struct opt_state *st = state;
     size_t staged = 0, big = 0, listed = 0;
+    CPN_ASSERT(st->est_seen == v->est_version);
     for (uint32_t j = 0; j < v->n_jobs; j++) {
         staged += st->stage[j] != OPT_OUT;
         big += st->stage[j] == OPT_AGED && view_job(v, j)->gpus >= ((const struct opt_params *)v->params)->reserve_min_gpus;
-        if (v->job_active[j])
-            CPN_ASSERT(st->job_at[j] == v->job_node[j]);
+        if (v->job_active[j]) {
+            struct view_estimate e;
+            view_estimate(v, j, v->cl->nodes[v->job_node[j]].type, &e);
+            CPN_ASSERT(st->job_at[j] == v->job_node[j] && st->pred_run[j] == e.run_s);
+        }
     }
     CPN_ASSERT(staged == v->queue_len && big == st->n_big);
-    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j]) {
         CPN_ASSERT(st->stage[j] != OPT_OUT);
+        opt_check_est(st, v, j);
+        CPN_ASSERT(st->okey[j] == opt_key_of(v, j, st->len[j]));
+    }
+    for (size_t k = 0; k < st->young.n; k++) {
+        const struct opt_hent *x = &((const struct opt_hent *)st->young.v)[k];
+        if (opt_current(st, x, OPT_YOUNG))
+            CPN_ASSERT(x->k1 == st->okey[x->job]);
+    }
     for (uint32_t n = 0; n < v->cl->n_nodes; n++)
         for (uint32_t a = st->node_head[n]; a != VIEW_NONE; a = st->job_next[a]) {
             CPN_ASSERT(st->job_at[a] == n);

@@ -79,7 +79,9 @@ struct opt_state {
     double *est_cpu;     /* [jobs * types] predicted CPU cores busy at full speed */
     int8_t *known;       /* [jobs] 1 known model, 0 unseen, -1 not asked yet */
     double *len;         /* [jobs] predicted run time on its fastest node; NAN until asked */
-    double *pred_run;    /* [jobs] at its last placement */
+    uint64_t *est_ver;   /* [jobs] the est_version its cached estimates above are of */
+    uint64_t est_seen;   /* the est_version the queue's keys and pred_run follow */
+    double *pred_run;    /* [jobs] run time on its node, as predicted now (est_seen) */
     double *pred_xfer;   /* [jobs] at its last placement */
     uint32_t *res_node;  /* [jobs] node it holds a reservation on, VIEW_NONE */
     uint32_t *alone;     /* [nodes] an unseen-model job running alone there, VIEW_NONE */
@@ -117,7 +119,8 @@ struct opt_state {
 
 /* ---- optimal_index.c ---- */
 
-/* Job j's predicted run time and peak memory per GPU on GPUs of a type (cached). */
+/* Job j's predicted run time and peak memory per GPU on GPUs of a type (cached until
+ * the view's est_version changes, as are the three below). */
 void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type, double *run_s,
              double *mem_gib);
 /* Job j's predicted CPU demand (cores at full speed) on GPUs of a type (cached). */

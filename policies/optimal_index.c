@@ -7,12 +7,28 @@
 
 #include "optimal.h"
 
-/* ---- estimates (cached: they depend only on the job and the GPU type) ---- */
+/* ---- estimates (cached: they depend only on the job, the GPU type and the
+ * view's est_version) ---- */
+
+/* Drops job j's cached estimates (run, memory and CPU per type, known, len) when they
+ * were asked before the estimates last changed: the cache is kept per job and per
+ * est_version, so a change costs nothing until a job is asked about again. */
+static void opt_est_current(struct opt_state *st, const struct view *v, uint32_t j)
+{
+    if (st->est_ver[j] == v->est_version)
+        return;
+    st->est_ver[j] = v->est_version;
+    for (size_t t = 0; t < v->cl->n_types; t++)
+        st->est_run[(size_t)j * v->cl->n_types + t] = NAN;
+    st->known[j] = -1;
+    st->len[j] = NAN;
+}
 
 void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type,
              double *run_s, double *mem_gib)
 {
     size_t i = (size_t)j * v->cl->n_types + type;
+    opt_est_current(st, v, j);
     if (isnan(st->est_run[i])) {
         struct view_estimate e;
         view_estimate(v, j, type, &e);
@@ -49,6 +65,7 @@ static bool opt_can_host(struct opt_state *st, const struct view *v, uint32_t j,
 
 bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j)
 {
+    opt_est_current(st, v, j);
     if (st->known[j] < 0) {
         double run, mem;
         for (uint32_t t = 0; t < v->cl->n_types && st->known[j] < 0; t++)
@@ -62,6 +79,7 @@ bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j)
  * none can. */
 double opt_len(struct opt_state *st, const struct view *v, uint32_t j)
 {
+    opt_est_current(st, v, j);
     if (isnan(st->len[j])) {
         const struct view_job *jb = view_job(v, j);
         double best = INFINITY, run, mem;

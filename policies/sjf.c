@@ -18,7 +18,10 @@
  * a scheduling point a heap of the shapes by their first job replays the walk of the
  * whole queue in order, testing each shape at most once per failure. The node search
  * looks only at nodes with enough GPUs that no job uses (view_next_free_node, the
- * engine's index), in node order, as the walk over every node did. */
+ * engine's index), in node order, as the walk over every node did. Lengths and shapes
+ * come from the estimates, which may change between scheduling points as the
+ * controller learns (view.est_version): begin then numbers the shapes afresh and
+ * re-keys the queued jobs in queue order, an O(queue) rebuild only when they changed. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -37,7 +40,7 @@ struct sjf_shape {
 };
 
 struct sjf_state {
-    double *len;            /* [jobs] predicted run time on its fastest node; NAN until asked */
+    uint64_t est_seen;      /* the view's est_version the queue was keyed by */
     /* Nodes deduplicated by what decides whether they could ever host a job. */
     uint32_t *hclass_node;  /* a node of each such class */
     size_t n_hclass;
@@ -59,9 +62,7 @@ static int sjf_init(void **state, const struct view *v, char *err, size_t errlen
     size_t n = v->n_jobs ? v->n_jobs : 1, nn = cl->n_nodes ? cl->n_nodes : 1;
     size_t nt = cl->n_types ? cl->n_types : 1, ns = cl->n_sites ? cl->n_sites : 1;
     struct sjf_state *st = cpn_calloc(1, sizeof *st);
-    st->len = cpn_calloc(n, sizeof *st->len);
-    for (size_t j = 0; j < v->n_jobs; j++)
-        st->len[j] = NAN;
+    st->est_seen = v->est_version;
     st->job_shape = cpn_calloc(n, sizeof *st->job_shape);
     st->hclass_node = cpn_calloc(nn, sizeof *st->hclass_node);
     for (uint32_t i = 0; i < cl->n_nodes; i++) {
@@ -95,7 +96,6 @@ static void sjf_destroy(void *state)
     jobshape_free(&st->table);
     free(st->job_shape);
     heap_free(&st->ready);
-    free(st->len);
     free(st->hclass_node);
     free(st->type_run);
     free(st->site_tr);
@@ -103,19 +103,19 @@ static void sjf_destroy(void *state)
     free(st);
 }
 
-/* Nodes alike in GPU count, CPUs, memory and GPU type give the same answer, so one of
- * each class stands for all. */
-static double sjf_len(struct sjf_state *st, const struct view *v, uint32_t j)
+/* Job j's predicted run time on its fastest node that could take it, INFINITY when
+ * none could. Nodes alike in GPU count, CPUs, memory and GPU type give the same
+ * answer, so one of each class stands for all. Asked when the job enters the queue
+ * and again when the estimates change, never cached: a job back from an OOM back-off
+ * is keyed by the estimates of then. */
+static double sjf_len(const struct sjf_state *st, const struct view *v, uint32_t j)
 {
-    if (isnan(st->len[j])) {
-        double best = INFINITY;
-        struct view_estimate e;
-        for (size_t c = 0; c < st->n_hclass; c++)
-            if (jobshape_can_host(v, j, st->hclass_node[c], &e) && e.run_s < best)
-                best = e.run_s;
-        st->len[j] = best;
-    }
-    return st->len[j];
+    double best = INFINITY;
+    struct view_estimate e;
+    for (size_t c = 0; c < st->n_hclass; c++)
+        if (jobshape_can_host(v, j, st->hclass_node[c], &e) && e.run_s < best)
+            best = e.run_s;
+    return best;
 }
 
 static bool sjf_key_less(const void *a, const void *b, const void *ctx)
@@ -210,11 +210,36 @@ static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struc
     return found;
 }
 
-/* A scheduling point begins: the walk starts afresh over the shapes with queued jobs. */
+/* Job j enters its shape's heap, after every job queued before it. */
+static void sjf_enqueue(struct sjf_state *st, const struct view *v, uint32_t j)
+{
+    uint32_t s = sjf_shape_of(st, v, j);
+    st->job_shape[j] = s;
+    struct sjf_key key = {sjf_len(st, v, j), st->seq++, j};
+    heap_push(&st->shapes[s].heap, &sjf_key_ops, NULL, &key);
+}
+
+/* The estimates changed: a queued job's length and shape may differ, so the shapes are
+ * numbered afresh and the queue re-keyed, in queue order (the order of entry, so ties
+ * keep their order). O(queue). */
+static void sjf_rebuild(struct sjf_state *st, const struct view *v)
+{
+    for (size_t s = 0; s < st->n_shapes; s++)
+        heap_free(&st->shapes[s].heap);
+    st->n_shapes = 0;
+    jobshape_reset(&st->table);
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
+        sjf_enqueue(st, v, j);
+    st->est_seen = v->est_version;
+}
+
+/* A scheduling point begins: the queue is re-keyed if the estimates changed, and the
+ * walk starts afresh over the shapes with queued jobs. */
 static void sjf_begin(void *state, const struct view *v)
 {
-    (void)v;
     struct sjf_state *st = state;
+    if (v->est_version != st->est_seen)
+        sjf_rebuild(st, v);
     st->ready.n = 0;
     for (uint32_t s = 0; s < st->n_shapes; s++)
         if (st->shapes[s].heap.n)
@@ -245,25 +270,22 @@ static int sjf_place(void *state, const struct view *v, struct placement *out)
 static void sjf_job_event(void *state, const struct view *v, uint32_t j, enum policy_job_event e)
 {
     struct sjf_state *st = state;
-    if (e == POLICY_JOB_QUEUED) {
-        uint32_t s = sjf_shape_of(st, v, j);
-        st->job_shape[j] = s;
-        struct sjf_key key = {sjf_len(st, v, j), st->seq++, j};
-        heap_push(&st->shapes[s].heap, &sjf_key_ops, NULL, &key);
-    }
+    if (e == POLICY_JOB_QUEUED)
+        sjf_enqueue(st, v, j);
 }
 
-/* The shapes' heaps hold exactly the queued jobs, each under its own shape, in heap
- * order. */
+/* The shapes' heaps hold exactly the queued jobs, each under its own shape and keyed
+ * by its length as the estimates give it now, in heap order. */
 static void sjf_check(const void *state, const struct view *v)
 {
     const struct sjf_state *st = state;
     size_t held = 0;
+    CPN_ASSERT(st->est_seen == v->est_version);
     for (uint32_t s = 0; s < st->n_shapes; s++) {
         const struct sjf_shape *sh = &st->shapes[s];
         for (size_t k = 0; k < sh->heap.n; k++) {
             const struct sjf_key *e = heap_at(&sh->heap, &sjf_key_ops, k);
-            CPN_ASSERT(st->job_shape[e->job] == s);
+            CPN_ASSERT(st->job_shape[e->job] == s && e->len == sjf_len(st, v, e->job));
             CPN_ASSERT(k == 0 || !sjf_key_less(e, heap_at(&sh->heap, &sjf_key_ops, (k - 1) / 2), NULL));
         }
         held += sh->heap.n;

@@ -9,14 +9,10 @@
 
 #include "../sim/base/util.h"
 
-void run_start(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,
-               const char *jobs_csv, const char *policy)
-{
-    run_start_pred(r, cluster_json, sets, n_sets, jobs_csv, policy, NULL);
-}
-
-void run_start_pred(struct run *r, const char *cluster_json, const char *const *sets,
-                    size_t n_sets, const char *jobs_csv, const char *policy, const char *pred)
+/* run_create with a predictor spec (NULL: the oracle). */
+static void create(struct run *r, const char *cluster_json, const char *const *sets,
+                   size_t n_sets, const char *jobs_csv, const struct policy_ops *pol,
+                   const char *pred)
 {
     char err[CPN_ERR_LEN] = "";
     memset(r, 0, sizeof *r);
@@ -28,14 +24,33 @@ void run_start_pred(struct run *r, const char *cluster_json, const char *const *
     cr_assert_eq(trace_read_csv_buf("test.csv", jobs_csv, strlen(jobs_csv), r->cat, &r->js, err,
                                     sizeof err),
                  0, "jobs: %s", err);
-    const struct policy_ops *pol = policy_find(policy);
-    cr_assert(pol, "no policy %s", policy);
     if (pred)
         cr_assert_eq(predictor_create(&r->pred, pred, r->cat, 1, err, sizeof err), 0,
                      "predictor: %s", err);
     cr_assert_eq(sim_create(&r->s, r->cl, r->cat, &r->js, pol, r->pred, NULL, err, sizeof err), 0,
                  "sim: %s", err);
+}
+
+void run_start(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,
+               const char *jobs_csv, const char *policy)
+{
+    run_start_pred(r, cluster_json, sets, n_sets, jobs_csv, policy, NULL);
+}
+
+void run_start_pred(struct run *r, const char *cluster_json, const char *const *sets,
+                    size_t n_sets, const char *jobs_csv, const char *policy, const char *pred)
+{
+    const struct policy_ops *pol = policy_find(policy);
+    cr_assert(pol, "no policy %s", policy);
+    create(r, cluster_json, sets, n_sets, jobs_csv, pol, pred);
+    char err[CPN_ERR_LEN] = "";
     cr_assert_eq(sim_run(r->s, err, sizeof err), 0, "run: %s", err);
+}
+
+void run_create(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,
+                const char *jobs_csv, const struct policy_ops *pol)
+{
+    create(r, cluster_json, sets, n_sets, jobs_csv, pol, NULL);
 }
 
 void run_free(struct run *r)

@@ -30,6 +30,10 @@ void run_start(struct run *r, const char *cluster_json, const char *const *sets,
  * with seed 1. */
 void run_start_pred(struct run *r, const char *cluster_json, const char *const *sets,
                     size_t n_sets, const char *jobs_csv, const char *policy, const char *pred);
+/* As run_start with the policy's ops, but stops before sim_run: the caller may reach
+ * r->s (and r->js) first, then runs it. */
+void run_create(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,
+                const char *jobs_csv, const struct policy_ops *pol);
 void run_free(struct run *r);
 /* Index of the job with that id (asserts it exists). */
 uint32_t run_job(const struct run *r, const char *id);

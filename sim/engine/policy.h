@@ -71,7 +71,11 @@ struct policy_ops {
      * arrivals, completions the controller learns of, retries, scrapes, wake-ups),
      * before any place, also when the queue is empty (place is then not called). A
      * policy that plans a whole scheduling point at once plans here, or notes here that
-     * its first place must. */
+     * its first place must. The estimates (view_estimate) change only between
+     * scheduling points, and then v->est_version grows: a policy that keeps anything
+     * derived from them (cached estimates, the queue keyed or grouped by them) rebuilds
+     * it here when est_version differs from the value it last saw, re-inserting the
+     * queued jobs in queue order so that ties keep their order. */
     void (*begin)(void *state, const struct view *v);
 
     /* Required. Called after begin, repeatedly while it returns 1 and the queue is not
@@ -108,6 +112,12 @@ struct policy_ops {
  * aborting on a difference. Tests turn it on; so does building with
  * -DCPN_CHECK_INDEXES, as `make asan` does. Checks never change a decision. */
 extern bool policy_check_indexes;
+
+/* A test switch: when true, the engine grows the view's est_version before every
+ * begin although no estimate changed, so each policy rebuilds what it derived from
+ * the estimates at every scheduling point. A policy must then decide exactly as
+ * without it (tests/test_est_rebuild.c). Off by default; nothing else sets it. */
+extern bool policy_churn_estimates;
 
 /* All registered policies, in the order `cpnsim policies` lists them. */
 extern const struct policy_ops *const policy_registry[];

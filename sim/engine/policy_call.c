@@ -3,7 +3,9 @@
  * directly. Each wrapper brings the view's clock up to date, supplies the default of
  * an absent optional hook, checks the hook's result and, when policy_check_indexes is
  * on, calls the policy's check hook at the two moments its indexes must agree with
- * the view: when a scheduling point has begun and when it has ended. */
+ * the view: when a scheduling point has begun and when it has ended. With the test
+ * switch policy_churn_estimates, the wrapper of begin grows the view's est_version
+ * first, as if the estimates had changed (policy.h). */
 #include "policy_call.h"
 
 #include <math.h>
@@ -19,6 +21,8 @@ bool policy_check_indexes = true;
 #else
 bool policy_check_indexes = false;
 #endif
+
+bool policy_churn_estimates = false;
 
 static void check_indexes(const struct sim *s)
 {
@@ -36,6 +40,8 @@ int policy_call_init(struct sim *s, char *err, size_t errlen)
 void policy_call_begin(struct sim *s)
 {
     s->view.now = s->now;
+    if (policy_churn_estimates)
+        s->view.est_version++;
     if (s->pol->begin)
         s->pol->begin(s->pol_state, &s->view);
     check_indexes(s);
