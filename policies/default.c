@@ -12,11 +12,12 @@
  * controller's bookkeeping, plus the job's must fit its capacity; with
  * gpu_as_resource also nvidia.com/gpu, counted as the node's GPUs that no job of the
  * bookkeeping uses. A node with fewer GPUs than the job uses is filtered out too: the
- * job's container could not start there. Score: LeastAllocated (NodeResourcesFit's
- * default strategy) plus BalancedAllocation, each on CPU and memory with weight 1 and
- * plugin weight 1, in kube-scheduler's integer arithmetic; the best node is bound
- * (kube-scheduler breaks ties at random; here the lowest node index wins, so that runs
- * repeat).
+ * job's container could not start there; and so, as a node selector would, is a node
+ * whose GPU type the job may not run on (view_job_runs_on). Score: LeastAllocated
+ * (NodeResourcesFit's default strategy) plus BalancedAllocation, each on CPU and memory
+ * with weight 1 and plugin weight 1, in kube-scheduler's integer arithmetic; the best
+ * node is bound (kube-scheduler breaks ties at random; here the lowest node index wins,
+ * so that runs repeat).
  *
  * GPUs. With gpu_as_resource the device plugin hands the job the lowest-numbered GPUs
  * no job uses. Without it, as in the original deployment, jobs request no GPU: every
@@ -44,14 +45,16 @@
 #define DFLT_MILLI_PER_CPU 1000.0
 #define DFLT_BYTES_PER_GIB 1073741824.0
 
-/* The queue is kept as cohorts: jobs of one shape (GPUs, CPU, memory) that failed
- * equally often and at the same time, and so share their back-off and whether they
- * are parked. A scheduling point usually retries most of a long queue and most of it
- * fails the same way; a cohort then fails as a whole in O(1) instead of job by job,
- * while the jobs actually tried are taken out one by one in queue order. */
+/* The queue is kept as cohorts: jobs of one shape (GPUs, CPU, memory, the GPU types
+ * they may run on) that failed equally often and at the same time, and so share their
+ * back-off and whether they are parked. A scheduling point usually retries most of a
+ * long queue and most of it fails the same way; a cohort then fails as a whole in O(1)
+ * instead of job by job, while the jobs actually tried are taken out one by one in
+ * queue order. */
 
 /* Nothing frees up within a scheduling point, so a failed bind of one shape means
- * that every job at least as large in GPUs, CPU and memory fails too, in that site.
+ * that every job at least as large in GPUs, CPU and memory, and allowed on no more GPU
+ * types, fails too, in that site.
  * Enough for the few shapes of real queues; further failures go unremembered and
  * their jobs are simply tried. */
 #define DFLT_MEMO_MAX 16
@@ -93,6 +96,7 @@ struct dflt_cohort {
 struct dflt_shape {
     uint32_t gpus;
     double cpus, mem_gib;
+    uint32_t runs; /* its run set: the GPU types its jobs may run on (view_job_runs_on) */
 };
 
 /* An eligible cohort to sort by shape, then tries, then id (for a fixed order). */
@@ -117,6 +121,10 @@ struct dflt_state {
     uint64_t next_seq;
 
     struct dflt_shape *shapes;
+    /* Run sets: [n_runs * types], 1 where the jobs may run on the type; set 0 is every
+     * type, which most jobs have. */
+    uint8_t *runs;
+    size_t n_runs, cap_runs;
     uint32_t *fresh;       /* [shapes] cohort of jobs queued since the last point, or NONE */
     uint64_t *fresh_round; /* [shapes] the point before which fresh[] was made */
 
@@ -271,9 +279,41 @@ static uint32_t dflt_boff_first(const struct dflt_state *st)
     return *(const uint32_t *)heap_at(&st->boff, &dflt_boff_ops, 0);
 }
 
-/* Shape ids: jobs with equal GPUs, CPU and memory share one. Open addressing. */
+/* The run set of job j: the GPU types it may run on, numbered in the order first seen
+ * after set 0 (every type). A few jobs of a few models are barred from a type, so a
+ * linear search of the sets is enough. */
+static uint32_t dflt_run_set(struct dflt_state *st, const struct view *v, uint32_t j)
+{
+    size_t nt = v->cl->n_types;
+    cpn_grow((void **)&st->runs, &st->cap_runs, (st->n_runs + 1) * nt, 1);
+    uint8_t *cand = &st->runs[st->n_runs * nt]; /* the free row after the last set */
+    bool all = true;
+    for (size_t t = 0; t < nt; t++)
+        all &= (cand[t] = view_job_runs_on(v, j, (uint32_t)t)) != 0;
+    if (all)
+        return 0;
+    for (size_t r = 1; r < st->n_runs; r++)
+        if (memcmp(&st->runs[r * nt], cand, nt) == 0)
+            return (uint32_t)r;
+    return (uint32_t)st->n_runs++;
+}
+
+/* True when jobs of run set a may run only on types where those of run set b may. */
+static bool dflt_runs_within(const struct dflt_state *st, size_t nt, uint32_t a, uint32_t b)
+{
+    for (size_t t = 0; a != b && t < nt; t++)
+        if (st->runs[a * nt + t] && !st->runs[b * nt + t])
+            return false;
+    return true;
+}
+
+/* Shape ids: jobs with equal GPUs, CPU, memory and run set share one. Open addressing. */
 static void dflt_find_shapes(struct dflt_state *st, const struct view *v)
 {
+    size_t nt = v->cl->n_types;
+    cpn_grow((void **)&st->runs, &st->cap_runs, nt ? nt : 1, 1);
+    memset(st->runs, 1, nt);
+    st->n_runs = 1;
     size_t cap = 16;
     while (cap < 2 * v->n_jobs)
         cap *= 2;
@@ -284,12 +324,12 @@ static void dflt_find_shapes(struct dflt_state *st, const struct view *v)
     st->shapes = cpn_calloc(v->n_jobs ? v->n_jobs : 1, sizeof *st->shapes);
     for (size_t j = 0; j < v->n_jobs; j++) {
         const struct view_job *jb = view_job(v, (uint32_t)j);
-        struct dflt_shape sh = {jb->gpus, jb->cpus, jb->mem_gib};
+        struct dflt_shape sh = {jb->gpus, jb->cpus, jb->mem_gib, dflt_run_set(st, v, (uint32_t)j)};
         uint64_t bc, bm;
         memcpy(&bc, &sh.cpus, sizeof bc);
         memcpy(&bm, &sh.mem_gib, sizeof bm);
         uint64_t h = (sh.gpus * 0x9E3779B97F4A7C15ull) ^ (bc * 0xC2B2AE3D27D4EB4Full) ^
-                     (bm * 0x165667B19E3779F9ull);
+                     (bm * 0x165667B19E3779F9ull) ^ ((uint64_t)sh.runs << 40);
         size_t i = (size_t)(h ^ (h >> 31)) & (cap - 1);
         for (;; i = (i + 1) & (cap - 1)) {
             if (slot[i] == VIEW_NONE) {
@@ -299,7 +339,7 @@ static void dflt_find_shapes(struct dflt_state *st, const struct view *v)
             }
             const struct dflt_shape *o = &st->shapes[slot[i]];
             if (o->gpus == sh.gpus && memcmp(&o->cpus, &sh.cpus, sizeof sh.cpus) == 0 &&
-                memcmp(&o->mem_gib, &sh.mem_gib, sizeof sh.mem_gib) == 0)
+                memcmp(&o->mem_gib, &sh.mem_gib, sizeof sh.mem_gib) == 0 && o->runs == sh.runs)
                 break;
         }
         st->shape_of[j] = slot[i];
@@ -349,6 +389,7 @@ static void dflt_destroy(void *state)
     free(st->shape_of);
     free(st->queued);
     free(st->shapes);
+    free(st->runs);
     free(st->fresh);
     free(st->fresh_round);
     free(st->co);
@@ -563,13 +604,15 @@ static void dflt_begin(void *state, const struct view *v)
     st->elig.n = 0;
 }
 
-/* True when a job of shape s is known to fail in this point's site. */
-static bool dflt_known_to_fail(const struct dflt_state *st, uint32_t s)
+/* True when a job of shape s is known to fail in this point's site: a shape no larger
+ * failed, whose jobs may run on every type those of s may. */
+static bool dflt_known_to_fail(const struct dflt_state *st, const struct view *v, uint32_t s)
 {
     const struct dflt_shape *sh = &st->shapes[s];
     for (size_t i = 0; i < st->n_memo; i++) {
         const struct dflt_shape *m = &st->shapes[st->memo[i]];
-        if (m->gpus <= sh->gpus && m->cpus <= sh->cpus && m->mem_gib <= sh->mem_gib)
+        if (m->gpus <= sh->gpus && m->cpus <= sh->cpus && m->mem_gib <= sh->mem_gib &&
+            dflt_runs_within(st, v->cl->n_types, sh->runs, m->runs))
             return true;
     }
     return false;
@@ -640,7 +683,7 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
     while (st->walk.n > 0) {
         uint32_t c = dflt_heap_pop(st, &st->walk);
         CPN_ASSERT(st->co[c].state == DFLT_ELIGIBLE && st->co[c].root != VIEW_NONE);
-        if (dflt_known_to_fail(st, st->co[c].shape)) {
+        if (dflt_known_to_fail(st, v, st->co[c].shape)) {
             dflt_ids_push(&st->aside, c);
             continue;
         }

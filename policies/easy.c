@@ -6,8 +6,9 @@
  * they are predicted to end by the shadow time or use only GPUs the head will not
  * need then (the extra GPUs). Only the head has a reservation.
  *
- * A job fits a node when enough of its GPUs are used by no job of the bookkeeping and
- * hold its predicted peak memory, and its CPU and memory requests fit; it takes the
+ * A job fits a node when the job may run on its GPU type (view_job_runs_on), enough of
+ * its GPUs are used by no job of the bookkeeping and hold its predicted peak memory,
+ * and its CPU and memory requests fit; it takes the
  * first such node (first fit, as FIFO does) and its lowest-numbered such GPUs. A
  * running job's GPUs are predicted free when the controller expects to learn of its
  * end: start plus predicted run time, rounded up to the next completion poll (one

@@ -1,6 +1,7 @@
 /* jobshape: see jobshape.h. */
 #include "jobshape.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,12 +69,16 @@ static bool shape_is(const struct jobshape_table *t, uint32_t s, uint32_t gpus, 
            (t->n_types == 0 || memcmp(shape_mem(t, s), t->key_mem, t->n_types * sizeof(double)) == 0);
 }
 
-/* Job j's predicted peak memory per GPU on each type into mem[]. */
+/* Job j's predicted peak memory per GPU on each type into mem[]; INFINITY on a type it
+ * may not run on (view_job_runs_on), which no GPU holds, so that two jobs alike in all
+ * else but where they may run have different shapes. */
 static void shape_key_mem(const struct jobshape_table *t, const struct view *v, uint32_t j, double *mem)
 {
     for (size_t k = 0; k < t->n_types; k++) {
         struct view_estimate e = {0};
-        if (t->has_gpus[k])
+        if (t->has_gpus[k] && !view_job_runs_on(v, j, (uint32_t)k))
+            e.mem_gib = INFINITY;
+        else if (t->has_gpus[k])
             view_estimate(v, j, (uint32_t)k, &e);
         mem[k] = e.mem_gib;
     }
@@ -131,6 +136,8 @@ bool jobshape_can_host(const struct view *v, uint32_t j, uint32_t n, struct view
     const struct node *nd = &v->cl->nodes[n];
     const struct view_job *jb = view_job(v, j);
     if (nd->gpu_count < jb->gpus || nd->cpus < jb->cpus || nd->mem_gib < jb->mem_gib)
+        return false;
+    if (nd->gpu_count > 0 && !view_job_runs_on(v, j, nd->type))
         return false;
     view_estimate(v, j, nd->type, e);
     return e->mem_gib <= v->cl->types[nd->type].mem_gib;

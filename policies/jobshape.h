@@ -1,10 +1,11 @@
 /* jobshape: numbers the shapes of jobs for policies whose test "does this job fit a
  * node now" depends only on its shape: its GPU count, CPU and memory requests, and
  * its predicted peak memory per GPU on each GPU type (a GPU no job uses has no
- * assigned memory, so it holds the job exactly when the type does). Within one
- * scheduling point placements only take resources, so a shape that fits nowhere stays
- * so until the next point: sjf and easy skip every job of such a shape. Shapes are
- * numbered 0, 1, ... in the order first seen. */
+ * assigned memory, so it holds the job exactly when the type does; a type the job may
+ * not run on counts as holding nothing). Within one scheduling point placements only
+ * take resources, so a shape that fits nowhere stays so until the next point: sjf and
+ * easy skip every job of such a shape. Shapes are numbered 0, 1, ... in the order first
+ * seen. */
 #ifndef CPN_JOBSHAPE_H
 #define CPN_JOBSHAPE_H
 
@@ -38,9 +39,10 @@ uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j)
  * requests and predicted memory per type, as jobshape_of would find them now). */
 void jobshape_check(const struct jobshape_table *t, const struct view *v, uint32_t j, uint32_t s);
 
-/* True when node n could ever take job j (enough GPUs, CPUs and memory, and GPUs
- * that hold its predicted peak memory), whatever runs there now; sets *e to its
- * predicted run time and memory there. sjf and easy share it. */
+/* True when node n could ever take job j (enough GPUs, CPUs and memory, GPUs of a type
+ * it may run on (view_job_runs_on) that hold its predicted peak memory), whatever runs
+ * there now; sets *e to its predicted run time and memory there (left unset when the
+ * job may not run on the node's type). sjf and easy share it. */
 bool jobshape_can_host(const struct view *v, uint32_t j, uint32_t n, struct view_estimate *e);
 
 #endif

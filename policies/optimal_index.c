@@ -48,9 +48,10 @@ double opt_est_cpu(struct opt_state *st, const struct view *v, uint32_t j, uint3
     return st->est_cpu[(size_t)j * v->cl->n_types + type];
 }
 
-/* True when node n could ever take job j: enough GPUs holding its predicted memory,
- * and CPU and memory capacity for its requests. Sets its predicted run time and peak
- * memory per GPU there. */
+/* True when node n could ever take job j: enough GPUs, of a type the job may run on
+ * (view_job_runs_on), holding its predicted memory, and CPU and memory capacity for its
+ * requests. Sets its predicted run time and peak memory per GPU there (not when the job
+ * may not run on the node's type). */
 static bool opt_can_host(struct opt_state *st, const struct view *v, uint32_t j, uint32_t n,
                          double *run_s, double *mem_gib)
 {
@@ -58,6 +59,8 @@ static bool opt_can_host(struct opt_state *st, const struct view *v, uint32_t j,
     const struct view_job *jb = view_job(v, j);
     if (nd->gpu_count < jb->gpus || nd->cpus + VIEW_FIT_EPS < jb->cpus ||
         nd->mem_gib + VIEW_FIT_EPS < jb->mem_gib)
+        return false;
+    if (nd->gpu_count > 0 && !view_job_runs_on(v, j, nd->type))
         return false;
     opt_est(st, v, j, nd->type, run_s, mem_gib);
     return *mem_gib <= v->cl->types[nd->type].mem_gib;
@@ -86,7 +89,7 @@ double opt_len(struct opt_state *st, const struct view *v, uint32_t j)
         for (size_t i = 0; i < st->n_grp; i++) {
             const struct opt_group *g = &st->grp[i];
             if (g->max_gpus < jb->gpus || g->max_cpus + VIEW_FIT_EPS < jb->cpus ||
-                g->max_mem_gib + VIEW_FIT_EPS < jb->mem_gib)
+                g->max_mem_gib + VIEW_FIT_EPS < jb->mem_gib || !view_job_runs_on(v, j, g->type))
                 continue;
             opt_est(st, v, j, g->type, &run, &mem);
             if (run >= best || mem > v->cl->types[g->type].mem_gib)
@@ -389,7 +392,7 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint3
         const struct opt_group *g = &st->grp[i];
         double run, mem;
         if (g->max_gpus < jb->gpus || g->max_cpus + VIEW_FIT_EPS < jb->cpus ||
-            g->max_mem_gib + VIEW_FIT_EPS < jb->mem_gib)
+            g->max_mem_gib + VIEW_FIT_EPS < jb->mem_gib || !view_job_runs_on(v, j, g->type))
             continue;
         opt_est(st, v, j, g->type, &run, &mem);
         if (mem > cl->types[g->type].mem_gib)

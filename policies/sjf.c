@@ -3,11 +3,11 @@
  * take the job; ties in queue order) and every job that fits now is started, so a job
  * that does not fit never blocks the ones behind it. A job goes to the node, among
  * those with enough GPUs that no job of the bookkeeping uses and that hold its
- * predicted peak memory, where it is predicted to finish first (transfer + run; ties:
- * the lowest node index). Its CPU and memory requests must fit. The CPU threshold is
- * the engine's filter (cpu_filter below): the node search skips nodes it refuses. It
- * does not reserve anything or run unseen models alone; long jobs may starve while
- * shorter ones keep arriving.
+ * predicted peak memory, of a GPU type it may run on (view_job_runs_on), where it is
+ * predicted to finish first (transfer + run; ties: the lowest node index). Its CPU and
+ * memory requests must fit. The CPU threshold is the engine's filter (cpu_filter
+ * below): the node search skips nodes it refuses. It does not reserve anything or run
+ * unseen models alone; long jobs may starve while shorter ones keep arriving.
  *
  * Index. Whether a job fits anywhere depends only on its shape: GPUs, CPU and memory
  * requests and its predicted per-GPU memory on each GPU type (a GPU no job uses has no
@@ -176,6 +176,8 @@ static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struc
         if (!view_node_fits_requests(v, n, j))
             continue;
         if (nd->gpu_count < jb->gpus || nd->cpus < jb->cpus || nd->mem_gib < jb->mem_gib)
+            continue;
+        if (nd->gpu_count > 0 && !view_job_runs_on(v, j, nd->type))
             continue;
         double gpu_mem = v->cl->types[nd->type].mem_gib;
         double e_mem;

@@ -158,10 +158,47 @@ Test(catalog, measured_multi_gpu_efficiency)
     p = lookup(c, "resnet50", 64, CAT_V100, 1.0, 8);
     ASSERT_CLOSE(p.step_s, 8 / 17.303172756892167);
     cr_assert_not(p.derived);
-    /* K80 has no 2-GPU figure for batch 128 (0.0): the median is used. */
+    /* K80 at batch 128 on 2 GPUs is a measured zero (it cannot run so): a lookup still
+     * answers, with the median (tests below). */
     p = lookup(c, "resnet50", 128, CAT_K80, 1.0, 2);
     cr_assert(p.derived);
     cr_assert_gt(p.step_s, 1 / 0.3472236920519382 / 2);
+    catalog_destroy(c);
+}
+
+/* data/gavel/simulation_throughputs.json, k80: ('ResNet-50 (batch size 128)', 1) is
+ * 0.3472236920519382 and ('ResNet-50 (batch size 128)', 2), 4 and 8 are 0.0, the table's
+ * only zeros. A zero marks that exact GPU count as one the model cannot run on; it is no
+ * training point, and a lookup there is derived. */
+Test(catalog, measured_zero_means_cannot_run)
+{
+    struct catalog *c = embedded();
+    int m = catalog_model_find(c, "resnet50");
+    for (unsigned g = 2; g <= 8; g *= 2)
+        cr_assert_not(catalog_runs_on(c, m, 128, CAT_K80, g), "resnet50 b128 on %u K80s", g);
+    cr_assert(catalog_runs_on(c, m, 128, CAT_K80, 1));
+    cr_assert(catalog_runs_on(c, m, 128, CAT_K80, 3), "3 GPUs: not in the table");
+    cr_assert(catalog_runs_on(c, m, 128, CAT_V100, 2));
+    cr_assert(catalog_runs_on(c, m, 128, CAT_H100, 2));
+    cr_assert(catalog_runs_on(c, m, 128, -1, 2), "a type with no profile");
+    cr_assert(catalog_runs_on(c, m, 64, CAT_K80, 2));
+    cr_assert(catalog_runs_on(c, m, 256, CAT_K80, 2), "not measured is not a zero");
+    size_t np = catalog_points(c, NULL, 0);
+    struct catalog_point *pts = cpn_calloc(np, sizeof *pts);
+    catalog_points(c, pts, np);
+    bool one = false;
+    for (size_t i = 0; i < np; i++) {
+        cr_assert_gt(pts[i].step_s, 0);
+        if (pts[i].model != m || pts[i].batch != 128 || pts[i].type != CAT_K80)
+            continue;
+        cr_assert_eq(pts[i].gpus, 1, "a zero listed as a point on %u GPUs", pts[i].gpus);
+        ASSERT_CLOSE(pts[i].step_s, 1 / 0.3472236920519382);
+        one = true;
+    }
+    cr_assert(one);
+    struct profile p = lookup(c, "resnet50", 128, CAT_K80, 1.0, 4);
+    cr_assert(p.derived && isfinite(p.step_s) && p.step_s > 0);
+    free(pts);
     catalog_destroy(c);
 }
 
@@ -312,8 +349,13 @@ Test(catalog, tiny_closest_type)
     ASSERT_CLOSE(p.step_s, 0.5 * 0.25);
     cr_assert(p.derived);
     ASSERT_CLOSE(lookup(c, "a3c", 1, CAT_K80, 1, 1).step_s, 0.5 * 0.25 / 0.05);
-    /* resnet50 batch 64 on K80 (0.0 there): V100 (0.08 s) beats H100 as the closer type. */
+    /* resnet50 batch 64 on K80 (0.0 there: a zero, which no lookup uses; it may not run
+     * there): V100 (0.08 s) beats H100 as the closer type. */
     ASSERT_CLOSE(lookup(c, "resnet50", 64, CAT_K80, 1, 1).step_s, 0.08 * 0.25 / 0.05);
+    int r50 = catalog_model_find(c, "resnet50");
+    cr_assert_not(catalog_runs_on(c, r50, 64, CAT_K80, 1));
+    cr_assert(catalog_runs_on(c, r50, 64, CAT_K80, 2));
+    cr_assert(catalog_runs_on(c, r50, 32, CAT_K80, 1));
     /* For P100, V100 (log ratio log 2) is closer than H100 (log 8). */
     ASSERT_CLOSE(lookup(c, "resnet50", 64, CAT_P100, 1, 1).step_s, 0.08 * 0.25 / 0.125);
     ASSERT_CLOSE(lookup(c, "resnet50", 32, CAT_K80, 1, 1).step_s, 0.2);
@@ -460,6 +502,14 @@ Test(catalog, bad_gavel)
                  "{\"v100\": {\"('ResNet-50 (batch size x)', 1)\": {\"null\": 1.0}},"
                  " \"p100\": {}, \"k80\": {}}",
                  tiny_colocate, "malformed key");
+    /* A key given twice, once as a zero. */
+    expect_error(tiny_profile,
+                 "{\"v100\": {},\n \"p100\": {},\n \"k80\": {\n"
+                 "  \"('ResNet-50 (batch size 32)', 1)\": {\"null\": 5.0},\n"
+                 "  \"('ResNet-50 (batch size 32)', 1)\": {\"null\": 0.0}}}",
+                 tiny_colocate,
+                 "simulation_throughputs.json:4: k80 ('ResNet-50 (batch size 32)', 1): a second "
+                 "entry for this key");
     /* No ResNet-50 on K80: no speed for it. */
     expect_error(tiny_profile,
                  "{\"v100\": {\"('ResNet-50 (batch size 32)', 1)\": {\"null\": 1.0}},"

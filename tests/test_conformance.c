@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/io/import.h"
 #include "../sim/io/report.h"
 #include "../sim/base/util.h"
 #include "helpers.h"
@@ -150,4 +151,95 @@ Test(conformance, every_policy_keeps_the_invariants, .timeout = 120)
             catalog_destroy(cat);
         }
     }
+}
+
+/* A Gavel job whose model and batch Gavel's table measured at zero throughput on its GPU
+ * count of a type (ResNet-50 at batch 128 on 2 K80s) cannot run there, for every policy
+ * (what the job declares, not a prediction: docs/policies.md). tests/data/import/gavel_resnet50_k80.trace
+ * holds that job (gavel-1) and a 2-GPU ResNet-50 at batch 64 (gavel-2), which runs on
+ * K80s. On a cluster whose K80 node is listed first (where fifo would go) gavel-1 runs on
+ * the V100 node; on a K80-only cluster it can run nowhere and ends stuck, while gavel-2,
+ * alike in GPUs and requests, still runs (default must not take the one's failure for
+ * the other's), except under fifo, whose head-of-line blocking keeps it behind gavel-1
+ * for good, as behind a job asking more GPUs than any node has. */
+static const char zero_k80_v100[] =
+    "{\"completion\": \"event\", \"scrape_interval_s\": 0,\n"
+    " \"gpu_types\": {\"K80\": {\"mem_gib\": 12, \"profile\": \"k80\"},\n"
+    "               \"V100\": {\"mem_gib\": 16, \"profile\": \"v100\"}},\n"
+    " \"sites\": [{\"name\": \"gavel\", \"nodes\": [\n"
+    "   {\"count\": 1, \"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"K80\", \"gpus\": 4},\n"
+    "   {\"count\": 1, \"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"V100\", \"gpus\": 2}]}]}\n";
+static const char zero_k80_only[] =
+    "{\"completion\": \"event\", \"scrape_interval_s\": 0,\n"
+    " \"gpu_types\": {\"K80\": {\"mem_gib\": 12, \"profile\": \"k80\"}},\n"
+    " \"sites\": [{\"name\": \"gavel\", \"nodes\": [\n"
+    "   {\"count\": 1, \"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"K80\", \"gpus\": 4}]}]}\n";
+
+static struct sim *run_zero_case(const char *cluster, const struct policy_ops *pol,
+                                 struct catalog *cat, struct cluster **cl, struct jobset *js)
+{
+    char err[CPN_ERR_LEN] = "", *rep = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&rep, &len);
+    struct import_stats st;
+    jobset_init(js);
+    cr_assert_eq(import_jobs("gavel", "tests/data/import/gavel_resnet50_k80.trace", NULL, cat, js,
+                             f, &st, err, sizeof err),
+                 CPN_OK, "%s", err);
+    fclose(f);
+    free(rep);
+    cr_assert_eq(js->n, 2);
+    cr_assert_eq(cluster_load_buf("zero.json", cluster, strlen(cluster), NULL, 0, cat, cl, err,
+                                  sizeof err),
+                 0, "%s", err);
+    struct sim *s = NULL;
+    cr_assert_eq(sim_create(&s, *cl, cat, js, pol, NULL, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(sim_run(s, err, sizeof err), 0, "%s", err);
+    return s;
+}
+
+Test(conformance, every_policy_keeps_gavel_zero_throughput_jobs_off_their_type)
+{
+    struct catalog *cat;
+    char err[CPN_ERR_LEN] = "";
+    cr_assert_eq(catalog_create(&cat, err, sizeof err), 0, "%s", err);
+    int r50 = catalog_model_find(cat, "resnet50");
+    cr_assert_not(catalog_runs_on(cat, r50, 128, CAT_K80, 2));
+    for (size_t p = 0; p < policy_registry_len; p++) {
+        const struct policy_ops *pol = policy_registry[p];
+        for (int only_k80 = 0; only_k80 <= 1; only_k80++) {
+            struct trace_case tc = {.name = only_k80 ? "gavel zero, K80 only"
+                                                     : "gavel zero, K80 and V100"};
+            struct cluster *cl;
+            struct jobset js;
+            struct sim *s =
+                run_zero_case(only_k80 ? zero_k80_only : zero_k80_v100, pol, cat, &cl, &js);
+            check_invariants(&tc, pol, s);
+            for (uint32_t j = 0; j < js.n; j++) {
+                const char *id = jobset_str(&js, js.v[j].id);
+                bool b128 = js.v[j].batch == 128;
+                uint32_t n = s->job_node[j];
+                const char *type = n == VIEW_NONE ? "none" : cl->types[cl->nodes[n].type].name;
+                cr_assert(!b128 || strcmp(type, "K80") != 0, "%s/%s: %s placed on a K80", pol->name,
+                          tc.name, id);
+                bool behind_head = strcmp(pol->name, "fifo") == 0; /* gavel-1 is the head */
+                if (only_k80 && (b128 || behind_head)) {
+                    cr_assert_eq(s->rt[j].state, JS_STUCK, "%s/%s: %s is %s, not stuck", pol->name,
+                                 tc.name, id, job_state_name[s->rt[j].state]);
+                    cr_assert_eq(n, VIEW_NONE);
+                } else {
+                    cr_assert_eq(s->rt[j].state, JS_DONE, "%s/%s: %s is %s, not done", pol->name,
+                                 tc.name, id, job_state_name[s->rt[j].state]);
+                }
+                if (b128 && !only_k80)
+                    cr_assert_str_eq(type, "V100", "%s/%s: %s ran on %s", pol->name, tc.name, id,
+                                     type);
+            }
+            cr_assert_eq(s->st.deadlock, (bool)only_k80, "%s/%s", pol->name, tc.name);
+            sim_destroy(s);
+            jobset_free(&js);
+            cluster_destroy(cl);
+        }
+    }
+    catalog_destroy(cat);
 }

@@ -5,6 +5,7 @@
  * is sound. */
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,6 +115,51 @@ Test(policy_call, rejects_a_gpu_off_the_node, .signal = SIGABRT) { run_bad(BAD_O
 Test(policy_call, rejects_a_gpu_given_twice, .signal = SIGABRT) { run_bad(BAD_TWICE); }
 Test(policy_call, rejects_requests_beyond_the_free_cpu, .signal = SIGABRT) { run_bad(BAD_REQUESTS); }
 Test(policy_call, rejects_a_result_not_0_or_1, .signal = SIGABRT) { run_bad(BAD_RESULT); }
+
+/* A placement on a GPU type the job may not run on: ResNet-50 at batch 128 on 2 K80s,
+ * which Gavel's table measured at zero throughput (view_job_runs_on). The same
+ * placement of batch 64, which may run there, is applied. */
+static int k80_place(void *state, const struct view *v, struct placement *out)
+{
+    (void)state;
+    if (v->queue_head == VIEW_NONE)
+        return 0;
+    *out = (struct placement){.job = v->queue_head, .node = 0, .ngpus = 2, .gpu = {0, 1}};
+    return 1;
+}
+
+static void run_on_k80(unsigned batch)
+{
+    static const struct policy_ops k80_policy = {.name = "k80", .place = k80_place};
+    static const char cluster[] =
+        "{\"completion\": \"event\", \"scrape_interval_s\": 0,\n"
+        " \"gpu_types\": {\"K80\": {\"mem_gib\": 12, \"profile\": \"k80\"}},\n"
+        " \"sites\": [{\"name\": \"a\", \"nodes\": [{\"count\": 1, \"cpus\": 64,\n"
+        "   \"mem_gib\": 512, \"gpu_type\": \"K80\", \"gpus\": 2}]}]}\n";
+    char jobs[256];
+    snprintf(jobs, sizeof jobs, HDR "r,0,resnet50,%u,1,0,2,4,8,0,a,100,1\n", batch);
+    char err[256] = "";
+    struct run r;
+    memset(&r, 0, sizeof r);
+    jobset_init(&r.js);
+    cr_assert_eq(catalog_create(&r.cat, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cluster_load_buf("c.json", cluster, strlen(cluster), NULL, 0, r.cat, &r.cl, err,
+                                  sizeof err),
+                 0, "%s", err);
+    cr_assert_eq(trace_read_csv_buf("j.csv", jobs, strlen(jobs), r.cat, &r.js, err, sizeof err), 0,
+                 "%s", err);
+    cr_assert_eq(sim_create(&r.s, r.cl, r.cat, &r.js, &k80_policy, NULL, NULL, err, sizeof err), 0,
+                 "%s", err);
+    cr_assert_eq(sim_run(r.s, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.s->rt[0].state, JS_DONE);
+    run_free(&r);
+}
+
+Test(policy_call, accepts_a_type_the_job_runs_on) { run_on_k80(64); }
+Test(policy_call, rejects_a_type_measured_at_zero_throughput, .signal = SIGABRT)
+{
+    run_on_k80(128);
+}
 
 /* Every policy that keeps indexes has a check hook, and with policy_check_indexes the
  * wrappers run it at every scheduling point of a run with back-offs, reservations and

@@ -125,6 +125,14 @@ struct cat_point *cat_point_get(struct cat_model *m, unsigned batch)
     return p;
 }
 
+bool cat_zero_find(const struct cat_model *m, unsigned batch, int type, unsigned gpus)
+{
+    for (size_t i = 0; i < m->nzeros; i++)
+        if (m->zeros[i].batch == batch && m->zeros[i].type == type && m->zeros[i].gpus == gpus)
+            return true;
+    return false;
+}
+
 static bool point_has_step(const struct cat_point *p)
 {
     for (int t = 0; t < CAT_NTYPES; t++)
@@ -151,6 +159,7 @@ static void model_free(struct cat_model *m)
     free(m->pts);
     free(m->batches);
     free(m->mem);
+    free(m->zeros);
 }
 
 void catalog_destroy(struct catalog *c)
@@ -620,6 +629,12 @@ int catalog_lookup(const struct catalog *c, int model, unsigned batch, int type,
     double mem = model_mem(c, m, batch, &derived);
     *out = (struct profile){.step_s = step, .mem_gib = mem, .derived = derived};
     return CPN_OK;
+}
+
+bool catalog_runs_on(const struct catalog *c, int model, unsigned batch, int type, unsigned gpus)
+{
+    CPN_ASSERT(c && type >= -1 && type < CAT_NTYPES);
+    return type < 0 || !cat_zero_find(model_at(c, model), batch, type, gpus);
 }
 
 /* Measured memory of a model at a batch, or -1. */

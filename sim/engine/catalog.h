@@ -73,10 +73,21 @@ double catalog_gavel_min_mem_gib(const struct catalog *c, int model, unsigned ba
 int catalog_lookup(const struct catalog *c, int model, unsigned batch, int type, double speed,
                    unsigned gpus, struct profile *out);
 
+/* False only when Gavel's table measured (model, batch) alone on exactly `gpus` GPUs of
+ * catalogue type `type` at zero throughput: Gavel's simulator never runs a job there,
+ * and neither may any policy here. Other GPU counts of the same model, batch and type
+ * are not affected (Gavel looks a job's throughput up at its own GPU count, which never
+ * changes). True for every other combination, measured or not, and for type -1 (a
+ * cluster GPU type with no catalogue profile). catalog_lookup still answers for such a
+ * combination, by its rules (the figure is derived): it is what the job would take if
+ * it ran, for estimates; that it may not run is this function's answer. */
+bool catalog_runs_on(const struct catalog *c, int model, unsigned batch, int type, unsigned gpus);
+
 /* One measured point of the catalogue: a (model, per-GPU batch, type, GPU count) whose
  * step time was measured (the H100 table, or Gavel's throughput on V100, P100, K80),
  * with its peak memory per GPU when that was measured too (the H100 table only). The
- * predictor trains on these; nothing derived is among them. */
+ * predictor trains on these; nothing derived is among them, and no measured zero
+ * (catalog_runs_on): a zero is not a step time. */
 struct catalog_point {
     int model;
     unsigned batch;

@@ -81,6 +81,15 @@ struct cat_point {
     double thr[CAT_NTYPES][CAT_NCOUNTS]; /* Gavel steps/s on G GPUs (aggregate); 0: none */
 };
 
+/* A (batch, type, GPU count) that Gavel's table measured at zero throughput: the model
+ * cannot run so (docs/catalogue.md, "Measured zeros"). Kept apart from the points, which
+ * hold only what a lookup can use. */
+struct cat_zero {
+    unsigned batch;
+    int type;      /* enum cat_type */
+    unsigned gpus;
+};
+
 /* Peak reserved memory measured on the H100 at one batch. */
 struct cat_mem {
     unsigned batch;
@@ -97,6 +106,8 @@ struct cat_model {
     unsigned *batches;    /* the points' batches, for catalog_model_batches */
     struct cat_mem *mem;  /* ascending batch; empty for models not on the H100 table */
     size_t nmem, memcap;
+    struct cat_zero *zeros; /* Gavel's measured zeros of the model, in table order */
+    size_t nzeros, zerocap;
     const char *pipeline; /* a cat_pipe's name, or CAT_PIPE_NONE */
     double cpu_ms;        /* its ms per sample; 0 for CAT_PIPE_NONE */
 };
@@ -123,6 +134,8 @@ struct cat_model *cat_model_add(struct catalog *c, const char *name, const char 
                                 double params_m);
 /* The point of `batch`, added (with nothing measured) when absent. */
 struct cat_point *cat_point_get(struct cat_model *m, unsigned batch);
+/* True when Gavel's table measured (batch, type, gpus) of the model at zero. */
+bool cat_zero_find(const struct cat_model *m, unsigned batch, int type, unsigned gpus);
 
 /* ---- the embedded tables' readers (catalog_load.c) ---- */
 

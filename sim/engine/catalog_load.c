@@ -325,16 +325,22 @@ static int gavel_entry(struct catalog *c, const char *buf, int type, const cJSON
     for (int k = 0; k < CAT_NCOUNTS; k++)
         if (cat_gpu_counts[k] == gpus)
             gi = k;
-    /* 0.0 marks a combination Gavel did not measure; other GPU counts are not used. */
-    if (thr == 0 || gi < 0)
+    if (gi < 0) /* GPU counts other than the table's are not used */
         return CPN_OK;
     int mi = cat_model_index(c, gm->model);
     struct cat_model *m = mi >= 0 ? &c->models[mi]
                                   : cat_model_add(c, gm->model, cat_family_find(gm->family)->name,
                                               gm->params_m);
     struct cat_point *p = cat_point_get(m, batch);
-    if (p->thr[type][gi] > 0)
+    if (p->thr[type][gi] > 0 || cat_zero_find(m, batch, type, gpus))
         return gavel_fail(err, errlen, buf, tname, e->string, "a second entry for this key");
+    /* 0.0 is Gavel's mark of a combination that cannot run (its simulator never
+     * schedules a job there): a measured zero, not a missing figure. */
+    if (thr == 0) {
+        cpn_grow((void **)&m->zeros, &m->zerocap, m->nzeros + 1, sizeof *m->zeros);
+        m->zeros[m->nzeros++] = (struct cat_zero){.batch = batch, .type = type, .gpus = gpus};
+        return CPN_OK;
+    }
     p->thr[type][gi] = thr;
     if (gi == 0)
         p->step_s[type] = 1.0 / thr;

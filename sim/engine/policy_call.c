@@ -82,6 +82,14 @@ static bool placement_ok(const struct sim *s, const struct placement *p, char *w
                 return false;
             }
     }
+    if (p->ngpus > 0 && !view_job_runs_on(&s->view, p->job, nd->type)) {
+        snprintf(why, whylen,
+                 "job %u (%s, batch %u, %u GPUs) cannot run on node %u's GPU type %s: its "
+                 "source measured it at zero throughput there (view_job_runs_on)",
+                 p->job, catalog_model_name(s->cat, jb->model), jb->batch, jb->gpus, p->node,
+                 cl->types[nd->type].name);
+        return false;
+    }
     if (!view_node_eligible(&s->view, p->node)) {
         snprintf(why, whylen,
                  "node %u's scraped CPU utilisation %.4g is at or above cpu_threshold %.4g "

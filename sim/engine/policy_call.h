@@ -17,9 +17,10 @@ int policy_call_init(struct sim *s, char *err, size_t errlen);
 void policy_call_begin(struct sim *s);
 /* place: 1 with *out a valid placement, or 0 when it places nothing more now. A
  * placement is valid when it names a queued job, a node that exists, as many GPUs as
- * the job asks and no more than the node holds, each on the node and given once, and
- * CPU and memory requests that fit what the node really has free, on a node the
- * controller's CPU filter lets take a job (view_node_eligible); an invalid one, or
+ * the job asks and no more than the node holds, each on the node and given once, of a
+ * GPU type the job may run on (view_job_runs_on), and CPU and memory requests that fit
+ * what the node really has free, on a node the controller's CPU filter lets take a job
+ * (view_node_eligible); an invalid one, or
  * a result other than 0 or 1, aborts naming the policy and what is wrong. */
 int policy_call_place(struct sim *s, struct placement *out);
 /* end: the wake-up time the policy asks for (INFINITY for none). */

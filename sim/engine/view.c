@@ -283,6 +283,15 @@ bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32
     return true;
 }
 
+bool view_job_runs_on(const struct view *v, uint32_t j, uint32_t type)
+{
+    CPN_ASSERT(j < v->n_jobs && type < v->cl->n_types);
+    const struct job *jb = &v->src->jobs->v[j];
+    int cat_type = v->cl->types[type].cat_type;
+    return jb->model < 0 || cat_type < 0 ||
+           catalog_runs_on(v->src->cat, jb->model, jb->batch, cat_type, jb->gpus);
+}
+
 double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site)
 {
     if (!v->src->net)
@@ -310,7 +319,8 @@ uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32
         }
         /* The index is conservative: check exactly. */
         if (view_node_fits_requests(v, n, j) && idle_gpus_of(v, n) >= idle_gpus &&
-            view_node_eligible(v, n))
+            view_node_eligible(v, n) &&
+            (v->cl->nodes[n].gpu_count == 0 || view_job_runs_on(v, j, v->cl->nodes[n].type)))
             return n;
     }
     return VIEW_NONE;

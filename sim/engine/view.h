@@ -119,10 +119,18 @@ struct view_estimate {
 };
 void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_estimate *out);
 
-/* The first node >= from, in cluster order, where job j's CPU and memory requests fit
- * by the controller's bookkeeping and at least idle_gpus GPUs looked idle in the last
- * scrape; VIEW_NONE when there is none. With the engine's index this costs O(log n)
- * per node skipped, not a scan of every node. */
+/* True unless job j's source says it cannot run on GPUs of cluster type `type`: its
+ * model, batch and GPU count were measured at zero throughput on the type's catalogue
+ * profile (catalog_runs_on; Gavel's table has such entries). Like a node selector, it is
+ * what the job declares, not a prediction: every policy sees it whatever the predictor,
+ * and must not place the job on such a node (the engine aborts the run if one does). A
+ * job with no model, or a type with no catalogue profile, runs on it. */
+bool view_job_runs_on(const struct view *v, uint32_t j, uint32_t type);
+
+/* The first node >= from, in cluster order, where job j may run (view_job_runs_on), its
+ * CPU and memory requests fit by the controller's bookkeeping and at least idle_gpus
+ * GPUs looked idle in the last scrape; VIEW_NONE when there is none. With the engine's
+ * index this costs O(log n) per node skipped, not a scan of every node. */
 uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32_t idle_gpus);
 
 /* The first node >= from, in cluster order, with at least `gpus` GPUs that no job of
