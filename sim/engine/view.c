@@ -139,10 +139,11 @@ static void predicted_profile(const struct view *v, const struct job *jb, uint32
  * that is all: its errors differ from batch to batch (on the default queues the forest
  * is 6x high at one batch of ResNet-50 and right at another), so a ratio learnt at one
  * batch would spoil the others. For a model it never saw, whose error is mostly the
- * model's own, the ratio of the (model, GPUs), else of the model, applies too. Memory:
- * the largest peak seen of the (model, batch), else the prediction times the model's
- * observed/predicted ratio (before the margin, which stays). A model seen in any
- * completed run is known. */
+ * model's own, the ratio of the (model, GPUs), else of the model, applies too. Memory,
+ * alike: the largest peak seen of the (model, batch); else, for a model it never saw, the
+ * prediction times the model's observed/predicted ratio (before the margin, which
+ * stays). (A ratio learnt at ResNet-50's batch 16 cost an OOM kill at its batch 128.) A
+ * model seen in any completed run is known. */
 static void learnt_profile(const struct learner *l, const struct job *jb, uint32_t type,
                            struct profile *p, bool *known)
 {
@@ -160,7 +161,8 @@ static void learnt_profile(const struct learner *l, const struct job *jb, uint32
         p->mem_gib = x;
         seen = true;
     } else if (learner_get(l, LEARN_MEM_MODEL, m, 0, 0, 0, &x, NULL)) {
-        p->mem_gib *= exp(x);
+        if (!*known)
+            p->mem_gib *= exp(x);
         seen = true;
     }
     *known = *known || seen;
