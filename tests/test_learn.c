@@ -170,3 +170,25 @@ Test(learn, unseen_names_catalogue_models)
     cr_assert(strstr(err, "unknown option"), "%s", err);
     catalog_destroy(cat);
 }
+
+/* At a +100% margin the forest predicts the detector at batch 16 (54.6 GiB) at about
+ * 86 GiB, more than the node's 80 GiB H100: a prediction that fits no GPU of the cluster
+ * is distrusted, and the job runs alone on the largest GPUs instead of never being
+ * placed. Its first run measures it; the second job, alike, then fits. */
+Test(learn, a_prediction_that_fits_nowhere_runs_alone_on_the_largest_gpus)
+{
+    struct run r;
+    run_start_pred(&r, one_node(2, "h100"), NULL, 0,
+                   HDR "d1,0,fasterrcnn_resnet50_fpn,16,1,1,1,1,1,0,a,,\n"
+                       "d2,0,fasterrcnn_resnet50_fpn,16,1,1,1,1,1,0,a,,\n",
+                   "optimal", "rf:margin=1");
+    struct view_estimate e;
+    cr_assert_eq(rt(&r, "d1")->state, JS_DONE);
+    cr_assert_eq(rt(&r, "d2")->state, JS_DONE);
+    cr_assert_float_eq(rt(&r, "d2")->start_s, rt(&r, "d1")->end_s, EPS, "d1 ran alone");
+    cr_assert_eq(r.s->st.oom_events, 0);
+    view_estimate(&r.s->view, run_job(&r, "d2"), 0, &e);
+    cr_assert(e.known, "the completed run taught the controller the model");
+    cr_assert_float_eq(e.mem_gib, r.s->rt[run_job(&r, "d1")].peak_gib, EPS);
+    run_free(&r);
+}

@@ -185,13 +185,13 @@ static double history_run_s(const struct view_source *src, const struct job *jb)
     return exp(lg);
 }
 
-/* True when some GPU type of the cluster has at least mem_gib per GPU. */
-static bool fits_some_type(const struct view *v, double mem_gib)
+/* The most GPU memory of any GPU type of the cluster. */
+static double largest_gpu_mem(const struct view *v)
 {
+    double m = 0;
     for (uint32_t t = 0; t < v->cl->n_types; t++)
-        if (mem_gib <= v->cl->types[t].mem_gib)
-            return true;
-    return false;
+        m = fmax(m, v->cl->types[t].mem_gib);
+    return m;
 }
 
 void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_estimate *out)
@@ -224,11 +224,15 @@ void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_
         out->known = false, out->mem_gib = 0; /* a model-less job's memory nobody has seen */
     /* A learned prediction that fits on no GPU type of the cluster is distrusted (the
      * margin, or a model it never saw, can push it there): the job is treated as unseen
-     * and given whole GPUs, so that a policy runs it alone and its run teaches the
-     * controller what it takes, instead of never placing it. */
-    if (!src->truth && out->mem_gib > v->cl->types[type].mem_gib && !fits_some_type(v, out->mem_gib)) {
-        out->mem_gib = v->cl->types[type].mem_gib;
-        out->known = false;
+     * and given whole GPUs of the largest memory there is, so that a policy runs it
+     * alone there and its run teaches the controller what it takes, instead of never
+     * placing it. */
+    if (!src->truth && out->mem_gib > v->cl->types[type].mem_gib) {
+        double most = largest_gpu_mem(v);
+        if (out->mem_gib > most) {
+            out->mem_gib = most;
+            out->known = false;
+        }
     }
     /* A predictor does not see the job's measured cpu_cores_used: it derives the demand
      * from the model and its predicted step time, as the engine does from the truth. */
