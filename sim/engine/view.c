@@ -109,17 +109,16 @@ static double view_job_noise(const struct view_source *src, uint32_t j, unsigned
 }
 
 /* The predicted profile of (model, batch, gpus) on a cluster GPU type, memoised. */
-static void predicted_profile(const struct view *v, const struct job *jb, uint32_t type,
-                              struct profile *p, bool *known)
+static void predicted_profile(struct view_source *src, const struct cluster *cl,
+                              const struct job *jb, uint32_t type, struct profile *p, bool *known)
 {
-    struct view_source *src = v->src;
     struct memo_entry *e = memo_slot(&src->memo, jb->model, jb->batch, type, jb->gpus);
     if (e->model >= 0) {
         *p = e->p;
         *known = e->known;
         return;
     }
-    const struct gpu_type *gt = &v->cl->types[type];
+    const struct gpu_type *gt = &cl->types[type];
     int rc = src->pred ? predictor_profile(src->pred, jb->model, jb->batch, gt->cat_type, gt->speed,
                                            jb->gpus, p)
                        : catalog_lookup(src->cat, jb->model, jb->batch, gt->cat_type, gt->speed,
@@ -202,7 +201,7 @@ void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_
     struct profile p = {0};
     out->known = true;
     if (jb->model >= 0) {
-        predicted_profile(v, jb, type, &p, &out->known);
+        predicted_profile(v->src, v->cl, jb, type, &p, &out->known);
         if (src->learn)
             learnt_profile(src->learn, jb, type, &p, &out->known);
     }
@@ -258,11 +257,9 @@ bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32
             learner_add(l, LEARN_RUN_MEM, jb->origin, jb->gpus, 0, 0, peak_gib);
     }
     if (jb->model >= 0) {
-        const struct gpu_type *gt = &cl->types[type];
         struct profile p;
-        int rc = predictor_profile(src->pred, jb->model, jb->batch, gt->cat_type, gt->speed,
-                                   jb->gpus, &p);
-        CPN_ASSERT(rc == 0);
+        bool known;
+        predicted_profile(src, cl, jb, type, &p, &known);
         uint32_t m = (uint32_t)jb->model;
         if (jb->duration_s < 0) { /* its steps are known from what it declares */
             double step = run_s / job_run_s(jb, src->cat, 1.0, speed);
