@@ -16,18 +16,21 @@ static const struct jobrt *rt(const struct run *r, const char *id) { return &r->
 static double pred_run(const struct run *r, const char *id) { return r->s->pred_run_s[run_job(r, id)]; }
 
 /* One node of `gpus` GPUs of a type (a catalogue profile name, or "none" for a speed-1
- * type of 80 GiB), 64 cores, live metrics, completions seen at once. */
-static const char *one_node(unsigned gpus, const char *profile)
+ * type of 80 GiB), 64 cores, metrics scraped every scrape_s (0: live), completions seen
+ * at once. */
+static const char *node_scraped(unsigned gpus, const char *profile, double scrape_s)
 {
     static char buf[1024];
     snprintf(buf, sizeof buf,
-             "{\"scrape_interval_s\": 0, \"completion\": \"event\",\n"
+             "{\"scrape_interval_s\": %g, \"completion\": \"event\",\n"
              " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"%s\"}},\n"
              " \"sites\": [{\"name\": \"a\", \"nodes\": [{\"count\": 1, \"cpus\": 64,\n"
              "   \"mem_gib\": 512, \"gpu_type\": \"G\", \"gpus\": %u}]}]}\n",
-             profile, gpus);
+             scrape_s, profile, gpus);
     return buf;
 }
+
+static const char *one_node(unsigned gpus, const char *profile) { return node_scraped(gpus, profile, 0); }
 
 /* Two model-less jobs given by duration on one GPU, the short one first in the queue.
  * optimal takes the largest predicted GPU-time first. The oracle knows the long one
@@ -191,4 +194,27 @@ Test(learn, a_prediction_that_fits_nowhere_runs_alone_on_the_largest_gpus)
     cr_assert(e.known, "the completed run taught the controller the model");
     cr_assert_float_eq(e.mem_gib, r.s->rt[run_job(&r, "d1")].peak_gib, EPS);
     run_free(&r);
+}
+
+/* A run that shared its GPU teaches no run time. With metrics scraped every 600 s, fifo
+ * sees the one H100 idle at time 0 and puts r1 and r2 both on it: each runs at about
+ * half speed. r3, submitted long after, is predicted as if nothing had been learnt (its
+ * prediction equals that of a run without learning); had r1 run alone, r3 would be
+ * predicted exactly (a_measured_step_replaces_the_forests). */
+Test(learn, a_run_that_shared_its_gpu_teaches_no_run_time)
+{
+    const char *jobs = HDR "r1,0,resnet50,64,1,5,1,1,1,0,a,,\n"
+                           "r2,0,resnet50,64,1,5,1,1,1,0,a,,\n"
+                           "r3,100000,resnet50,64,1,5,1,1,1,0,a,,\n";
+    const char *off[] = {"learn=false"};
+    struct run on, no;
+    run_start_pred(&on, node_scraped(1, "h100", 600), NULL, 0, jobs, "fifo", "rf");
+    run_start_pred(&no, node_scraped(1, "h100", 600), off, 1, jobs, "fifo", "rf");
+    cr_assert_float_eq(rt(&on, "r2")->start_s, rt(&on, "r1")->start_s, EPS, "r1 and r2 share");
+    cr_assert_gt(rt(&on, "r1")->end_s - rt(&on, "r1")->start_s,
+                 1.5 * on.s->alone_run_s[run_job(&on, "r1")], "sharing slowed r1");
+    cr_assert_float_eq(pred_run(&on, "r3"), pred_run(&no, "r3"), EPS);
+    cr_assert_gt(fabs(pred_run(&on, "r3") / on.s->alone_run_s[run_job(&on, "r3")] - 1), 0.01);
+    run_free(&on);
+    run_free(&no);
 }

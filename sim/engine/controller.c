@@ -136,7 +136,7 @@ static void learn(struct sim *s, uint32_t j)
     s->view.version++;
     if (r->state == JS_DONE &&
         view_source_learn(s->view.src, s->cl, j, s->cl->nodes[s->job_node[j]].type,
-                          r->end_s - r->start_s, r->peak_gib))
+                          r->shared ? NAN : r->end_s - r->start_s, r->peak_gib))
         s->view.est_version++;
     controller_index_refresh(s, s->job_node[j]);
     policy_call_job_event(s, j, POLICY_JOB_LEARNT);

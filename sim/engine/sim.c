@@ -566,6 +566,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
     s->attempts[j]++;
     r->state = JS_TRANSFER;
     r->start_s = r->end_s = -1;
+    r->shared = 0;
     job_demand(s, j, p->node, &r->work_left_s, &r->peak_gib, &r->cpu_cores);
     struct view_estimate est;
     view_estimate(&s->view, j, s->cl->nodes[p->node].type, &est);
@@ -588,6 +589,13 @@ static void apply_placement(struct sim *s, const struct placement *p)
         s->gpu_resident[g] = e;
         s->gpu_util[g] = 1.0;
         mark_gpu(s, g);
+        /* Another job is on the GPU: neither run is a run alone. (The controller knows it
+         * in hindsight, from the start and end times of the jobs it placed there.) */
+        if (sl->next != VIEW_NONE) {
+            r->shared = 1;
+            for (uint32_t o = sl->next; o != VIEW_NONE; o = s->slots[o].next)
+                s->rt[s->slots[o].job].shared = 1;
+        }
         s->gpu_assigned[g]++;
         s->gpu_assigned_mem_gib[g] += r->bk_mem_gib;
     }

@@ -53,6 +53,8 @@ struct jobrt {
     uint16_t kills;       /* OOM kills so far */
     uint8_t state;        /* enum job_state */
     uint8_t peaked;       /* its memory counts on its GPUs */
+    uint8_t shared;       /* this attempt shared a GPU with another job: its run time says
+                           * little of the job alone, and the controller does not learn it */
 };
 
 /* One job's use of one GPU: jobs hold job->gpus consecutive slots in sim.slots; each

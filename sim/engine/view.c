@@ -244,15 +244,18 @@ void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_
 bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32_t j,
                        uint32_t type, double run_s, double peak_gib)
 {
-    if (!src->learn || !(run_s > 0))
+    if (!src->learn)
         return false;
     const struct job *jb = &src->jobs->v[j];
     double speed = cl->types[type].speed;
     struct learner *l = src->learn;
     bool fresh = false;
+    bool timed = run_s > 0; /* NaN: a run that shared its GPUs teaches no run time */
     if (jb->duration_s >= 0) {
-        fresh |= learner_add(l, LEARN_RUN, jb->origin, jb->gpus, 0, 0, log(run_s * speed));
-        fresh |= learner_add(l, LEARN_RUN_GPUS, jb->gpus, 0, 0, 0, log(run_s * speed));
+        if (timed) {
+            fresh |= learner_add(l, LEARN_RUN, jb->origin, jb->gpus, 0, 0, log(run_s * speed));
+            fresh |= learner_add(l, LEARN_RUN_GPUS, jb->gpus, 0, 0, 0, log(run_s * speed));
+        }
         if (jb->model < 0 && jb->gpu_mem_gib >= 0)
             learner_add(l, LEARN_RUN_MEM, jb->origin, jb->gpus, 0, 0, peak_gib);
     }
@@ -261,7 +264,7 @@ bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32
         bool known;
         predicted_profile(src, cl, jb, type, &p, &known);
         uint32_t m = (uint32_t)jb->model;
-        if (jb->duration_s < 0) { /* its steps are known from what it declares */
+        if (timed && jb->duration_s < 0) { /* its steps are known from what it declares */
             double step = run_s / job_run_s(jb, src->cat, 1.0, speed);
             learner_add(l, LEARN_STEP, m, jb->batch, type, jb->gpus, log(step));
             learner_add(l, LEARN_STEP_BGPUS, m, jb->batch, jb->gpus, 0, log(step / p.step_s));

@@ -47,7 +47,8 @@ struct view_source *view_source_create(const struct catalog *cat, const struct j
                                        bool learn, double prior_run_s);
 void view_source_destroy(struct view_source *src); /* NULL is a no-op */
 /* The controller learns that job j completed a run of run_s seconds (start to end, all
- * that slowed it included) with peak GPU memory peak_gib per GPU on GPUs of cluster type
+ * that slowed it included; NaN when the run shared a GPU with another job, which teaches
+ * nothing of its run alone) with peak GPU memory peak_gib per GPU on GPUs of cluster type
  * `type`. Returns true when the estimates changed (the engine then grows est_version). */
 bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32_t j,
                        uint32_t type, double run_s, double peak_gib);
