@@ -154,7 +154,7 @@ measure eq-push-pop - - engine "$ENGINE" eq "$engine_events"
 measure heap-hold-256 - - engine "$ENGINE" hold "$engine_events" 256
 
 echo "== q100 on the default cluster, each policy (wall_s is one run, the mean of many)"
-for p in $("$CPN" policies | awk 'NF {print $1}'); do
+for p in $("$CPN" policies | awk '/^[^ ]/ {print $1}'); do
     measure q100 "$p" 64 engine "$ENGINE" q100 "$p" 1
 done
 
