@@ -18,8 +18,11 @@
 struct memo_entry {
     int32_t model; /* -1 = empty */
     uint32_t batch, type, gpus;
-    struct profile p;
+    struct profile p;  /* the predictor's */
     bool known;
+    bool lknown;       /* known, with what was learnt */
+    uint32_t lver;     /* the publication lp was learnt at (0: never) */
+    struct profile lp; /* p corrected by what was learnt (learnt_profile) */
 };
 
 /* A memo of predictions by (model, batch, GPU type, GPU count): a prediction is a pure
@@ -39,6 +42,7 @@ struct view_source {
     struct learner *learn; /* what completed runs taught; NULL: learning is off */
     double prior_run_s;    /* a duration job's run time before any history */
     size_t runs, runs_pub; /* completions learnt from, and at the last publication */
+    uint32_t pub_ver;      /* publications so far, from 1: the memo's learnt profiles' stamp */
 };
 
 #define VIEW_MEMO_INITIAL 1024
@@ -56,7 +60,7 @@ struct view_source *view_source_create(const struct catalog *cat, const struct j
     struct view_source *src = cpn_calloc(1, sizeof *src);
     bool truth = !pred || predictor_sees_truth(pred);
     *src = (struct view_source){.cat = cat, .jobs = jobs, .pred = pred, .net = net,
-                                .truth = truth, .prior_run_s = prior_run_s,
+                                .truth = truth, .prior_run_s = prior_run_s, .pub_ver = 1,
                                 .learn = learn && !truth ? learner_create() : NULL};
     src->memo.cap = VIEW_MEMO_INITIAL;
     src->memo.t = cpn_calloc(src->memo.cap, sizeof *src->memo.t);
@@ -108,27 +112,28 @@ static double view_job_noise(const struct view_source *src, uint32_t j, unsigned
     return src->pred ? predictor_job_noise(src->pred, j, what) : 1.0;
 }
 
-/* The predicted profile of (model, batch, gpus) on a cluster GPU type, memoised. */
-static void predicted_profile(struct view_source *src, const struct cluster *cl,
-                              const struct job *jb, uint32_t type, struct profile *p, bool *known)
+/* The memo's entry of (model, batch, gpus) on a cluster GPU type, with the predicted
+ * profile (made on first use). The pointer is valid until the next call. */
+static struct memo_entry *predicted_entry(struct view_source *src, const struct cluster *cl,
+                                          const struct job *jb, uint32_t type)
 {
-    struct memo_entry *e = memo_slot(&src->memo, jb->model, jb->batch, type, jb->gpus);
-    if (e->model >= 0) {
-        *p = e->p;
-        *known = e->known;
-        return;
-    }
-    const struct gpu_type *gt = &cl->types[type];
-    int rc = src->pred ? predictor_profile(src->pred, jb->model, jb->batch, gt->cat_type, gt->speed,
-                                           jb->gpus, p)
-                       : catalog_lookup(src->cat, jb->model, jb->batch, gt->cat_type, gt->speed,
-                                        jb->gpus, p);
-    CPN_ASSERT(rc == 0);
-    *known = src->pred ? predictor_knows(src->pred, jb->model) : true;
-    *e = (struct memo_entry){.model = jb->model, .batch = jb->batch, .type = type,
-                             .gpus = jb->gpus, .p = *p, .known = *known};
-    if (++src->memo.n * 2 > src->memo.cap)
+    if ((src->memo.n + 1) * 2 > src->memo.cap)
         memo_grow(&src->memo);
+    struct memo_entry *e = memo_slot(&src->memo, jb->model, jb->batch, type, jb->gpus);
+    if (e->model >= 0)
+        return e;
+    const struct gpu_type *gt = &cl->types[type];
+    struct profile p;
+    int rc = src->pred ? predictor_profile(src->pred, jb->model, jb->batch, gt->cat_type, gt->speed,
+                                           jb->gpus, &p)
+                       : catalog_lookup(src->cat, jb->model, jb->batch, gt->cat_type, gt->speed,
+                                        jb->gpus, &p);
+    CPN_ASSERT(rc == 0);
+    bool known = src->pred ? predictor_knows(src->pred, jb->model) : true;
+    *e = (struct memo_entry){.model = jb->model, .batch = jb->batch, .type = type,
+                             .gpus = jb->gpus, .p = p, .known = known};
+    src->memo.n++;
+    return e;
 }
 
 /* The learnt corrections of a catalogue model's predicted profile on a cluster type.
@@ -195,15 +200,21 @@ static double largest_gpu_mem(const struct view *v)
 
 void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_estimate *out)
 {
-    const struct view_source *src = v->src;
+    struct view_source *src = v->src;
     const struct job *jb = &src->jobs->v[j];
     double speed = v->cl->types[type].speed;
     struct profile p = {0};
     out->known = true;
     if (jb->model >= 0) {
-        predicted_profile(v->src, v->cl, jb, type, &p, &out->known);
-        if (src->learn)
-            learnt_profile(src->learn, jb, type, &p, &out->known);
+        struct memo_entry *e = predicted_entry(v->src, v->cl, jb, type);
+        if (src->learn && e->lver != src->pub_ver) { /* learnt anew since: correct it again */
+            e->lp = e->p;
+            e->lknown = e->known;
+            learnt_profile(src->learn, jb, type, &e->lp, &e->lknown);
+            e->lver = src->pub_ver;
+        }
+        p = src->learn ? e->lp : e->p;
+        out->known = src->learn ? e->lknown : e->known;
     }
     /* A job's own duration and GPU memory are the truth: only the oracle and noisy see
      * them. The learned methods go by the job's model and the history. */
@@ -260,9 +271,7 @@ bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32
             learner_add(l, LEARN_RUN_MEM, jb->origin, jb->gpus, 0, 0, peak_gib);
     }
     if (jb->model >= 0) {
-        struct profile p;
-        bool known;
-        predicted_profile(src, cl, jb, type, &p, &known);
+        struct profile p = predicted_entry(src, cl, jb, type)->p;
         uint32_t m = (uint32_t)jb->model;
         if (timed && jb->duration_s < 0) { /* its steps are known from what it declares */
             double step = run_s / job_run_s(jb, src->cat, 1.0, speed);
@@ -286,6 +295,7 @@ bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32
         return false;
     learner_publish(l);
     src->runs_pub = src->runs;
+    src->pub_ver++;
     return true;
 }
 
