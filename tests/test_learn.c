@@ -111,7 +111,7 @@ Test(learn, a_measured_step_replaces_the_forests)
     double first = fabs(pred_run(&on, "r0") / truth - 1);
     cr_assert_gt(first, 0.01, "the forest is exact here (%g): the test proves nothing", first);
     for (int i = 1; i < 10; i++) {
-        char id[8];
+        char id[16];
         snprintf(id, sizeof id, "r%d", i);
         cr_assert_float_eq(pred_run(&on, id), truth, 1e-6 * truth, "%s", id);
         cr_assert_float_eq(pred_run(&no, id), pred_run(&no, "r0"), EPS, "%s", id);
