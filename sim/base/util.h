@@ -12,6 +12,16 @@
 
 #define CPN_VERSION "0.1.0"
 
+/* splitmix64's finaliser: a bijection on 64 bits whose output bits all depend on every
+ * input bit. The one hash behind every draw made from a key (noise, background load)
+ * and every hash table keyed by integers. */
+static inline uint64_t cpn_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
 /* Error codes: 0 is success, failures are negative. */
 enum cpn_err {
     CPN_OK = 0,

@@ -19,7 +19,6 @@ struct learn_entry {
 struct learner {
     struct learn_entry *t;
     size_t cap, used;
-    size_t observations, published;
 };
 
 #define LEARN_INITIAL 256
@@ -49,18 +48,11 @@ void learner_destroy(struct learner *l)
     free(l);
 }
 
-static uint64_t mix(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* The entry of the key, or the empty one where it belongs. */
 static struct learn_entry *slot(struct learn_entry *t, size_t cap, uint32_t kind, uint32_t a,
                                 uint32_t b, uint32_t c, uint32_t d)
 {
-    uint64_t h = mix(((uint64_t)kind << 32 | a) ^ mix((uint64_t)b << 32 | c) ^ mix(d));
+    uint64_t h = cpn_mix64(((uint64_t)kind << 32 | a) ^ cpn_mix64((uint64_t)b << 32 | c) ^ cpn_mix64(d));
     for (size_t i = (size_t)h & (cap - 1);; i = (i + 1) & (cap - 1)) {
         struct learn_entry *e = &t[i];
         if (e->kind == LEARN_NKINDS ||
@@ -95,7 +87,6 @@ bool learner_add(struct learner *l, enum learn_kind kind, uint32_t a, uint32_t b
     else
         e->x += x;
     e->n++;
-    l->observations++;
     return fresh;
 }
 
@@ -118,8 +109,4 @@ void learner_publish(struct learner *l)
         l->t[i].n_pub = l->t[i].n;
         l->t[i].x_pub = l->t[i].x;
     }
-    l->published = l->observations;
 }
-
-size_t learner_observations(const struct learner *l) { return l->observations; }
-size_t learner_published(const struct learner *l) { return l->published; }

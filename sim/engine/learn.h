@@ -47,8 +47,4 @@ bool learner_get(const struct learner *l, enum learn_kind kind, uint32_t a, uint
 /* Makes every observation so far what learner_get reads. */
 void learner_publish(struct learner *l);
 
-/* Observations so far, and how many were published. */
-size_t learner_observations(const struct learner *l);
-size_t learner_published(const struct learner *l);
-
 #endif

@@ -661,15 +661,6 @@ const char *const *predictor_feature_names(const struct predictor *p, size_t *n)
     return p->name_ptr;
 }
 
-/* splitmix64's finaliser: a bijection on 64 bits whose output bits all depend on every
- * input bit. */
-static uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* Which noise a draw is for: step time and memory get independent draws. */
 enum { PRED_NOISE_STEP = 1, PRED_NOISE_MEM = 2, PRED_NOISE_JOB = 3 };
 
@@ -678,12 +669,12 @@ enum { PRED_NOISE_STEP = 1, PRED_NOISE_MEM = 2, PRED_NOISE_JOB = 3 };
 static double noise_z(uint64_t seed, int model, unsigned batch, int type, unsigned gpus,
                       unsigned what)
 {
-    uint64_t h = mix64(seed);
-    h = mix64(h ^ (uint64_t)(int64_t)model);
-    h = mix64(h ^ batch);
-    h = mix64(h ^ (uint64_t)(int64_t)type);
-    h = mix64(h ^ gpus);
-    h = mix64(h ^ what);
+    uint64_t h = cpn_mix64(seed);
+    h = cpn_mix64(h ^ (uint64_t)(int64_t)model);
+    h = cpn_mix64(h ^ batch);
+    h = cpn_mix64(h ^ (uint64_t)(int64_t)type);
+    h = cpn_mix64(h ^ gpus);
+    h = cpn_mix64(h ^ what);
     double u = ((double)(h >> 11) + 0.5) * 0x1p-53;
     return gsl_cdf_ugaussian_Pinv(u);
 }
@@ -724,7 +715,7 @@ double predictor_job_noise(const struct predictor *p, uint64_t key, unsigned wha
         return 1.0;
     /* A job's own quantities are drawn apart from the catalogue's: model -2 is no model. */
     uint64_t lo = key & 0xffffffffu, hi = key >> 32;
-    return exp(p->sigma * noise_z(p->seed ^ mix64(hi), -2, (unsigned)lo, -2, 0,
+    return exp(p->sigma * noise_z(p->seed ^ cpn_mix64(hi), -2, (unsigned)lo, -2, 0,
                                   PRED_NOISE_JOB + what));
 }
 

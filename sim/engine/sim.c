@@ -196,13 +196,8 @@ static void node_run_unlink(struct sim *s, uint32_t j)
 
 /* ---- background load of other tenants ---- */
 
-static uint64_t mix64(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
+/* splitmix64: one step of its generator (the golden-ratio increment), then its finaliser. */
+static uint64_t mix64(uint64_t x) { return cpn_mix64(x + 0x9E3779B97F4A7C15ull); }
 
 /* A standard normal draw that depends only on (seed, node, step): a uniform in (0, 1)
  * from a hash of the three, through GSL's inverse normal CDF. Drawn this way the load
