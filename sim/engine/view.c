@@ -264,8 +264,9 @@ bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32
     bool timed = run_s > 0; /* NaN: a run that shared its GPUs teaches no run time */
     if (jb->duration_s >= 0) {
         if (timed) {
-            fresh |= learner_add(l, LEARN_RUN, jb->origin, jb->gpus, 0, 0, log(run_s * speed));
-            fresh |= learner_add(l, LEARN_RUN_GPUS, jb->gpus, 0, 0, 0, log(run_s * speed));
+            double lrun = log(run_s * speed); /* at speed 1, as duration_s is */
+            fresh |= learner_add(l, LEARN_RUN, jb->origin, jb->gpus, 0, 0, lrun);
+            fresh |= learner_add(l, LEARN_RUN_GPUS, jb->gpus, 0, 0, 0, lrun);
         }
         if (jb->model < 0 && jb->gpu_mem_gib >= 0)
             learner_add(l, LEARN_RUN_MEM, jb->origin, jb->gpus, 0, 0, peak_gib);
@@ -275,11 +276,12 @@ bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32
         uint32_t m = (uint32_t)jb->model;
         if (timed && jb->duration_s < 0) { /* its steps are known from what it declares */
             double step = run_s / job_run_s(jb, src->cat, 1.0, speed);
+            double ratio = log(step / p.step_s); /* observed over predicted */
             learner_add(l, LEARN_STEP, m, jb->batch, type, jb->gpus, log(step));
-            learner_add(l, LEARN_STEP_BGPUS, m, jb->batch, jb->gpus, 0, log(step / p.step_s));
-            learner_add(l, LEARN_STEP_BATCH, m, jb->batch, 0, 0, log(step / p.step_s));
-            learner_add(l, LEARN_STEP_GPUS, m, jb->gpus, 0, 0, log(step / p.step_s));
-            fresh |= learner_add(l, LEARN_STEP_MODEL, m, 0, 0, 0, log(step / p.step_s));
+            learner_add(l, LEARN_STEP_BGPUS, m, jb->batch, jb->gpus, 0, ratio);
+            learner_add(l, LEARN_STEP_BATCH, m, jb->batch, 0, 0, ratio);
+            learner_add(l, LEARN_STEP_GPUS, m, jb->gpus, 0, 0, ratio);
+            fresh |= learner_add(l, LEARN_STEP_MODEL, m, 0, 0, 0, ratio);
         }
         if (peak_gib > 0) {
             learner_add(l, LEARN_MEM, m, jb->batch, 0, 0, peak_gib);
