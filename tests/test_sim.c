@@ -5,6 +5,10 @@
 #include <math.h>
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+#include "../sim/io/report.h"
 #include "helpers.h"
 
 #define HDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib\n"
@@ -199,5 +203,37 @@ Test(scenario, horizon_stops_the_run)
     cr_assert_eq(rt(&r, "j1")->state, JS_DONE);
     cr_assert_eq(rt(&r, "j2")->state, JS_UNFINISHED);
     cr_assert_eq(r.s->st.unfinished, 1);
+    run_free(&r);
+}
+
+/* JCT over all jobs (summary.json's jct_all_*): two 16-GiB GPUs, horizon 150. j1 runs
+ * 0..100 (JCT 100). j2 needs 20 GiB: killed at its warm-up's end, 20 s, and with
+ * backoff_limit 0 it fails there (counted to its failure: 20). j3 starts when GPU 1
+ * frees, at 20, runs 1000 s and is unfinished at 150 (counted to the run's end: 150).
+ * j4 arrives at 200, after the run: left out. Mean over all (100 + 20 + 150) / 3 = 90,
+ * median 100; over completed jobs only, 100. */
+Test(scenario, jct_over_all_jobs_counts_failures_and_the_run_end)
+{
+    const char *sets[] = {"horizon_s=150", "backoff_limit=0"};
+    struct run r;
+    run_start(&r, one_node_cluster(2, 16, 0, "event"), sets, 2,
+              HDR "j1,0,-,1,1,0,1,1,1,0,a,100,10\n"
+                  "j2,0,-,1,1,0,1,1,1,0,a,100,20\n"
+                  "j3,0,-,1,1,0,1,1,1,0,a,1000,10\n"
+                  "j4,200,-,1,1,0,1,1,1,0,a,10,10\n",
+              "fifo");
+    cr_assert_eq(rt(&r, "j2")->state, JS_FAILED);
+    cr_assert_float_eq(rt(&r, "j2")->end_s, 20, EPS);
+    cr_assert_eq(rt(&r, "j3")->state, JS_UNFINISHED);
+    struct report_meta m = {.policy = "fifo", .seed = 1, .predictor = "oracle"};
+    char *txt = report_summary_json(r.s, &m);
+    cJSON *o = cJSON_Parse(txt);
+    cr_assert_not_null(o);
+    cr_assert_float_eq(cJSON_GetObjectItem(o, "jct_all_mean_s")->valuedouble, 90, EPS);
+    cr_assert_float_eq(cJSON_GetObjectItem(o, "jct_all_p50_s")->valuedouble, 100, EPS);
+    cr_assert_float_eq(cJSON_GetObjectItem(o, "jct_mean_s")->valuedouble, 100, EPS);
+    cr_assert_eq(cJSON_GetObjectItem(o, "not_completed")->valueint, 3);
+    cJSON_Delete(o);
+    free(txt);
     run_free(&r);
 }
