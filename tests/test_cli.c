@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../sim/tools/stats.h"
 #include "helpers.h"
 
 static const char *bin(void)
@@ -129,4 +130,36 @@ Test(cli, fifo_q100_ooms_and_ideal_controller_has_fewer)
     cr_assert_lt(ob, oa, "ideal %ld vs stale %ld", ob, oa);
     free(a);
     free(b);
+}
+
+/* A site may be named anything its file allows, commas and quotes included: every CSV
+ * cell that holds it is quoted (RFC 4180), so jobs.csv's node and timeline.csv's header
+ * read back with as many cells as the header names, and the names intact. */
+Test(cli, site_names_with_commas_and_quotes_are_quoted_in_csv)
+{
+    cr_assert_eq(sh("printf '%%s' '{\"sites\": [{\"name\": \"b,\\\"j\", \"nodes\": [{\"cpus\": 8, "
+                    "\"mem_gib\": 64, \"gpu_type\": \"G\", \"gpus\": 1}]}], \"gpu_types\": {\"G\": "
+                    "{\"mem_gib\": 80, \"speed\": 1, \"profile\": \"none\"}}}' > $TMPD/c.json"),
+                 0);
+    cr_assert_eq(sh("printf 'id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,"
+                    "duration_s\\nj1,0,-,1,1,0,1,1,1,0,\"b,\"\"j\",100\\n' > $TMPD/j.csv"),
+                 0);
+    cr_assert_eq(sh("%s run --cluster $TMPD/c.json --jobs $TMPD/j.csv --out $TMPD/r --quiet", bin()), 0);
+    static const char *const file[] = {"jobs.csv", "timeline.csv"};
+    for (size_t k = 0; k < 2; k++) {
+        char path[256], err[256];
+        snprintf(path, sizeof path, "%s/r/%s", getenv("TMPD"), file[k]);
+        struct stats_csv t = {0};
+        cr_assert_eq(stats_csv_read(path, &t, err, sizeof err), 0, "%s", err);
+        if (k == 0) {
+            cr_assert_eq(t.n_cols, 18);
+            cr_assert_str_eq(stats_csv_get(&t, 0, stats_csv_col(&t, "site")), "b,\"j");
+            cr_assert_str_eq(stats_csv_get(&t, 0, stats_csv_col(&t, "node")), "b,\"j-n0");
+            cr_assert_str_eq(stats_csv_get(&t, 0, stats_csv_col(&t, "status")), "done");
+        } else {
+            cr_assert_eq(t.n_cols, 8, "timeline has %zu columns", t.n_cols);
+            cr_assert_str_eq(t.col[7], "b,\"j_cpu_util");
+        }
+        stats_csv_free(&t);
+    }
 }

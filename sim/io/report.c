@@ -17,13 +17,37 @@
 #include "../engine/sim.h"
 #include "../base/util.h"
 
+/* A text cell, quoted (by libcsv) only when it holds a comma, a quote or a line end. */
+static void put_text(FILE *f, const char *s)
+{
+    if (strpbrk(s, ",\"\r\n"))
+        csv_fwrite(f, s, strlen(s));
+    else
+        fputs(s, f);
+}
+
+/* A text cell made of two parts (a site's name and a suffix), quoted as one cell: a
+ * site may be named anything its file allows, commas and quotes included. */
+static void put_text2(FILE *f, const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    char *cell = cpn_calloc(na + nb + 1, 1);
+    memcpy(cell, a, na);
+    memcpy(cell + na, b, nb);
+    put_text(f, cell);
+    free(cell);
+}
+
 int report_timeline_header(void *ctx, const struct sim *s)
 {
     FILE *f = ctx;
+    static const char *const col[] = {"_gpu_util", "_gpu_mem_gib", "_cpu_util"};
     fputs("time_s,queue_len,running,transferring,busy_gpus", f);
     for (size_t i = 0; i < s->cl->n_sites; i++)
-        fprintf(f, ",%s_gpu_util,%s_gpu_mem_gib,%s_cpu_util", s->cl->sites[i].name,
-                s->cl->sites[i].name, s->cl->sites[i].name);
+        for (size_t c = 0; c < sizeof col / sizeof col[0]; c++) {
+            fputc(',', f);
+            put_text2(f, s->cl->sites[i].name, col[c]);
+        }
     fputc('\n', f);
     return ferror(f) ? -1 : 0;
 }
@@ -51,14 +75,6 @@ int report_timeline_row(void *ctx, const struct sim *s)
     return ferror(f) ? -1 : 0;
 }
 
-/* A text cell, quoted (by libcsv) only when it holds a comma, a quote or a line end. */
-static void put_text(FILE *f, const char *s)
-{
-    if (strpbrk(s, ",\"\r\n"))
-        csv_fwrite(f, s, strlen(s));
-    else
-        fputs(s, f);
-}
 
 static void put_time(FILE *f, double t)
 {
@@ -86,10 +102,12 @@ int report_jobs_csv(FILE *f, const struct sim *s)
         if (s->job_node[j] != VIEW_NONE) {
             const struct node *nd = &cl->nodes[s->job_node[j]];
             const struct site *st = &cl->sites[nd->site];
+            char nodeno[24];
+            snprintf(nodeno, sizeof nodeno, "-n%u", s->job_node[j] - st->node_first);
             put_text(f, st->name);
             fputc(',', f);
-            put_text(f, st->name);
-            fprintf(f, "-n%u,%u,", s->job_node[j] - st->node_first, jb->gpus);
+            put_text2(f, st->name, nodeno);
+            fprintf(f, ",%u,", jb->gpus);
             for (uint32_t k = 0; k < jb->gpus && k < CLUSTER_MAX_NODE_GPUS; k++)
                 fprintf(f, "%s%u", k ? ";" : "", s->job_gpus[s->slot_first[j] + k] - nd->gpu_first);
         } else {
