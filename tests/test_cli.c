@@ -163,3 +163,19 @@ Test(cli, site_names_with_commas_and_quotes_are_quoted_in_csv)
         stats_csv_free(&t);
     }
 }
+
+/* summary.json stays valid UTF-8 whatever an id holds: a stuck job's id of bytes
+ * 0xFF 0xFE (no UTF-8) is written with those bytes as the text \xFF\xFE. */
+Test(cli, summary_json_is_utf8_whatever_an_id_holds)
+{
+    cr_assert_eq(sh("printf 'id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,"
+                    "duration_s\\nj\\377\\3761,0,-,1,1,0,64,1,1,0,bj,100\\n' > $TMPD/j.csv"),
+                 0);
+    sh("%s run --jobs $TMPD/j.csv --out $TMPD/r --quiet", bin());
+    char *s = slurp("$TMPD/r/summary.json");
+    cr_assert_not_null(s);
+    cr_assert_not_null(strstr(s, "\"j\\\\xFF\\\\xFE1\""), "%s", s);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        cr_assert_lt(*p, 0x80, "a byte 0x%02X in summary.json", *p);
+    free(s);
+}

@@ -90,4 +90,9 @@ int cpn_mkdir_p(const char *path, char *err, size_t errlen);
 /* Monotonic wall clock in seconds, for wall_s only: never for simulated time. */
 double cpn_wall_s(void);
 
+/* The length (1 to 4) of the well-formed UTF-8 sequence that starts p (n bytes left),
+ * or 0 when none does (RFC 3629: no overlong forms, no surrogates, nothing past
+ * U+10FFFF). NUL counts as a sequence of 1. */
+size_t cpn_utf8_seq(const unsigned char *p, size_t n);
+
 #endif

@@ -183,6 +183,40 @@ static void add_prediction_errors(cJSON *o, const struct sim *s)
     free(ix);
 }
 
+/* A JSON string of s that is valid UTF-8 whatever s holds: ids, paths and --set values
+ * are bytes, and cJSON copies them as they are. Each byte that does not begin a
+ * well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates, nothing past
+ * U+10FFFF) becomes the six characters "\\xHH", so the bytes can still be read off. */
+static cJSON *json_text(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = strlen(s), bad = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = cpn_utf8_seq(u + i, n - i);
+        bad += k == 0;
+        i += k ? k : 1;
+    }
+    if (bad == 0)
+        return cJSON_CreateString(s);
+    char *t = cpn_calloc(n + 4 * bad + 1, 1), *w = t;
+    for (size_t i = 0; i < n;) {
+        size_t k = cpn_utf8_seq(u + i, n - i);
+        if (k) {
+            memcpy(w, u + i, k);
+            w += k;
+            i += k;
+        } else {
+            w += sprintf(w, "\\x%02X", u[i]);
+            i++;
+        }
+    }
+    cJSON *j = cJSON_CreateString(t);
+    free(t);
+    return j;
+}
+
+static void add_text(cJSON *o, const char *key, const char *s) { cJSON_AddItemToObject(o, key, json_text(s)); }
+
 char *report_summary_json(const struct sim *s, const struct report_meta *m)
 {
     const struct jobset *js = s->jobs;
@@ -217,9 +251,9 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
         span = s->now - st->first_submit_s;
 
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "policy", m->policy);
+    add_text(o, "policy", m->policy);
     cJSON_AddNumberToObject(o, "seed", (double)m->seed);
-    cJSON_AddStringToObject(o, "predictor", m->predictor);
+    add_text(o, "predictor", m->predictor);
     cJSON_AddNumberToObject(o, "jobs", (double)js->n);
     cJSON_AddNumberToObject(o, "completed", (double)st->completed);
     cJSON_AddNumberToObject(o, "failed", (double)st->failed);
@@ -265,14 +299,14 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
     cJSON *stuck = cJSON_AddArrayToObject(o, "stuck_jobs");
     for (size_t j = 0; j < js->n; j++)
         if (s->rt[j].state == JS_STUCK)
-            cJSON_AddItemToArray(stuck, cJSON_CreateString(jobset_str(js, js->v[j].id)));
-    cJSON_AddStringToObject(o, "cluster", s->cl->source);
-    cJSON_AddStringToObject(o, "jobs_file", js->source);
+            cJSON_AddItemToArray(stuck, json_text(jobset_str(js, js->v[j].id)));
+    add_text(o, "cluster", s->cl->source);
+    add_text(o, "jobs_file", js->source);
     cJSON_AddStringToObject(o, "cluster_sha256", s->cl->sha256);
     cJSON_AddStringToObject(o, "jobs_sha256", js->sha256);
     cJSON *sets = cJSON_AddArrayToObject(o, "overrides");
     for (size_t i = 0; i < m->n_sets; i++)
-        cJSON_AddItemToArray(sets, cJSON_CreateString(m->sets[i]));
+        cJSON_AddItemToArray(sets, json_text(m->sets[i]));
     cJSON_AddStringToObject(o, "version", CPN_VERSION);
     /* Wall-clock fields last: they are the only ones that differ between repeats. */
     cJSON_AddNumberToObject(o, "wall_s", m->wall_s);
