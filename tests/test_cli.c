@@ -130,3 +130,42 @@ Test(cli, fifo_q100_ooms_and_ideal_controller_has_fewer)
     free(a);
     free(b);
 }
+
+/* The original controller's own Job YAML (unquoted numbers, no origin) runs as it is:
+ * one note, exit 0. Its jobs come from the controller's site, bj, where the first job
+ * starts at once; with --origin sh their data must first cross the sh-bj link, so they
+ * start later. An unknown --origin is a usage error naming it. */
+Test(cli, controller_yaml_and_origin)
+{
+    cr_assert_eq(sh("%s run --jobs tests/data/k8s/controller.yaml --out $TMPD/k1 >/dev/null "
+                    "2>$TMPD/k1.err",
+                    bin()),
+                 0);
+    char *e = slurp("$TMPD/k1.err");
+    cr_assert_not_null(strstr(e, "controller.yaml:9: metadata.annotations.data_size: Kubernetes "
+                                 "would refuse this"),
+                       "%s", e);
+    cr_assert_null(strstr(strstr(e, "note:") + 1, "note:"), "one note per file: %s", e);
+    free(e);
+    /* jobs.csv: id,model,batch,submit_s,site,node,gpus,gpu_ids,transfer_start_s,start_s */
+    cr_assert_eq(sh("awk -F, '$1==\"densenet\" && $5==\"bj\" && $10==\"0.000\"{f=1} END{exit !f}' "
+                    "$TMPD/k1/jobs.csv"),
+                 0, "origin bj: no transfer before the start");
+    cr_assert_eq(sh("%s run -q --jobs tests/data/k8s/controller.yaml --origin sh --out $TMPD/k2 "
+                    "2>/dev/null",
+                    bin()),
+                 0);
+    cr_assert_eq(sh("awk -F, '$1==\"densenet\" && $5==\"bj\" && $10>0{f=1} END{exit !f}' "
+                    "$TMPD/k2/jobs.csv"),
+                 0, "origin sh: the data crosses a link first");
+    cr_assert_eq(sh("%s run --jobs tests/data/k8s/controller.yaml --origin mars --out $TMPD/k3 "
+                    "2>$TMPD/k3.err",
+                    bin()),
+                 2);
+    e = slurp("$TMPD/k3.err");
+    cr_assert_not_null(strstr(e, "--origin: unknown site 'mars' (sites of <default cluster>: "
+                                 "bj sh gz)"),
+                       "%s", e);
+    free(e);
+    cr_assert_eq(sh("%s run --help | grep -q 'Kubernetes Job YAML'", bin()), 0);
+}

@@ -11,6 +11,7 @@
 #include "../engine/cluster.h"
 #include "../io/cluster_json.h"
 #include "../io/gen.h"
+#include "../io/jobin.h"
 #include "../engine/predict.h"
 #include "../io/report.h"
 #include "../engine/sim.h"
@@ -27,6 +28,38 @@ static int generate_default_queue(const struct run_request *req, const struct ca
     int rc = gen_jobs(&spec, cat, js, err, errlen);
     free(origins);
     return rc;
+}
+
+/* Jobs whose file names no origin get req->origin, else the controller's site. An
+ * --origin that names no site is an error even when no job needs it. */
+static int fill_default_origin(const struct run_request *req, const struct cluster *cl,
+                               struct jobset *js, char *err, size_t errlen)
+{
+    const char *site = cl->sites[cl->controller_site].name;
+    if (req->origin) {
+        if (cluster_site_find(cl, req->origin) < 0) {
+            int n = snprintf(err, errlen, "--origin: unknown site '%s' (sites of %s:",
+                             req->origin, cl->source);
+            for (size_t i = 0; i < cl->n_sites && n > 0 && (size_t)n < errlen; i++)
+                n += snprintf(err + n, errlen - (size_t)n, " %s", cl->sites[i].name);
+            if (n > 0 && (size_t)n < errlen)
+                snprintf(err + n, errlen - (size_t)n, ")");
+            return CPN_EINPUT;
+        }
+        site = req->origin;
+    }
+    bool interned = false;
+    uint32_t off = 0;
+    for (size_t j = 0; j < js->n; j++) {
+        if (strcmp(jobset_str(js, js->v[j].origin), JOBIN_DEFAULT_ORIGIN) != 0)
+            continue;
+        if (!interned) {
+            off = jobset_intern(js, site);
+            interned = true;
+        }
+        js->v[j].origin = off;
+    }
+    return CPN_OK;
 }
 
 int run_simulation(const struct run_request *req, struct run_result *res, char *err,
@@ -52,6 +85,8 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     if (!rc)
         rc = req->jobs ? trace_read_any(req->jobs, cat, &js, err, errlen)
                        : generate_default_queue(req, cat, cl, &js, err, errlen);
+    if (!rc)
+        rc = fill_default_origin(req, cl, &js, err, errlen);
     if (!rc)
         rc = predictor_create(&pred, req->predictor, cat, req->seed, err, errlen);
     if (!rc)

@@ -25,6 +25,9 @@ struct run_request {
     const char *const *sets; /* KEY=VALUE overrides */
     size_t n_sets;
     const char *out;         /* run directory, created when missing */
+    /* The origin of jobs whose file names none (JOBIN_DEFAULT_ORIGIN, sim/io/jobin.h);
+     * NULL: the cluster's controller_site. An unknown site is CPN_EINPUT. */
+    const char *origin;
     /* NULL, or a flag that a SIGINT/SIGTERM handler sets to the signal's number: the
      * simulation then stops at its next event and the run fails with CPN_ESTOP, writing
      * no summary.json and removing its temporaries (cmd_run.c). */
