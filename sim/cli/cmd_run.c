@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../engine/policy.h"
 #include "../engine/cluster.h"
@@ -37,6 +38,8 @@ static const char *const usage_run =
     "                      safety margin, METHOD:margin=X to change it; oracle (the\n"
     "                      catalogue's values); noisy:SIGMA (oracle x lognormal noise).\n"
     "                      `cpnsim predict --eval` measures their errors\n"
+    "  --quiet             print nothing on success, and no progress line (a run that\n"
+    "                      lasts over 2 s otherwise shows one on stderr, when a terminal)\n"
     "  --set KEY=VALUE     override a cluster/config key; repeatable. Keys:\n";
 
 struct run_args {
@@ -144,6 +147,11 @@ int cmd_run(int argc, char **argv)
                               .predictor = a.predictor, .seed = a.seed, .sets = a.sets,
                               .n_sets = a.n_sets, .out = a.out, .stop = &run_stop_signal,
                               .origin = a.origin};
+    /* Progress only where someone watches: a terminal, and not with --quiet. */
+    if (!a.quiet && isatty(STDERR_FILENO)) {
+        req.progress = stderr;
+        req.progress_after_s = RUN_PROGRESS_AFTER_S;
+    }
     struct run_result res;
     char err[CPN_ERR_LEN];
     catch_stop_signals();
