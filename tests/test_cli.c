@@ -7,6 +7,8 @@
 
 #include "../sim/tools/stats.h"
 #include "helpers.h"
+#include "../sim/base/util.h"
+#include "../sim/tools/run.h"
 
 static const char *bin(void)
 {
@@ -178,4 +180,124 @@ Test(cli, summary_json_is_utf8_whatever_an_id_holds)
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
         cr_assert_lt(*p, 0x80, "a byte 0x%02X in summary.json", *p);
     free(s);
+}
+
+/* The original controller's own Job YAML (unquoted numbers, no origin) runs as it is:
+ * one note, exit 0. Its jobs come from the controller's site, bj, where the first job
+ * starts at once; with --origin sh their data must first cross the sh-bj link, so they
+ * start later. An unknown --origin is a usage error naming it. */
+Test(cli, controller_yaml_and_origin)
+{
+    cr_assert_eq(sh("%s run --jobs tests/data/k8s/controller.yaml --out $TMPD/k1 >/dev/null "
+                    "2>$TMPD/k1.err",
+                    bin()),
+                 0);
+    char *e = slurp("$TMPD/k1.err");
+    cr_assert_not_null(strstr(e, "controller.yaml:9: metadata.annotations.data_size: Kubernetes "
+                                 "would refuse this"),
+                       "%s", e);
+    cr_assert_null(strstr(strstr(e, "note:") + 1, "note:"), "one note per file: %s", e);
+    free(e);
+    /* jobs.csv: id,model,batch,submit_s,site,node,gpus,gpu_ids,transfer_start_s,start_s */
+    cr_assert_eq(sh("awk -F, '$1==\"densenet\" && $5==\"bj\" && $10==\"0.000\"{f=1} END{exit !f}' "
+                    "$TMPD/k1/jobs.csv"),
+                 0, "origin bj: no transfer before the start");
+    cr_assert_eq(sh("%s run -q --jobs tests/data/k8s/controller.yaml --origin sh --out $TMPD/k2 "
+                    "2>/dev/null",
+                    bin()),
+                 0);
+    cr_assert_eq(sh("awk -F, '$1==\"densenet\" && $5==\"bj\" && $10>0{f=1} END{exit !f}' "
+                    "$TMPD/k2/jobs.csv"),
+                 0, "origin sh: the data crosses a link first");
+    cr_assert_eq(sh("%s run --jobs tests/data/k8s/controller.yaml --origin mars --out $TMPD/k3 "
+                    "2>$TMPD/k3.err",
+                    bin()),
+                 2);
+    e = slurp("$TMPD/k3.err");
+    cr_assert_not_null(strstr(e, "--origin: unknown site 'mars' (sites of <default cluster>: "
+                                 "bj sh gz)"),
+                       "%s", e);
+    free(e);
+    cr_assert_eq(sh("%s run --help | grep -q 'Kubernetes Job YAML'", bin()), 0);
+}
+
+/* A run that reaches max_timeline_rows names how far it got and why: three jobs of
+ * 1000 s on one node, 5 rows of 60 s, so at 300 s none has ended. Under default
+ * without gpu_as_resource all three start on GPU 0 and the message blames the
+ * sharing; with it each has a GPU of its own and the message says a job is too long. */
+Test(cli, timeline_limit_names_its_cause)
+{
+    cr_assert_eq(sh("printf '%%s\\n' '{\"gpu_types\": {\"H100-80G\": {\"mem_gib\": 80}}, "
+                    "\"sites\": [{\"name\": \"bj\", \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512, "
+                    "\"gpu_type\": \"H100-80G\", \"gpus\": 8}]}]}' > $TMPD/one.json && "
+                    "printf 'id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,"
+                    "origin,duration_s\\n' > $TMPD/three.csv && for j in a b c; do "
+                    "echo $j,0,-,1,1,0,1,1,1,0,bj,1000 >> $TMPD/three.csv; done"),
+                 0);
+#define LIMIT_RUN                                                                         \
+    "%s run --cluster $TMPD/one.json --jobs $TMPD/three.csv --policy default "              \
+    "--set max_timeline_rows=5 --set gpu_as_resource=%s --out $TMPD/t 2>$TMPD/t.err"
+    cr_assert_eq(sh(LIMIT_RUN, bin(), "false"), 2);
+    char *e = slurp("$TMPD/t.err");
+    cr_assert_not_null(strstr(e, "reached max_timeline_rows (5 rows of 60 s) at simulated time "
+                                 "300 s (0.00347 days), 0 of 3 jobs ended (0 failed); GPU 0 of "
+                                 "node bj-n0 runs 3 jobs at once: GPU sharing stretches the run. "
+                                 "Set gpu_as_resource=true"),
+                       "%s", e);
+    free(e);
+    cr_assert_eq(sh(LIMIT_RUN, bin(), "true"), 2);
+    e = slurp("$TMPD/t.err");
+    cr_assert_not_null(strstr(e, "0 of 3 jobs ended (0 failed); a job runs or waits longer than "
+                                 "the simulator can follow"),
+                       "%s", e);
+    free(e);
+}
+
+/* ---- the progress line (sim/tools/run.c) ---- */
+
+Test(run_progress, format_picks_the_unit)
+{
+    char buf[200];
+    run_progress_format(buf, sizeof buf, 59, 0, 3, 0);
+    cr_assert_str_eq(buf, "cpnsim: simulated 59.0 s, 0 of 3 jobs ended, 0 events/s");
+    run_progress_format(buf, sizeof buf, 5400, 1, 3, 12345);
+    cr_assert_str_eq(buf, "cpnsim: simulated 1.5 h, 1 of 3 jobs ended, 1.23e+04 events/s");
+    run_progress_format(buf, sizeof buf, 2 * 86400, 2, 3, 10);
+    cr_assert_str_eq(buf, "cpnsim: simulated 2.0 days, 2 of 3 jobs ended, 10 events/s");
+    run_progress_format(buf, sizeof buf, 19 * 365 * 86400.0, 3, 3, 10);
+    cr_assert_str_eq(buf, "cpnsim: simulated 19.0 years, 3 of 3 jobs ended, 10 events/s");
+}
+
+/* With no delay the default run with a scrape every second (30,038 events, more than
+ * SIM_PROGRESS_EVERY) shows the line and clears it at the end, and its outputs are
+ * those of a run without progress. */
+Test(run_progress, shown_cleared_and_results_unchanged, .init = scratch_init,
+     .fini = scratch_fini)
+{
+    FILE *f = tmpfile();
+    cr_assert_not_null(f);
+    char err[CPN_ERR_LEN] = "", out_a[128], out_b[128];
+    snprintf(out_a, sizeof out_a, "%s/a", getenv("TMPD"));
+    snprintf(out_b, sizeof out_b, "%s/b", getenv("TMPD"));
+    const char *const sets[] = {"scrape_interval_s=1"};
+    struct run_request req = {.policy = "fifo", .predictor = RUN_DEFAULT_PREDICTOR,
+                              .seed = 1, .sets = sets, .n_sets = 1, .out = out_a,
+                              .progress = f, .progress_after_s = 0};
+    struct run_result res;
+    cr_assert_eq(run_simulation(&req, &res, err, sizeof err), 0, "%s", err);
+    cr_assert_gt(res.events, SIM_PROGRESS_EVERY);
+    req.out = out_b;
+    req.progress = NULL;
+    cr_assert_eq(run_simulation(&req, &res, err, sizeof err), 0, "%s", err);
+    char got[4096] = "";
+    rewind(f);
+    size_t n = fread(got, 1, sizeof got - 1, f);
+    got[n] = '\0';
+    fclose(f);
+    cr_assert(strncmp(got, "\rcpnsim: simulated ", 19) == 0, "%s", got);
+    cr_assert_not_null(strstr(got, " of 100 jobs ended, "), "%s", got);
+    cr_assert(n >= 4 && strcmp(got + n - 4, "\r\033[K") == 0, "cleared at the end");
+    cr_assert_eq(sh("cmp -s $TMPD/a/jobs.csv $TMPD/b/jobs.csv && "
+                    "cmp -s $TMPD/a/timeline.csv $TMPD/b/timeline.csv"),
+                 0);
 }

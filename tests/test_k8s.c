@@ -2,6 +2,7 @@
  * resource.Quantity rules) and the Job YAML reader on good and bad manifests. Inputs
  * live in tests/data/k8s/ and traces/k8s/; the tests run from the repository root. */
 #include "../sim/engine/catalog.h"
+#include "../sim/io/jobin.h"
 #include "../sim/io/k8s.h"
 #include "../sim/io/k8s_quantity.h"
 #include "../sim/io/trace.h"
@@ -236,6 +237,37 @@ Test(k8s_yaml, good_manifests)
     catalog_destroy(cat);
 }
 
+/* The original controller's documented annotation block, as it is: unquoted numbers
+ * (which Kubernetes would refuse) are read as their numbers with one note for the file,
+ * and a Job without an origin takes the run's default origin. */
+Test(k8s_yaml, controller_files_as_they_are)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    jobset_init(&js);
+    char err[CPN_ERR_LEN] = "", warn[4096];
+    cr_assert_eq(read_yaml(K8S_DIR "controller.yaml", cat, &js, warn, sizeof warn, err,
+                           sizeof err),
+                 CPN_OK, "%s", err);
+    cr_assert_eq(js.n, 2);
+    const struct job *a = find(&js, "densenet");
+    cr_assert_eq(a->model, catalog_model_find(cat, "densenet121"));
+    cr_assert_eq(a->data_gib, 20, "data_size: 20 is 20 GiB, as \"20\" would be");
+    cr_assert_eq(a->epochs, 100);
+    cr_assert_str_eq(jobset_str(&js, a->origin), JOBIN_DEFAULT_ORIGIN);
+    const struct job *b = find(&js, "resnet");
+    cr_assert_eq(b->data_gib, 1.5);
+    cr_assert_eq(b->epochs, 2);
+    cr_assert_eq(b->origin, a->origin, "the default origin is stored once");
+    cr_assert_str_eq(warn,
+                     "cpnsim: note: " K8S_DIR "controller.yaml:9: metadata.annotations.data_size: "
+                     "Kubernetes would refuse this: annotation values must be strings; read as "
+                     "20 (and 2 more unquoted numbers in this file's annotations)\n",
+                     "one note for the file, at its first unquoted number");
+    jobset_free(&js);
+    catalog_destroy(cat);
+}
+
 Test(k8s_yaml, example_manifests_load)
 {
     struct catalog *cat = load_catalog();
@@ -318,7 +350,7 @@ Test(k8s_yaml, bad_wrong_type)
                "must be a number (got a string)");
     expect_bad("wrong_type_annotation.yaml",
                "wrong_type_annotation.yaml:8: metadata.annotations.epoch: ",
-               "must be a string (got a number '3'");
+               "must be a string (got a boolean 'yes'");
 }
 
 Test(k8s_yaml, bad_negative)
@@ -405,8 +437,9 @@ Test(k8s_yaml, bad_structure)
                    ":6: metadata.annotations.model_name: ",
                    "a job without a model needs a duration_s");
     expect_bad_buf("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: a\n  annotations:\n"
-                   "    model_name: resnet50\n    data_size: \"1\"\n    epoch: \"1\"\n" JOB_SPEC,
-                   ":6: metadata.annotations.origin: ", "missing (a value is required)");
+                   "    model_name: resnet50\n    data_size: \"1\"\n    epoch: \"1\"\n"
+                   "    origin: \"\"\n" JOB_SPEC,
+                   ":9: metadata.annotations.origin: ", "empty (a value is required)");
     expect_bad_buf("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: a\n  annotations:\n"
                    "    model_name: resnet9000\n    data_size: \"1\"\n    epoch: \"1\"\n"
                    "    origin: bj\n" JOB_SPEC,

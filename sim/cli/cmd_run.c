@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../engine/policy.h"
 #include "../engine/cluster.h"
@@ -16,6 +17,7 @@
 static const char *const usage_run =
     "usage: cpnsim run [--cluster FILE] [--jobs FILE] [--policy NAME] [--cpu-threshold X]\n"
     "                  [--seed N] [--predictor SPEC] [--set KEY=VALUE]... [--out DIR] [--quiet]\n"
+    "                  [--origin SITE]\n"
     "\n"
     "Runs one simulation and writes summary.json, jobs.csv and timeline.csv into DIR\n"
     "(default " RUN_DEFAULT_OUT "). With no --cluster, the embedded 3-site default cluster\n"
@@ -23,7 +25,10 @@ static const char *const usage_run =
     "at time 0, drawn with the run's seed (seed 1 gives traces/q100.csv).\n"
     "\n"
     "  --cluster FILE      cluster JSON\n"
-    "  --jobs FILE         job queue CSV\n"
+    "  --jobs FILE         job queue: CSV, JSON (.json) or Kubernetes Job YAML (.yaml,\n"
+    "                      .yml); see docs/jobs.md\n"
+    "  --origin SITE       origin of jobs whose file names none (Kubernetes Jobs without\n"
+    "                      an origin annotation; default: the cluster's controller_site)\n"
     "  --policy NAME       scheduling policy (default " RUN_DEFAULT_POLICY "; see `cpnsim policies`)\n"
     "  --cpu-threshold X   same as --set cpu_threshold=X (a number, or never)\n"
     "  --seed N            random seed (default 1)\n"
@@ -33,10 +38,12 @@ static const char *const usage_run =
     "                      safety margin, METHOD:margin=X to change it; oracle (the\n"
     "                      catalogue's values); noisy:SIGMA (oracle x lognormal noise).\n"
     "                      `cpnsim predict --eval` measures their errors\n"
+    "  --quiet             print nothing on success, and no progress line (a run that\n"
+    "                      lasts over 2 s otherwise shows one on stderr, when a terminal)\n"
     "  --set KEY=VALUE     override a cluster/config key; repeatable. Keys:\n";
 
 struct run_args {
-    const char *cluster, *jobs, *policy, *predictor, *out;
+    const char *cluster, *jobs, *policy, *predictor, *out, *origin;
     uint64_t seed;
     const char *sets[RUN_MAX_SETS];
     size_t n_sets;
@@ -52,6 +59,7 @@ static int parse_run(int argc, char **argv, struct run_args *a)
         {"seed", required_argument, 0, 's'},    {"predictor", required_argument, 0, 'r'},
         {"set", required_argument, 0, 'S'},     {"out", required_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
+        {"origin", required_argument, 0, 'O'},
         {0, 0, 0, 0}};
     int c;
     double x;
@@ -80,6 +88,7 @@ static int parse_run(int argc, char **argv, struct run_args *a)
             a->sets[a->n_sets++] = optarg;
             break;
         case 'o': a->out = optarg; break;
+        case 'O': a->origin = optarg; break;
         case 'q': a->quiet = true; break;
         case 'h':
             fputs(usage_run, stdout);
@@ -136,7 +145,13 @@ int cmd_run(int argc, char **argv)
     }
     struct run_request req = {.cluster = a.cluster, .jobs = a.jobs, .policy = a.policy,
                               .predictor = a.predictor, .seed = a.seed, .sets = a.sets,
-                              .n_sets = a.n_sets, .out = a.out, .stop = &run_stop_signal};
+                              .n_sets = a.n_sets, .out = a.out, .stop = &run_stop_signal,
+                              .origin = a.origin};
+    /* Progress only where someone watches: a terminal, and not with --quiet. */
+    if (!a.quiet && isatty(STDERR_FILENO)) {
+        req.progress = stderr;
+        req.progress_after_s = RUN_PROGRESS_AFTER_S;
+    }
     struct run_result res;
     char err[CPN_ERR_LEN];
     catch_stop_signals();

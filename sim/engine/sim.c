@@ -434,18 +434,50 @@ static double sample_interval_s(const struct cluster *cl)
     return cl->cfg.scrape_interval_s > 0 ? cl->cfg.scrape_interval_s : cl->cfg.timeline_interval_s;
 }
 
+/* The failure of a run that reached max_timeline_rows with jobs unfinished: how far it
+ * got, and the likelier cause. Jobs time-slicing one GPU each run that many times
+ * slower, and without gpu_as_resource the default policy piles a node's jobs onto its
+ * first GPUs; that is named when the busiest GPU runs more than one job (one scan, at
+ * the failure only). Otherwise a job is too long to follow, or waits on a slow link. */
+static int timeline_full(const struct sim *s, char *err, size_t errlen)
+{
+    const struct cluster *cl = s->cl;
+    uint32_t most = 0, gpu = 0;
+    for (uint32_t g = 0; g < cl->n_gpus; g++)
+        if (s->gpu_running[g] > most) {
+            most = s->gpu_running[g];
+            gpu = g;
+        }
+    char msg[CPN_ERR_LEN];
+    int n = snprintf(msg, sizeof msg,
+                     "%s: reached max_timeline_rows (%u rows of %g s) at simulated time %.6g s "
+                     "(%.3g days), %zu of %zu jobs ended (%zu failed); ",
+                     s->jobs->source, cl->cfg.max_timeline_rows, sample_interval_s(cl), s->now,
+                     s->now / 86400, s->terminal, s->jobs->n, s->st.failed);
+    size_t used = n > 0 && (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
+    if (most > 1) {
+        uint32_t node = cl->gpu_node[gpu];
+        const struct node *nd = &cl->nodes[node];
+        snprintf(msg + used, sizeof msg - used,
+                 "GPU %u of node %s-n%u runs %u jobs at once: GPU sharing stretches the run. "
+                 "Set gpu_as_resource=true (the default policy then gives every job GPUs of "
+                 "its own), a larger max_timeline_rows (up to 1e9), or horizon_s",
+                 gpu - nd->gpu_first, cl->sites[nd->site].name,
+                 node - cl->sites[nd->site].node_first, most);
+    } else {
+        snprintf(msg + used, sizeof msg - used,
+                 "a job runs or waits longer than the simulator can follow: check duration_s, "
+                 "epochs, samples and data_gib in %s and the link speeds in %s, or set a "
+                 "larger max_timeline_rows (up to 1e9), or horizon_s",
+                 s->jobs->source, cl->source);
+    }
+    return cpn_fail(err, errlen, CPN_EINPUT, "%s", msg);
+}
+
 static int on_sample(struct sim *s, char *err, size_t errlen)
 {
     if (s->samples >= s->cl->cfg.max_timeline_rows)
-        return cpn_fail(err, errlen, CPN_EINPUT,
-                        "%s: at simulated time %.6g s, %zu of %zu jobs have not ended after %u "
-                        "timeline rows (one per %g s), the most a run may take "
-                        "(max_timeline_rows): a job runs or waits longer than the simulator can "
-                        "follow; check duration_s, epochs, samples and data_gib in %s and the "
-                        "link speeds in %s, or set horizon_s",
-                        s->jobs->source, s->now, s->jobs->n - s->terminal, s->jobs->n,
-                        s->cl->cfg.max_timeline_rows, sample_interval_s(s->cl), s->jobs->source,
-                        s->cl->source);
+        return timeline_full(s, err, errlen);
     double dt;
     if (s->cl->cfg.scrape_interval_s > 0) {
         controller_scrape(s);
@@ -855,6 +887,7 @@ int sim_run(struct sim *s, char *err, size_t errlen)
     if (s->sampler && s->sampler->begin(s->sampler->ctx, s) != 0)
         return cpn_fail(err, errlen, CPN_EIO, "timeline.csv: write failed: %s", strerror(errno));
 
+    uint64_t popped = 0;
     for (;;) {
         if (s->stop && *s->stop)
             return cpn_fail(err, errlen, CPN_ESTOP, "stopped by signal %d at simulated time %.3f s",
@@ -873,6 +906,8 @@ int sim_run(struct sim *s, char *err, size_t errlen)
         if (rc < 0)
             return rc;
         s->st.events += (uint64_t)rc;
+        if (s->progress && (++popped & (SIM_PROGRESS_EVERY - 1)) == 0)
+            s->progress->report(s->progress->ctx, s);
     }
 
     account_busy(s, s->now);

@@ -181,6 +181,18 @@ struct sim {
      * a non-zero value (a signal number, set by a SIGINT or SIGTERM handler), sim_run
      * stops before the next event and returns CPN_ESTOP. */
     const volatile sig_atomic_t *stop;
+    /* Borrowed; NULL for none. Set by the caller after sim_create (see below). */
+    const struct sim_progress *progress;
+};
+
+/* A caller's look at a run as it goes, to show progress: sim_run calls report once
+ * every SIM_PROGRESS_EVERY events it pops (a power of two, so that the check costs a
+ * mask), with the simulation as it stands. report may read it but not change it, and
+ * reads the wall clock itself: the engine keeps none, so results never depend on it. */
+#define SIM_PROGRESS_EVERY 4096u
+struct sim_progress {
+    void (*report)(void *ctx, const struct sim *s);
+    void *ctx;
 };
 
 /* GPU slots a job holds (its GPU count, at most a node's). */

@@ -356,7 +356,12 @@ static int jr_field(const struct jrow *r, int f, bool has_duration, struct jvals
     case JOBIN_CPUS: return jr_real(r, f, false, &j->cpus);
     case JOBIN_MEM: return jr_real(r, f, false, &j->mem_gib);
     case JOBIN_IMAGE: return jr_real(r, f, false, &j->image_gib);
-    case JOBIN_ORIGIN: return jr_text(r, JOBIN_ORIGIN, &v->origin);
+    case JOBIN_ORIGIN:
+        if (r->row->f[f].kind == JOBIN_DEFAULT) {
+            v->origin = JOBIN_DEFAULT_ORIGIN;
+            return CPN_OK;
+        }
+        return jr_text(r, JOBIN_ORIGIN, &v->origin);
     case JOBIN_DURATION: return jr_real(r, f, true, &j->duration_s);
     case JOBIN_GPU_MEM: return jr_real(r, f, false, &j->gpu_mem_gib);
     case JOBIN_SAMPLES: return jr_whole(r, f, 0, 0, &v->samples);
@@ -380,6 +385,8 @@ int jobin_add_in(struct jobin *b, const struct jobin_row *row, const int *order,
         .j = {.duration_s = -1, .gpu_mem_gib = -1,
               .line = row->line > UINT32_MAX ? UINT32_MAX : (uint32_t)row->line},
     };
+    for (int f = 0; f < JOBIN_NFIELDS; f++)
+        CPN_ASSERT(row->f[f].kind != JOBIN_DEFAULT || f == JOBIN_ORIGIN);
     bool has_duration = jr_given(&row->f[JOBIN_DURATION]);
     size_t n = order ? norder : JOBIN_NFIELDS;
     int rc = CPN_OK;

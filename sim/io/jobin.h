@@ -44,7 +44,14 @@ enum jobin_kind {
     JOBIN_ABSENT, /* not given: an error for a required field */
     JOBIN_NUM,    /* a number the input typed as one (JSON, an importer) */
     JOBIN_TEXT,   /* text, read as the CSV reader reads a cell (numbers strictly) */
+    JOBIN_DEFAULT, /* origin only: the input names none, and the run's default applies (the
+                    * job's origin is then JOBIN_DEFAULT_ORIGIN) */
 };
+
+/* The origin name of a job whose input names none (a Kubernetes Job without an origin
+ * annotation). It is not a site's name (a site's name is never empty): the run replaces
+ * it with its default origin, --origin or the cluster's controller_site (run.h). */
+#define JOBIN_DEFAULT_ORIGIN ""
 
 /* One field's value. */
 struct jobin_val {

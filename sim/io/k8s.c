@@ -7,7 +7,9 @@
  * does not model them (node selectors, affinity, tolerations, parallelism...). Scalars
  * are typed as Kubernetes' YAML decoder types them (YAML 1.1: an unquoted 3 is a
  * number, yes is a boolean), so a manifest Kubernetes would reject is rejected here
- * too. The values found go to sim/jobin, which applies the job CSV's rules. */
+ * too, with one exception: an unquoted number in an annotation, which the original
+ * controller's own documented files use (`epoch: 100`), is read as its number with a
+ * note. The values found go to sim/jobin, which applies the job CSV's rules. */
 #include "k8s.h"
 
 #include "../engine/catalog.h"
@@ -54,6 +56,11 @@ struct kr {
     struct jobin *b;
     struct kwarn *warns;
     size_t nwarn, capwarn, warn_more;
+    /* The first annotation given as an unquoted number, and how many there were. */
+    char unquoted_path[K8S_PATH_MAX];
+    char unquoted_val[K8S_SHOW_MAX + 1];
+    uint32_t unquoted_line;
+    size_t unquoted_n;
 };
 
 enum ktype { KT_MAPPING, KT_SEQUENCE, KT_STRING, KT_NUMBER, KT_BOOL, KT_NULL };
@@ -305,6 +312,20 @@ struct klabels {
     char cpu[K8S_PATH_MAX], mem[K8S_PATH_MAX], gpu[K8S_PATH_MAX];
 };
 
+/* An annotation given as a YAML number: Kubernetes refuses it (annotation values are
+ * strings), but the original controller's documented files are written so, and the
+ * simulator exists to replay them. Returns the number's text, as if it were quoted,
+ * and remembers the first such value for one note per file. */
+static const char *k_unquoted(struct kr *k, const yaml_node_t *n, const char *label)
+{
+    if (k->unquoted_n++ == 0) {
+        snprintf(k->unquoted_path, sizeof k->unquoted_path, "%s", label);
+        snprintf(k->unquoted_val, sizeof k->unquoted_val, "%s", k_str(n));
+        k->unquoted_line = k_line(n);
+    }
+    return k_str(n);
+}
+
 static int k_annotations(struct kr *k, yaml_node_t *m, struct jobin_row *row, struct klabels *lb)
 {
     static const char path[] = "metadata.annotations";
@@ -322,8 +343,9 @@ static int k_annotations(struct kr *k, yaml_node_t *m, struct jobin_row *row, st
         char *label = lb->ann[a->field];
         k_path(label, path, a->key);
         const char *s = NULL;
-        rc = k_string(k, want[i].val, label, true, &s);
-        if (rc)
+        if (k_type(want[i].val) == KT_NUMBER)
+            s = k_unquoted(k, want[i].val, label);
+        else if ((rc = k_string(k, want[i].val, label, true, &s)))
             break;
         struct jobin_val *v = &row->f[a->field];
         *v = (struct jobin_val){.kind = JOBIN_TEXT, .text = s, .line = k_line(want[i].val),
@@ -607,6 +629,10 @@ static int k_document(struct kr *k, yaml_node_t *root)
                                          .line = k_line(mw[0].val), .label = "metadata.name"};
     if (mw[1].val && (rc = k_annotations(k, mw[1].val, &row, &lb)))
         return rc;
+    /* Without an origin annotation the job comes from the run's default origin, the
+     * controller's site unless --origin says otherwise (run.h). */
+    if (row.f[JOBIN_ORIGIN].kind == JOBIN_ABSENT)
+        row.f[JOBIN_ORIGIN] = (struct jobin_val){.kind = JOBIN_DEFAULT};
     struct ktotal tot = {{0}, false, {NULL}};
     if ((rc = k_job_spec(k, top[3].val, &tot, &lb)))
         return rc;
@@ -710,6 +736,16 @@ static void k_print_warnings(const struct kr *k, FILE *warn)
     }
     if (k->warn_more && warn)
         fprintf(warn, "cpnsim: warning: %s: %zu more warnings not shown\n", k->name, k->warn_more);
+    if (k->unquoted_n && warn) {
+        fprintf(warn,
+                "cpnsim: note: %s:%" PRIu32 ": %s: Kubernetes would refuse this: annotation "
+                "values must be strings; read as %s",
+                k->name, k->unquoted_line, k->unquoted_path, k->unquoted_val);
+        if (k->unquoted_n > 1)
+            fprintf(warn, " (and %zu more unquoted numbers in this file's annotations)",
+                    k->unquoted_n - 1);
+        fputc('\n', warn);
+    }
 }
 
 /* Reads every document of the parser's input. */

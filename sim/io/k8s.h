@@ -17,9 +17,12 @@ struct jobset;
  * YAML"): metadata.name is the id; metadata.annotations give model_name, data_size,
  * epoch, batch_size, origin, submit_s, image_size, duration_s, gpu_mem_gib, samples
  * and cpu_cores_used; the containers' resources (requests, else limits) give cpu,
- * memory and nvidia.com/gpu. Documents of other kinds are skipped with a warning; fields that
- * the simulator does not model are ignored with a warning; both are written to warn
- * (NULL: not written), grouped, after a successful read. Malformed values are errors
+ * memory and nvidia.com/gpu. A Job without an origin annotation gets JOBIN_DEFAULT_ORIGIN
+ * (jobin.h), which the run replaces. Documents of other kinds are skipped with a warning;
+ * fields that the simulator does not model are ignored with a warning; an annotation
+ * given as an unquoted number (Kubernetes refuses it) is read as that number, with one
+ * note for the file; all are written to warn (NULL: not written), grouped, after a
+ * successful read. Malformed values are errors
  * "file:line: path: what is wrong". Streams the file one document at a time.
  * Returns 0 with *out replaced, or CPN_EINPUT leaving *out untouched; sets
  * out->source and out->sha256 (of the file's bytes). */

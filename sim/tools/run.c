@@ -11,6 +11,7 @@
 #include "../engine/cluster.h"
 #include "../io/cluster_json.h"
 #include "../io/gen.h"
+#include "../io/jobin.h"
 #include "../engine/predict.h"
 #include "../io/report.h"
 #include "../engine/sim.h"
@@ -27,6 +28,85 @@ static int generate_default_queue(const struct run_request *req, const struct ca
     int rc = gen_jobs(&spec, cat, js, err, errlen);
     free(origins);
     return rc;
+}
+
+/* Jobs whose file names no origin get req->origin, else the controller's site. An
+ * --origin that names no site is an error even when no job needs it. */
+static int fill_default_origin(const struct run_request *req, const struct cluster *cl,
+                               struct jobset *js, char *err, size_t errlen)
+{
+    const char *site = cl->sites[cl->controller_site].name;
+    if (req->origin) {
+        if (cluster_site_find(cl, req->origin) < 0) {
+            int n = snprintf(err, errlen, "--origin: unknown site '%s' (sites of %s:",
+                             req->origin, cl->source);
+            for (size_t i = 0; i < cl->n_sites && n > 0 && (size_t)n < errlen; i++)
+                n += snprintf(err + n, errlen - (size_t)n, " %s", cl->sites[i].name);
+            if (n > 0 && (size_t)n < errlen)
+                snprintf(err + n, errlen - (size_t)n, ")");
+            return CPN_EINPUT;
+        }
+        site = req->origin;
+    }
+    bool interned = false;
+    uint32_t off = 0;
+    for (size_t j = 0; j < js->n; j++) {
+        if (strcmp(jobset_str(js, js->v[j].origin), JOBIN_DEFAULT_ORIGIN) != 0)
+            continue;
+        if (!interned) {
+            off = jobset_intern(js, site);
+            interned = true;
+        }
+        js->v[j].origin = off;
+    }
+    return CPN_OK;
+}
+
+void run_progress_format(char *buf, size_t len, double sim_s, size_t ended, size_t jobs,
+                         double events_per_s)
+{
+    /* Simulated time in the largest unit it fills, so that a glance tells hours from
+     * years. */
+    static const struct {
+        const char *name;
+        double s;
+    } units[] = {{"years", 365 * 86400.0}, {"days", 86400}, {"h", 3600}, {"min", 60}};
+    const char *unit = "s";
+    double t = sim_s;
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (sim_s >= units[i].s) {
+            unit = units[i].name;
+            t = sim_s / units[i].s;
+            break;
+        }
+    snprintf(buf, len, "cpnsim: simulated %.1f %s, %zu of %zu jobs ended, %.3g events/s", t,
+             unit, ended, jobs, events_per_s);
+}
+
+/* The state of the progress line of one run. */
+struct run_progress {
+    FILE *f;
+    double t0, after_s, last_s;
+    uint64_t last_events;
+    bool shown;
+};
+
+static void run_progress_report(void *ctx, const struct sim *s)
+{
+    struct run_progress *p = ctx;
+    double now = cpn_wall_s();
+    if (now - p->t0 < p->after_s || (p->shown && now - p->last_s < RUN_PROGRESS_EVERY_S))
+        return;
+    double since = p->shown ? p->last_s : p->t0;
+    double rate = now > since ? (double)(s->st.events - p->last_events) / (now - since) : 0;
+    char line[CPN_ERR_LEN];
+    run_progress_format(line, sizeof line, s->now, s->terminal, s->jobs->n, rate);
+    /* \r returns to the line's start and ESC [K erases what a longer line left. */
+    fprintf(p->f, "\r%s\033[K", line);
+    fflush(p->f);
+    p->shown = true;
+    p->last_s = now;
+    p->last_events = s->st.events;
 }
 
 int run_simulation(const struct run_request *req, struct run_result *res, char *err,
@@ -53,6 +133,8 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
         rc = req->jobs ? trace_read_any(req->jobs, cat, &js, err, errlen)
                        : generate_default_queue(req, cat, cl, &js, err, errlen);
     if (!rc)
+        rc = fill_default_origin(req, cl, &js, err, errlen);
+    if (!rc)
         rc = predictor_create(&pred, req->predictor, cat, req->seed, err, errlen);
     if (!rc)
         rc = cpn_mkdir_p(req->out, err, errlen);
@@ -73,8 +155,16 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
         s->seed = req->seed;
     }
     double t0 = cpn_wall_s();
+    struct run_progress prog = {.f = req->progress, .t0 = t0, .after_s = req->progress_after_s};
+    struct sim_progress hook = {run_progress_report, &prog};
+    if (!rc && req->progress)
+        s->progress = &hook;
     if (!rc)
         rc = sim_run(s, err, errlen);
+    if (prog.shown) {
+        fputs("\r\033[K", prog.f);
+        fflush(prog.f);
+    }
     if (!rc && req->stop && *req->stop) /* a signal after the last event */
         rc = cpn_fail(err, errlen, CPN_ESTOP, "stopped by signal %d", (int)*req->stop);
     if (rc == CPN_EIO && s) { /* the timeline: name its directory, as afile does */

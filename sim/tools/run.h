@@ -9,12 +9,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Defaults of a run's request (the model's tunables live in cluster.c's table). */
 #define RUN_DEFAULT_POLICY "fifo"
 #define RUN_DEFAULT_PREDICTOR "rf"
 #define RUN_DEFAULT_SEED 1
 #define RUN_DEFAULT_JOBS 100
+/* A run shows progress once it has taken this much wall time, then at most once per
+ * RUN_PROGRESS_EVERY_S. */
+#define RUN_PROGRESS_AFTER_S 2.0
+#define RUN_PROGRESS_EVERY_S 0.25
 
 struct run_request {
     const char *cluster;   /* NULL: the embedded default cluster */
@@ -25,6 +30,14 @@ struct run_request {
     const char *const *sets; /* KEY=VALUE overrides */
     size_t n_sets;
     const char *out;         /* run directory, created when missing */
+    /* The origin of jobs whose file names none (JOBIN_DEFAULT_ORIGIN, sim/io/jobin.h);
+     * NULL: the cluster's controller_site. An unknown site is CPN_EINPUT. */
+    const char *origin;
+    /* NULL, or where a run still going after progress_after_s seconds of wall time shows
+     * its progress: one line rewritten in place (\r), cleared at the end. cmd_run.c
+     * passes stderr when it is a terminal; sweeps pass nothing. */
+    FILE *progress;
+    double progress_after_s;
     /* NULL, or a flag that a SIGINT/SIGTERM handler sets to the signal's number: the
      * simulation then stops at its next event and the run fails with CPN_ESTOP, writing
      * no summary.json and removing its temporaries (cmd_run.c). */
@@ -39,6 +52,11 @@ struct run_result {
     double makespan_s; /* < 0 when not every job ended */
     double wall_s;
 };
+
+/* The progress line: simulated time, jobs ended of all, events per second. Writes at
+ * most len bytes (NUL included) into buf. */
+void run_progress_format(char *buf, size_t len, double sim_s, size_t ended, size_t jobs,
+                         double events_per_s);
 
 /* Runs one simulation. Returns 0, CPN_EINPUT (bad input: message names file, line,
  * field), CPN_EIO (an output could not be written) or CPN_ESTOP (req->stop was set);
