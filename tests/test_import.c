@@ -514,3 +514,19 @@ Test(import, gavel_memory_fits_where_gavel_ran_it)
     jobset_free(&js);
     catalog_destroy(cat);
 }
+
+/* --origins-from a Kubernetes file whose Jobs name no origin (the original
+ * controller's) adds no data site for them: they come from the run's --origin or the
+ * controller site, not from a site named "". */
+Test(import_cli, origins_from_yaml_without_origins_adds_no_site)
+{
+    cr_assert_eq(sh("%s import philly-machines " IMP_DIR "philly_machines_small.csv --origins-from "
+                    "tests/data/k8s/controller.yaml -o $TMPD/c.json 2>/dev/null",
+                    bin()),
+                 0);
+    char *s = slurp("$TMPD/c.json");
+    cr_assert_not_null(s);
+    cr_assert_null(strstr(s, "\"name\":\t\"\""), "a site named \"\":\n%s", s);
+    cr_assert_null(strstr(s, "\"name\": \"\""), "a site named \"\":\n%s", s);
+    free(s);
+}

@@ -504,7 +504,9 @@ static char *cl_json(const struct import_cl *c, const char *site, const char *fo
     /* Each distinct origin once, in the order the jobs first name it. */
     for (size_t j = 0; js && j < js->n; j++) {
         const char *o = jobset_str(js, js->v[j].origin);
-        bool seen = strcmp(o, site) == 0;
+        /* A Kubernetes job without an origin (JOBIN_DEFAULT_ORIGIN) comes from the
+         * run's --origin or controller site: no data site of its own. */
+        bool seen = strcmp(o, site) == 0 || strcmp(o, JOBIN_DEFAULT_ORIGIN) == 0;
         for (size_t k = 0; k < j && !seen; k++)
             seen = js->v[k].origin == js->v[j].origin;
         if (seen)
