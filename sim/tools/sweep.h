@@ -114,6 +114,9 @@ struct sweep_opts {
     size_t only;       /* one point, or SIZE_MAX for all */
     FILE *progress;    /* stderr, usually */
     bool tty;          /* progress as a redrawn bar rather than lines */
+    double time_limit_s; /* a run still going after this many wall seconds is stopped
+                            (SIGTERM, then SIGKILL after SWEEP_KILL_GRACE_S) and
+                            counted failed; 0: no limit */
 };
 
 /* What happened. */
@@ -135,10 +138,30 @@ struct sweep_tally {
 int sweep_execute(const struct sweep_spec *sp, const struct sweep_opts *o, struct sweep_tally *t,
                   char *err, size_t errlen);
 
-/* Aggregates out/runs/ into out/runs.csv, summary.csv, timing.csv and baseline.csv
- * (stats_aggregate). *n_missing counts points without a summary. */
-int sweep_aggregate(const struct sweep_spec *sp, const char *out, size_t *n_missing, char *err,
-                    size_t errlen);
+/* Aggregates out/runs/ into out/runs.csv, summary.csv, groups.csv, timing.csv and,
+ * with baselines, baseline.csv and paired.csv (stats_aggregate), and writes
+ * out/sweep.json. Warnings (a group whose seeds gave identical results) go to warn
+ * (NULL: nowhere). *n_missing counts points without a summary. Returns 0, or
+ * CPN_EINPUT or CPN_EIO as stats_aggregate. */
+int sweep_aggregate(const struct sweep_spec *sp, const char *out, FILE *warn, size_t *n_missing,
+                    char *err, size_t errlen);
+
+/* Most runs not done that sweep_list_missing names one by one. */
+#define SWEEP_MAX_LISTED 20
+/* Writes the name of each point that has no summary.json in out/runs, one a line
+ * indented by two spaces, the first SWEEP_MAX_LISTED and then "and N more". */
+void sweep_list_missing(const struct sweep_spec *sp, const char *out, FILE *f);
+
+/* What the seed varies in each point's run (docs/sweeps.md): "queue" (the queue is
+ * generated), "predictor" (rf's forest, noisy's noise), "background_load" (a node of
+ * the cluster has noisy background_cpu), joined with '+', or "nothing"; "unknown"
+ * joins them when the cluster cannot be loaded. Returns [n_points] strings; free them
+ * with sweep_seed_varies_free. */
+char **sweep_seed_varies(const struct sweep_spec *sp);
+void sweep_seed_varies_free(const struct sweep_spec *sp, char **v);
+/* Writes one line to f saying what the seed varies, per distinct answer with its
+ * number of groups; nothing when the seed is not a grid key of two or more values. */
+void sweep_note_seed(const struct sweep_spec *sp, char *const *varies, FILE *f);
 
 enum sweep_emit { SWEEP_EMIT_SLURM, SWEEP_EMIT_PARALLEL };
 /* Writes out/sweep.sbatch (a Slurm array with one task per point not yet done, each
