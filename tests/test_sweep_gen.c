@@ -303,9 +303,18 @@ Test(sweep_gen, a_run_past_the_time_limit_is_stopped_and_reported, .timeout = 12
     cr_assert_eq(sh("test -f '%s/o/runs/count=10,policy=optimal/summary.json'", tmpd), 0);
     cr_assert_eq(sh("ls -a '%s/o/runs/count=200000,policy=optimal' | grep -q tmp", tmpd), 1,
                  "no temporaries left");
-    /* --time-limit overrides the spec's: the next sweep finishes the run. Not run here
-     * (it takes long); its parsing is checked. */
-    cr_assert_eq(sh("%s sweep %s/spec.json --out %s/o --time-limit 0 2>/dev/null", cpnsim_bin(), tmpd, tmpd), 2);
+    /* The emitted tasks carry the limit; --time-limit overrides the spec's. */
+    cr_assert_eq(sh("%s sweep %s/spec.json --out %s/o --emit parallel >/dev/null && grep -q -- "
+                    "\"--time-limit 1 --only 0$\" %s/o/parallel.txt",
+                    cpnsim_bin(), tmpd, tmpd, tmpd),
+                 0);
+    cr_assert_eq(sh("%s sweep %s/spec.json --out %s/o --emit parallel --time-limit 600 >/dev/null "
+                    "&& grep -q -- \"--time-limit 600 --only 0$\" %s/o/parallel.txt",
+                    cpnsim_bin(), tmpd, tmpd, tmpd),
+                 0);
+    cr_assert_eq(sh("%s sweep %s/spec.json --out %s/o --time-limit 0 2>/dev/null", cpnsim_bin(),
+                    tmpd, tmpd),
+                 2);
 }
 
 /* More than SWEEP_MAX_LISTED runs not done: the first 20, then how many more. */

@@ -107,6 +107,9 @@ void sweep_req_make(const struct sweep_spec *sp, size_t index, const char *out,
                     struct sweep_req *r);
 void sweep_req_free(struct sweep_req *r);
 
+/* How long a run stopped by the time limit has to end after SIGTERM before SIGKILL. */
+#define SWEEP_KILL_GRACE_S 5.0
+
 /* How to run the points. */
 struct sweep_opts {
     const char *out;   /* the sweep directory; runs go to out/runs/NAME */

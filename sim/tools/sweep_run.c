@@ -31,8 +31,6 @@
  * (to redraw the bar's ETA, and to reap a child whose SIGCHLD it may have missed). */
 #define SWEEP_BAR_WIDTH 30
 #define SWEEP_TICK_NS 250000000L
-/* How long a run stopped by the time limit has to end after SIGTERM before SIGKILL. */
-#define SWEEP_KILL_GRACE_S 5.0
 
 char *sweep_run_dir(const char *out, const char *name)
 {
