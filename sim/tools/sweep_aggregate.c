@@ -38,30 +38,61 @@ static bool predictor_seeded(const char *spec)
     return (n == 2 && strncmp(spec, "rf", 2) == 0) || (n == 5 && strncmp(spec, "noisy", 5) == 0);
 }
 
-/* What the seed varies in point index's run, written into buf. */
-static void point_varies(const struct sweep_spec *sp, size_t index, const struct catalog *cat,
-                         char *buf, size_t n)
+/* Whether a run's cluster has a node with noisy background load: 1, 0, or -1 when
+ * it cannot be loaded. Cached by cluster path and --set values, which many groups
+ * share. */
+struct bg_cache {
+    const struct catalog *cat;
+    char **key;
+    int *val;
+    size_t n, cap_key, cap_val;
+};
+
+static int cluster_background(struct bg_cache *bc, const struct run_request *req)
+{
+    size_t len = strlen(req->cluster ? req->cluster : "") + 2;
+    for (size_t i = 0; i < req->n_sets; i++)
+        len += strlen(req->sets[i]) + 1;
+    char *key = cpn_malloc(len);
+    snprintf(key, len, "%s\x1f", req->cluster ? req->cluster : "");
+    for (size_t i = 0; i < req->n_sets; i++) {
+        strcat(key, req->sets[i]);
+        strcat(key, "\x1f");
+    }
+    for (size_t i = 0; i < bc->n; i++)
+        if (strcmp(bc->key[i], key) == 0) {
+            free(key);
+            return bc->val[i];
+        }
+    struct cluster *cl = NULL;
+    char err[CPN_ERR_LEN];
+    int v = -1;
+    if (bc->cat && cluster_load(req->cluster, req->sets, req->n_sets, bc->cat, &cl, err,
+                                sizeof err) == 0) {
+        v = 0;
+        for (size_t i = 0; i < cl->n_nodes; i++)
+            v |= cl->nodes[i].bg.noise != 0;
+    }
+    cluster_destroy(cl);
+    cpn_grow((void **)&bc->key, &bc->cap_key, bc->n + 1, sizeof *bc->key);
+    cpn_grow((void **)&bc->val, &bc->cap_val, bc->n + 1, sizeof *bc->val);
+    bc->key[bc->n] = key;
+    bc->val[bc->n++] = v;
+    return v;
+}
+
+/* What the seed varies in point index's run. Returns a string the caller frees. */
+static char *point_varies(const struct sweep_spec *sp, size_t index, struct bg_cache *bc)
 {
     struct sweep_req r;
     sweep_req_make(sp, index, "", &r);
-    bool background = false, known = true;
-    struct cluster *cl = NULL;
-    char err[CPN_ERR_LEN];
-    if (cat && cluster_load(r.req.cluster, r.req.sets, r.req.n_sets, cat, &cl, err, sizeof err) == 0) {
-        for (size_t i = 0; i < cl->n_nodes; i++)
-            background |= cl->nodes[i].bg.noise != 0;
-    } else {
-        known = false;
-    }
-    cluster_destroy(cl);
-    snprintf(buf, n, "%s%s%s%s", r.req.jobs ? "" : "+queue",
+    int background = cluster_background(bc, &r.req);
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s%s%s%s", r.req.jobs ? "" : "+queue",
              predictor_seeded(r.req.predictor) ? "+predictor" : "",
-             background ? "+background_load" : "", known ? "" : "+unknown");
+             background > 0 ? "+background_load" : "", background < 0 ? "+unknown" : "");
     sweep_req_free(&r);
-    if (!buf[0])
-        snprintf(buf, n, "nothing");
-    else
-        memmove(buf, buf + 1, strlen(buf)); /* the leading '+' */
+    return cpn_strdup(buf[0] ? buf + 1 : "nothing"); /* without the leading '+' */
 }
 
 char **sweep_seed_varies(const struct sweep_spec *sp)
@@ -72,16 +103,16 @@ char **sweep_seed_varies(const struct sweep_spec *sp)
     char err[CPN_ERR_LEN];
     if (catalog_create(&cat, err, sizeof err) != 0)
         cat = NULL;
+    struct bg_cache bc = {.cat = cat};
+    /* A group's points share its first point's string. */
     for (size_t i = 0; i < sp->n_points; i++) {
         size_t first = group_first_point(sp, i, c);
-        if (first < i) {
-            v[i] = cpn_strdup(v[first]);
-        } else {
-            char buf[128];
-            point_varies(sp, i, cat, buf, sizeof buf);
-            v[i] = cpn_strdup(buf);
-        }
+        v[i] = first < i ? v[first] : point_varies(sp, i, &bc);
     }
+    for (size_t i = 0; i < bc.n; i++)
+        free(bc.key[i]);
+    free(bc.key);
+    free(bc.val);
     catalog_destroy(cat);
     free(c);
     return v;
@@ -89,8 +120,11 @@ char **sweep_seed_varies(const struct sweep_spec *sp)
 
 void sweep_seed_varies_free(const struct sweep_spec *sp, char **v)
 {
+    size_t *c = cpn_calloc(sp->n_grid + 1, sizeof *c);
     for (size_t i = 0; v && i < sp->n_points; i++)
-        free(v[i]);
+        if (group_first_point(sp, i, c) == i)
+            free(v[i]);
+    free(c);
     free(v);
 }
 
