@@ -130,6 +130,17 @@ Test(sweep_gen, each_seed_draws_its_own_queue_of_count_jobs, .timeout = 60)
                     cpnsim_bin(), tmpd, stats_csv_get(&t, 2, sha), tmpd),
                  0, "count=100, seed 1 is the run's default queue");
     stats_csv_free(&t);
+
+    /* A mix file, relative to the spec, labelled by its base name; count overrides the
+     * mix's own, as `gen --count` does. */
+    cr_assert_eq(sh("cp traces/mix-example.json %s/", tmpd), 0);
+    write_file("mix.json", "{\"grid\": {\"mix\": [null, \"mix-example.json\"], \"count\": [7]}}");
+    cr_assert_eq(sh("%s sweep %s/mix.json --out %s/m >/dev/null 2>&1", cpnsim_bin(), tmpd, tmpd), 0);
+    cr_assert_eq(sh("test $(wc -l < '%s/m/runs/mix=mix-example,count=7/jobs.csv') -eq 8", tmpd), 0);
+    cr_assert_eq(sh("grep -q 'mix ' '%s/m/runs/mix=mix-example,count=7/summary.json' && ! grep -q "
+                    "'mix ' '%s/m/runs/mix=default,count=7/summary.json'",
+                    tmpd, tmpd),
+                 0, "jobs_file names the mix");
 }
 
 Test(sweep_gen, run_takes_the_generator_options_only_without_jobs, .timeout = 60)
