@@ -1,5 +1,5 @@
 /* stats: descriptive statistics on hand-computed numbers, and the aggregation of run
- * directories into runs.csv, summary.csv and baseline.csv.
+ * directories into runs.csv, summary.csv, groups.csv, baseline.csv and paired.csv.
  *
  * Hand computation for x = {2, 4, 4, 5, 10} (n = 5): mean 25/5 = 5; deviations -3,
  * -1, -1, 0, 5, squares summing to 36, so sd = sqrt(36/4) = 3; Student's t for 4
@@ -120,7 +120,7 @@ static void grid_runs(const char *key, const char *const val[2], int n, char (*n
         snprintf(names[i], sizeof names[i], "%s=%s,seed=%d", key, val[i / n], i % n + 1);
         params[i][0] = val[i / n];
         params[i][1] = seeds[i % n];
-        runs[i] = (struct stats_run){names[i], params[i]};
+        runs[i] = (struct stats_run){.name = names[i], .params = params[i]};
     }
 }
 
@@ -144,11 +144,12 @@ Test(stats_agg, groups_over_seeds_and_pairs_with_the_baseline)
     for (int i = 0; i < 10; i++)
         write_summary(names[i], pol[i / 5], i % 5 + 1, ms[i], 10.0 * (i / 5 + 1));
     static const char *const ghost[] = {"ghost", "1"};
-    runs[10] = (struct stats_run){"policy=ghost,seed=1", ghost};
+    runs[10] = (struct stats_run){.name = "policy=ghost,seed=1", .params = ghost};
     static const char *const baseline[] = {"fifo", NULL};
     char rdir[128], err[CPN_ERR_LEN];
     snprintf(rdir, sizeof rdir, "%s/runs", tmpd);
     struct stats_sweep sw = {.keys = keys, .n_keys = 2, .seed_key = 1, .baseline = baseline,
+                             .n_baselines = 1,
                              .runs = runs, .n_runs = 11, .runs_dir = rdir};
     size_t missing = 0;
     cr_assert_eq(stats_aggregate(&sw, tmpd, &missing, err, sizeof err), 0, "%s", err);
@@ -217,7 +218,7 @@ Test(stats_agg, groups_over_seeds_and_pairs_with_the_baseline)
             cr_assert_float_eq(strtod(stats_csv_get(&t, r, stats_csv_col(&t, "sd")), NULL), 0, 0);
         }
     }
-    cr_assert_eq(rows, 8); /* two policies x four paired metrics */
+    cr_assert_eq(rows, 14); /* two policies x seven paired metrics */
     stats_csv_free(&t);
 
     /* runs.csv: one row per run that has a summary; keys first; the summary's own
@@ -241,68 +242,206 @@ Test(stats_agg, groups_over_seeds_and_pairs_with_the_baseline)
     free(timing);
 }
 
-/* A summary with the utilisation and the CPU loss, for the paired difference. */
-static void write_cpu_summary(const char *name, double util, double lost)
+/* A summary with the paired metrics: makespan 100 and mean JCT 50 everywhere. */
+static void write_cpu_summary(const char *name, double util, double lost, double jct_all,
+                              int not_completed, int oom)
 {
     FILE *f = open_summary(name);
     fprintf(f, "{\"makespan_s\": 100, \"jct_mean_s\": 50, \"gpu_util_mean\": %g,"
-               " \"cpu_lost_gpu_s\": %g}\n", util, lost);
+               " \"cpu_lost_gpu_s\": %g, \"jct_all_mean_s\": %g, \"not_completed\": %d,"
+               " \"oom_events\": %d}\n", util, lost, jct_all, not_completed, oom);
     fclose(f);
 }
 
-/* Thresholds 0.7 (the baseline) and 0.9 x three seeds. GPU-seconds lost to CPU
- * contention: 0, 0, 30 at 0.7 and 20, 50, 20 at 0.9, so the per-seed differences
- * are 20, 50, -10: mean 20, squares 0 + 900 + 900 = 1800, sd sqrt(1800 / 2) = 30;
- * Student's t for 2 degrees of freedom at 0.975 is 4.302653 (tables), so the
- * half-width is 4.302653 * 30 / sqrt(3) = 74.52414. A ratio could not be formed:
- * two of the baseline's values are 0. GPU utilisation 0.5, 0.5, 0.4 against 0.6,
- * 0.5, 0.5 gives ratios 1.2, 1, 1.25 (mean 1.15). The baseline's own group has
- * difference 0 and ratio 1. */
+/* Thresholds 0.7 and 0.9 x three seeds; the baseline is 0.7. */
+static const char *const thr_keys[] = {"cpu_threshold", "seed"};
+static const char *const thr[] = {"0.7", "0.9"};
+static const char *thr_params[6][2];
+static char thr_names[6][64];
+static struct stats_run thr_runs[6];
+
+static void thr_sweep(void)
+{
+    const double util[] = {0.5, 0.5, 0.4, 0.6, 0.5, 0.5}, lost[] = {0, 0, 30, 20, 50, 20};
+    const double jct_all[] = {60, 60, 60, 90, 90, 90};
+    const int not_completed[] = {1, 0, 2, 3, 0, 2}, oom[] = {4, 4, 4, 1, 1, 1};
+    grid_runs("cpu_threshold", thr, 3, thr_names, thr_params, thr_runs);
+    for (int i = 0; i < 6; i++)
+        write_cpu_summary(thr_names[i], util[i], lost[i], jct_all[i], not_completed[i], oom[i]);
+}
+
+/* Aggregates thr_sweep's runs against the given baselines (n of them). */
+static void thr_aggregate(const char *const *baseline, size_t n)
+{
+    char rdir[128], err[CPN_ERR_LEN];
+    snprintf(rdir, sizeof rdir, "%s/runs", tmpd);
+    struct stats_sweep sw = {.keys = thr_keys, .n_keys = 2, .seed_key = 1, .baseline = baseline,
+                             .n_baselines = n, .runs = thr_runs, .n_runs = 6, .runs_dir = rdir};
+    cr_assert_eq(stats_aggregate(&sw, tmpd, NULL, err, sizeof err), 0, "%s", err);
+}
+
+static void read_table(const char *name, struct stats_csv *t)
+{
+    char path[256], err[CPN_ERR_LEN];
+    snprintf(path, sizeof path, "%s/%s", tmpd, name);
+    cr_assert_eq(stats_csv_read(path, t, err, sizeof err), 0, "%s", err);
+}
+
+/* GPU-seconds lost to CPU contention: 0, 0, 30 at 0.7 and 20, 50, 20 at 0.9, so the
+ * per-seed differences are 20, 50, -10: mean 20, squares 0 + 900 + 900 = 1800, sd
+ * sqrt(1800 / 2) = 30; Student's t for 2 degrees of freedom at 0.975 is 4.302653
+ * (tables), so the half-width is 4.302653 * 30 / sqrt(3) = 74.52414. A ratio could
+ * not be formed: two of the baseline's values are 0. GPU utilisation 0.5, 0.5, 0.4
+ * against 0.6, 0.5, 0.5 gives ratios 1.2, 1, 1.25 (mean 1.15). The JCT over all jobs
+ * is 90 against 60 (ratio 1.5); jobs not completed 3, 0, 2 against 1, 0, 2
+ * (differences 2, 0, 0: mean 2/3); OOM kills 1 against 4 (-3). The baseline's own
+ * group has difference 0 and ratio 1. */
 Test(stats_agg, cpu_loss_is_paired_as_a_difference)
 {
-    static const char *const keys[] = {"cpu_threshold", "seed"};
-    static const char *const thr[] = {"0.7", "0.9"};
-    const double util[] = {0.5, 0.5, 0.4, 0.6, 0.5, 0.5}, lost[] = {0, 0, 30, 20, 50, 20};
-    const char *params[6][2];
-    char names[6][64];
-    struct stats_run runs[6];
-    grid_runs("cpu_threshold", thr, 3, names, params, runs);
-    for (int i = 0; i < 6; i++)
-        write_cpu_summary(names[i], util[i], lost[i]);
+    thr_sweep();
     static const char *const baseline[] = {"0.7", NULL};
-    char rdir[128], err[CPN_ERR_LEN], path[256];
-    snprintf(rdir, sizeof rdir, "%s/runs", tmpd);
-    struct stats_sweep sw = {.keys = keys, .n_keys = 2, .seed_key = 1, .baseline = baseline,
-                             .runs = runs, .n_runs = 6, .runs_dir = rdir};
-    cr_assert_eq(stats_aggregate(&sw, tmpd, NULL, err, sizeof err), 0, "%s", err);
+    thr_aggregate(baseline, 1);
     struct stats_csv t = {0};
-    snprintf(path, sizeof path, "%s/baseline.csv", tmpd);
-    cr_assert_eq(stats_csv_read(path, &t, err, sizeof err), 0, "%s", err);
+    read_table("baseline.csv", &t);
     cr_assert_str_eq(t.col[0], "cpu_threshold");
     cr_assert_str_eq(t.col[1], "metric");
     cr_assert_str_eq(t.col[2], "stat");
-    cr_assert_eq(t.n_rows, 8);
+    cr_assert_eq(t.n_rows, 14);
     int cs = stats_csv_col(&t, "stat"), cn = stats_csv_col(&t, "n"), cm = stats_csv_col(&t, "mean");
     int csd = stats_csv_col(&t, "sd"), clo = stats_csv_col(&t, "ci95_lo");
     int chi = stats_csv_col(&t, "ci95_hi");
     /* Rows: per group in run order, the metrics in STATS_PAIRED_METRICS order. */
-    static const char *const metric[] = {"makespan_s", "jct_mean_s", "gpu_util_mean",
-                                         "cpu_lost_gpu_s"};
-    static const char *const stat[] = {"ratio", "ratio", "ratio", "difference"};
-    for (size_t r = 0; r < 8; r++) {
-        cr_assert_str_eq(stats_csv_get(&t, r, 0), thr[r / 4]);
-        cr_assert_str_eq(stats_csv_get(&t, r, 1), metric[r % 4]);
-        cr_assert_str_eq(stats_csv_get(&t, r, cs), stat[r % 4]);
+    static const char *const metric[] = {"makespan_s",     "jct_mean_s",    "gpu_util_mean",
+                                         "cpu_lost_gpu_s", "jct_all_mean_s", "not_completed",
+                                         "oom_events"};
+    static const char *const stat[] = {"ratio", "ratio", "ratio", "difference",
+                                       "ratio", "difference", "difference"};
+    for (size_t r = 0; r < 14; r++) {
+        cr_assert_str_eq(stats_csv_get(&t, r, 0), thr[r / 7]);
+        cr_assert_str_eq(stats_csv_get(&t, r, 1), metric[r % 7]);
+        cr_assert_str_eq(stats_csv_get(&t, r, cs), stat[r % 7]);
         cr_assert_str_eq(stats_csv_get(&t, r, cn), "3");
     }
     cr_assert_float_eq(strtod(stats_csv_get(&t, 3, cm), NULL), 0, 0); /* 0.7 - 0.7 */
     cr_assert_float_eq(strtod(stats_csv_get(&t, 2, cm), NULL), 1, 1e-12);
-    cr_assert_float_eq(strtod(stats_csv_get(&t, 6, cm), NULL), 1.15, 1e-12);
-    cr_assert_float_eq(strtod(stats_csv_get(&t, 7, cm), NULL), 20, 1e-12);
-    cr_assert_float_eq(strtod(stats_csv_get(&t, 7, csd), NULL), 30, 1e-12);
-    cr_assert_float_eq(strtod(stats_csv_get(&t, 7, clo), NULL), 20 - 74.52414, 1e-4);
-    cr_assert_float_eq(strtod(stats_csv_get(&t, 7, chi), NULL), 20 + 74.52414, 1e-4);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 9, cm), NULL), 1.15, 1e-12);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 10, cm), NULL), 20, 1e-12);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 10, csd), NULL), 30, 1e-12);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 10, clo), NULL), 20 - 74.52414, 1e-4);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 10, chi), NULL), 20 + 74.52414, 1e-4);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 11, cm), NULL), 1.5, 1e-12);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 12, cm), NULL), 2.0 / 3, 1e-12);
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 13, cm), NULL), -3, 1e-12);
     stats_csv_free(&t);
+}
+
+/* paired.csv holds the per-seed values behind baseline.csv: for 0.9's seed 3 (run
+ * 5), CPU loss 20 against 30 (difference -10), utilisation 0.5 against 0.4 (ratio
+ * 1.25). Rows: 6 runs x 7 metrics, baseline by baseline; a ratio whose baseline
+ * value is 0 is left empty. */
+Test(stats_agg, paired_holds_the_per_seed_values)
+{
+    thr_sweep();
+    static const char *const baseline[] = {"0.7", NULL};
+    thr_aggregate(baseline, 1);
+    struct stats_csv t = {0};
+    read_table("paired.csv", &t);
+    static const char *const cols[] = {"baseline", "name", "cpu_threshold", "seed", "metric",
+                                       "stat", "value", "baseline_value", "paired"};
+    cr_assert_eq(t.n_cols, 9);
+    for (size_t i = 0; i < 9; i++)
+        cr_assert_str_eq(t.col[i], cols[i]);
+    cr_assert_eq(t.n_rows, 42);
+    bool seen_loss = false, seen_util = false;
+    for (size_t r = 0; r < t.n_rows; r++) {
+        cr_assert_str_eq(stats_csv_get(&t, r, 0), "cpu_threshold=0.7");
+        if (strcmp(stats_csv_get(&t, r, 1), "cpu_threshold=0.9,seed=3") != 0)
+            continue;
+        const char *m = stats_csv_get(&t, r, 4);
+        if (strcmp(m, "cpu_lost_gpu_s") == 0) {
+            seen_loss = true;
+            cr_assert_str_eq(stats_csv_get(&t, r, 5), "difference");
+            cr_assert_str_eq(stats_csv_get(&t, r, 6), "20");
+            cr_assert_str_eq(stats_csv_get(&t, r, 7), "30");
+            cr_assert_str_eq(stats_csv_get(&t, r, 8), "-10");
+        } else if (strcmp(m, "gpu_util_mean") == 0) {
+            seen_util = true;
+            cr_assert_str_eq(stats_csv_get(&t, r, 2), "0.9");
+            cr_assert_str_eq(stats_csv_get(&t, r, 3), ""); /* the summaries hold no seed */
+            cr_assert_float_eq(strtod(stats_csv_get(&t, r, 8), NULL), 1.25, 1e-12);
+        }
+    }
+    cr_assert(seen_loss && seen_util);
+    stats_csv_free(&t);
+}
+
+/* A second baseline adds its rows after the first's, which keep their bytes. */
+Test(stats_agg, several_baselines_follow_one_another)
+{
+    thr_sweep();
+    static const char *const one[] = {"0.7", NULL};
+    thr_aggregate(one, 1);
+    char path[256];
+    snprintf(path, sizeof path, "%s/baseline.csv", tmpd);
+    char *first = slurp(path);
+    cr_assert_not_null(first);
+    static const char *const two[] = {"0.7", NULL, "0.9", NULL};
+    thr_aggregate(two, 2);
+    char *both = slurp(path);
+    cr_assert_not_null(both);
+    cr_assert_eq(strncmp(both, first, strlen(first)), 0, "the first baseline's rows moved");
+    struct stats_csv t = {0};
+    read_table("baseline.csv", &t);
+    cr_assert_eq(t.n_rows, 28);
+    int cb = stats_csv_col(&t, "baseline"), cm = stats_csv_col(&t, "mean");
+    cr_assert_str_eq(stats_csv_get(&t, 14, cb), "cpu_threshold=0.9");
+    cr_assert_str_eq(stats_csv_get(&t, 14 + 4, 1), "jct_all_mean_s"); /* 0.7 against 0.9 */
+    cr_assert_float_eq(strtod(stats_csv_get(&t, 14 + 4, cm), NULL), 60.0 / 90, 1e-12);
+    stats_csv_free(&t);
+    read_table("paired.csv", &t);
+    cr_assert_eq(t.n_rows, 84);
+    cr_assert_str_eq(stats_csv_get(&t, 42, 0), "cpu_threshold=0.9");
+    stats_csv_free(&t);
+    free(first);
+    free(both);
+}
+
+/* groups.csv counts each group's distinct results: summaries equal but for the
+ * wall-clock fields and the seed are one result, and such a group gets a warning. */
+Test(stats_agg, identical_seeds_are_counted_and_warned_of)
+{
+    static const char *const keys[] = {"policy", "seed"};
+    static const char *const pol[] = {"same", "varied"};
+    const char *params[6][2];
+    char names[6][64];
+    struct stats_run runs[6];
+    grid_runs("policy", pol, 3, names, params, runs);
+    for (int i = 0; i < 6; i++) {
+        FILE *f = open_summary(names[i]);
+        fprintf(f, "{\"seed\": %d, \"makespan_s\": %d, \"wall_s\": %d}\n", i % 3 + 1,
+                i < 3 ? 100 : 100 + i, i);
+        fclose(f);
+        runs[i].group = i < 3 ? "policy=same" : "policy=varied";
+        runs[i].varies = i < 3 ? "predictor" : "queue";
+    }
+    char rdir[128], err[CPN_ERR_LEN], wpath[256];
+    snprintf(rdir, sizeof rdir, "%s/runs", tmpd);
+    snprintf(wpath, sizeof wpath, "%s/warnings", tmpd);
+    FILE *warn = fopen(wpath, "w");
+    cr_assert_not_null(warn);
+    struct stats_sweep sw = {.keys = keys, .n_keys = 2, .seed_key = 1, .runs = runs, .n_runs = 6,
+                             .runs_dir = rdir, .warn = warn};
+    cr_assert_eq(stats_aggregate(&sw, tmpd, NULL, err, sizeof err), 0, "%s", err);
+    fclose(warn);
+    char *w = slurp(wpath);
+    cr_assert_str_eq(w, "group policy=same: its 3 seeds gave identical results; the seed varies "
+                        "nothing this run depends on\n");
+    free(w);
+    snprintf(wpath, sizeof wpath, "%s/groups.csv", tmpd);
+    w = slurp(wpath);
+    cr_assert_str_eq(w, "policy,runs,distinct,seed_varies\nsame,3,1,predictor\nvaried,3,3,queue\n");
+    free(w);
+    cr_assert(access(strcat(strcpy(wpath, tmpd), "/paired.csv"), F_OK) != 0, "no baseline");
 }
 
 Test(stats_agg, csv_reader_reports_file_and_line)

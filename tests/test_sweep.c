@@ -22,46 +22,20 @@
 #include "../sim/tools/sweep.h"
 #include "../sim/base/util.h"
 #include "helpers.h"
-
-static const char *bin(void)
-{
-    const char *b = getenv("CPNSIM");
-    return b ? b : "./cpnsim";
-}
+#include "sweep_helpers.h"
 
 static char tmpd[64];
 
-static void scratch_init(void)
-{
-    snprintf(tmpd, sizeof tmpd, "/tmp/cpn-sweep-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpd));
-}
-
+static void scratch_init(void) { scratch_mkdtemp(tmpd, "sweep"); }
 static void scratch_fini(void) { sh("rm -rf '%s'", tmpd); }
-
-static void write_file(const char *name, const char *text)
-{
-    char p[256];
-    snprintf(p, sizeof p, "%s/%s", tmpd, name);
-    FILE *f = fopen(p, "w");
-    cr_assert_not_null(f, "%s", p);
-    fputs(text, f);
-    fclose(f);
-}
-
-static struct sweep_spec *parse(const char *text, char *err, size_t errlen)
-{
-    struct sweep_spec *sp = NULL;
-    int rc = sweep_spec_parse("spec.json", text, strlen(text), "specdir", &sp, err, errlen);
-    return rc ? NULL : sp;
-}
+static void write_file(const char *name, const char *text) { scratch_write(tmpd, name, text); }
 
 /* ---- Expansion, order and names ------------------------------------------------- */
 
 Test(sweep_grid, cartesian_product_in_spec_order_last_key_fastest)
 {
     char err[CPN_ERR_LEN] = "";
-    struct sweep_spec *sp = parse(
+    struct sweep_spec *sp = spec_parse_str(
         "{\"base\": {\"scrape_interval_s\": 30},\n"
         " \"grid\": {\"policy\": [\"fifo\", \"sjf\"],\n"
         "          \"jobs\": [\"../traces/q40.csv\", \"/data/q100.csv\"],\n"
@@ -124,7 +98,7 @@ Test(sweep_grid, cartesian_product_in_spec_order_last_key_fastest)
 Test(sweep_grid, labels_are_filesystem_safe_and_short)
 {
     char err[CPN_ERR_LEN] = "";
-    struct sweep_spec *sp = parse("{\"grid\": {\"predictor\": [\"noisy:0.2\", \"rf\"],"
+    struct sweep_spec *sp = spec_parse_str("{\"grid\": {\"predictor\": [\"noisy:0.2\", \"rf\"],"
                                   " \"completion\": [\"event\"], \"jobs\": [null, \".hidden\"]}}",
                                   err, sizeof err);
     cr_assert_not_null(sp, "%s", err);
@@ -143,7 +117,7 @@ Test(sweep_grid, labels_are_filesystem_safe_and_short)
 
     /* No grid: one point, named "base". A grid too long for a file name is cut and
      * ends in a hash, so names stay distinct. */
-    sp = parse("{\"base\": {\"seed\": 4}}", err, sizeof err);
+    sp = spec_parse_str("{\"base\": {\"seed\": 4}}", err, sizeof err);
     cr_assert_not_null(sp, "%s", err);
     cr_assert_eq(sp->n_points, 1);
     n = sweep_point_name(sp, 0);
@@ -157,7 +131,7 @@ Test(sweep_grid, labels_are_filesystem_safe_and_short)
     b[sizeof b - 2] = 'b';
     snprintf(longspec, sizeof longspec, "{\"grid\": {\"policy\": [\"%s\", \"%s\"], \"seed\": [1]}}",
              a, b);
-    sp = parse(longspec, err, sizeof err);
+    sp = spec_parse_str(longspec, err, sizeof err);
     cr_assert_not_null(sp, "%s", err);
     char *n0 = sweep_point_name(sp, 0), *n1 = sweep_point_name(sp, 1);
     cr_assert_leq(strlen(n0), SWEEP_MAX_NAME);
@@ -192,7 +166,7 @@ Test(sweep_grid, bad_specs_name_file_line_and_field)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char err[CPN_ERR_LEN] = "";
-        struct sweep_spec *sp = parse(bad[i].spec, err, sizeof err);
+        struct sweep_spec *sp = spec_parse_str(bad[i].spec, err, sizeof err);
         cr_assert_null(sp, "accepted %s", bad[i].spec);
         cr_assert_not_null(strstr(err, bad[i].msg), "spec %s: message was '%s'", bad[i].spec, err);
     }
@@ -211,7 +185,7 @@ Test(sweep_grid, check_finds_bad_values_before_anything_runs)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char err[CPN_ERR_LEN] = "";
-        struct sweep_spec *sp = parse(bad[i].spec, err, sizeof err);
+        struct sweep_spec *sp = spec_parse_str(bad[i].spec, err, sizeof err);
         cr_assert_not_null(sp, "%s", err);
         cr_assert_eq(sweep_check(sp, SIZE_MAX, err, sizeof err), CPN_EINPUT, "accepted %s",
                      bad[i].spec);
@@ -220,7 +194,7 @@ Test(sweep_grid, check_finds_bad_values_before_anything_runs)
     }
     /* --only checks only the values its point uses. */
     char err[CPN_ERR_LEN] = "";
-    struct sweep_spec *sp = parse("{\"grid\": {\"policy\": [\"fifo\", \"nope\"]}}", err, sizeof err);
+    struct sweep_spec *sp = spec_parse_str("{\"grid\": {\"policy\": [\"fifo\", \"nope\"]}}", err, sizeof err);
     cr_assert_eq(sweep_check(sp, 0, err, sizeof err), 0, "%s", err);
     cr_assert_eq(sweep_check(sp, 1, err, sizeof err), CPN_EINPUT);
     sweep_spec_destroy(sp);
@@ -278,7 +252,7 @@ Test(sweep, sigint_half_way_then_resume_matches_uninterrupted, .timeout = 120)
 {
     cr_assert_eq(sh("cd %s && %s gen --count 40 --seed 1 -o a.csv && %s gen --count 40 --seed 3 "
                     "-o c.csv && mkfifo b.csv",
-                    tmpd, bin(), bin()),
+                    tmpd, cpnsim_bin(), cpnsim_bin()),
                  0);
     write_file("spec.json", resume_spec);
     char spec[128], out1[128], errf[128];
@@ -293,7 +267,7 @@ Test(sweep, sigint_half_way_then_resume_matches_uninterrupted, .timeout = 120)
         dup2(fd, 2);
         close(fd);
         signal(SIGINT, SIG_DFL);
-        execl(bin(), bin(), "sweep", spec, "-j", "1", "--out", out1, (char *)NULL);
+        execl(cpnsim_bin(), cpnsim_bin(), "sweep", spec, "-j", "1", "--out", out1, (char *)NULL);
         _exit(127);
     }
     static const char *const done_names[] = {"jobs=a,scrape_interval_s=0",
@@ -343,8 +317,8 @@ Test(sweep, sigint_half_way_then_resume_matches_uninterrupted, .timeout = 120)
     }
 
     /* Resume with the real queue in place of the pipe. */
-    cr_assert_eq(sh("cd %s && rm b.csv && %s gen --count 40 --seed 2 -o b.csv", tmpd, bin()), 0);
-    cr_assert_eq(sh("%s sweep %s -j 1 --out %s 2>%s >/dev/null", bin(), spec, out1, errf), 0);
+    cr_assert_eq(sh("cd %s && rm b.csv && %s gen --count 40 --seed 2 -o b.csv", tmpd, cpnsim_bin()), 0);
+    cr_assert_eq(sh("%s sweep %s -j 1 --out %s 2>%s >/dev/null", cpnsim_bin(), spec, out1, errf), 0);
     e = slurp(errf);
     cr_assert_not_null(strstr(e, "6 runs in"), "%s", e);
     cr_assert_not_null(strstr(e, "2 done before, 4 to run"), "%s", e);
@@ -360,9 +334,10 @@ Test(sweep, sigint_half_way_then_resume_matches_uninterrupted, .timeout = 120)
     }
 
     /* Uninterrupted, with -j 1 and -j 2. */
-    cr_assert_eq(sh("%s sweep %s -j 1 --out %s/s2 2>/dev/null >/dev/null", bin(), spec, tmpd), 0);
-    cr_assert_eq(sh("%s sweep %s -j 2 --out %s/s3 2>/dev/null >/dev/null", bin(), spec, tmpd), 0);
-    static const char *const tables[] = {"runs.csv", "summary.csv", "baseline.csv", "sweep.json"};
+    cr_assert_eq(sh("%s sweep %s -j 1 --out %s/s2 2>/dev/null >/dev/null", cpnsim_bin(), spec, tmpd), 0);
+    cr_assert_eq(sh("%s sweep %s -j 2 --out %s/s3 2>/dev/null >/dev/null", cpnsim_bin(), spec, tmpd), 0);
+    static const char *const tables[] = {"runs.csv",   "summary.csv", "baseline.csv",
+                                         "paired.csv", "groups.csv",  "sweep.json"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         cr_assert_eq(sh("cmp -s %s/s1/%s %s/s2/%s", tmpd, tables[i], tmpd, tables[i]), 0,
                      "%s differs between resumed and uninterrupted", tables[i]);
@@ -371,7 +346,7 @@ Test(sweep, sigint_half_way_then_resume_matches_uninterrupted, .timeout = 120)
     }
     cr_assert_eq(sh("test $(wc -l < %s/s1/runs.csv) -eq 7", tmpd), 0);
     /* Running it again does nothing but aggregate. */
-    cr_assert_eq(sh("%s sweep %s --out %s 2>%s >/dev/null", bin(), spec, out1, errf), 0);
+    cr_assert_eq(sh("%s sweep %s --out %s 2>%s >/dev/null", cpnsim_bin(), spec, out1, errf), 0);
     e = slurp(errf);
     cr_assert_not_null(strstr(e, "6 done before, 0 to run"), "%s", e);
     free(e);
@@ -383,24 +358,32 @@ Test(sweep, failed_run_is_reported_and_the_rest_aggregated, .timeout = 60)
 {
     cr_assert_eq(sh("%s gen --count 20 --seed 1 -o %s/good.csv && cp tests/data/bad_negative.csv "
                     "%s/bad.csv",
-                    bin(), tmpd, tmpd),
+                    cpnsim_bin(), tmpd, tmpd),
                  0);
     write_file("spec.json", "{\"grid\": {\"jobs\": [\"good.csv\", \"bad.csv\"], \"seed\": [1, 2]}}");
-    int rc = sh("%s sweep %s/spec.json -j 2 --out %s/o 2>%s/err >/dev/null", bin(), tmpd, tmpd, tmpd);
+    int rc = sh("%s sweep %s/spec.json -j 2 --out %s/o 2>%s/err >/dev/null", cpnsim_bin(), tmpd, tmpd, tmpd);
     cr_assert_eq(rc, 2);
     char p[256];
     snprintf(p, sizeof p, "%s/err", tmpd);
     char *e = slurp(p);
     cr_assert_not_null(strstr(e, "FAILED jobs=bad,seed=1: "), "%s", e);
     cr_assert_not_null(strstr(e, "bad.csv:3: gpus:"), "%s", e);
-    free(e);
     cr_assert_eq(sh("test $(wc -l < %s/o/runs.csv) -eq 3", tmpd), 0, "two good runs aggregated");
     cr_assert(exists("o/runs/jobs=bad,seed=1/error.txt"));
-    /* Aggregating alone says which runs are missing. */
-    cr_assert_eq(sh("%s sweep %s/spec.json --out %s/o --aggregate >/dev/null 2>&1", bin(), tmpd, tmpd), 1);
+    /* The sweep's end, and aggregating alone, name the runs not done. */
+    cr_assert_not_null(strstr(e, "2 runs are not done (no summary.json in"), "%s", e);
+    cr_assert_not_null(strstr(e, "\n  jobs=bad,seed=1\n  jobs=bad,seed=2\n"), "%s", e);
+    free(e);
+    cr_assert_eq(sh("%s sweep %s/spec.json --out %s/o --aggregate >/dev/null 2>%s/err", cpnsim_bin(), tmpd,
+                    tmpd, tmpd),
+                 1);
+    e = slurp(p);
+    cr_assert_not_null(strstr(e, "not done (no summary.json in"), "%s", e);
+    cr_assert_not_null(strstr(e, "\n  jobs=bad,seed=1\n  jobs=bad,seed=2\n"), "%s", e);
+    free(e);
     /* A bad spec value stops the sweep before anything runs. */
     write_file("spec2.json", "{\"grid\": {\"policy\": [\"fifo\", \"nope\"]}}");
-    cr_assert_eq(sh("%s sweep %s/spec2.json --out %s/o2 2>/dev/null", bin(), tmpd, tmpd), 2);
+    cr_assert_eq(sh("%s sweep %s/spec2.json --out %s/o2 2>/dev/null", cpnsim_bin(), tmpd, tmpd), 2);
     cr_assert(!exists("o2"));
 }
 
@@ -409,16 +392,16 @@ Test(sweep, list_and_usage)
     write_file("spec.json", "{\"grid\": {\"seed\": [1, 2], \"scrape_interval_s\": [0, 60]}}");
     char p[256];
     snprintf(p, sizeof p, "%s/list", tmpd);
-    cr_assert_eq(sh("%s sweep %s/spec.json --list > %s", bin(), tmpd, p), 0);
+    cr_assert_eq(sh("%s sweep %s/spec.json --list > %s", cpnsim_bin(), tmpd, p), 0);
     char *l = slurp(p);
     cr_assert_str_eq(l, "0\tseed=1,scrape_interval_s=0\n1\tseed=1,scrape_interval_s=60\n"
                         "2\tseed=2,scrape_interval_s=0\n3\tseed=2,scrape_interval_s=60\n");
     free(l);
-    cr_assert_eq(sh("%s sweep %s/spec.json --only 4 2>/dev/null", bin(), tmpd), 2);
-    cr_assert_eq(sh("%s sweep %s/spec.json -j 0 2>/dev/null", bin(), tmpd), 2);
-    cr_assert_eq(sh("%s sweep 2>/dev/null", bin()), 2);
-    cr_assert_eq(sh("%s sweep --help | grep -q -- --emit", bin()), 0);
-    cr_assert_eq(sh("%s sweep /nonexistent.json 2>/dev/null", bin()), 2);
+    cr_assert_eq(sh("%s sweep %s/spec.json --only 4 2>/dev/null", cpnsim_bin(), tmpd), 2);
+    cr_assert_eq(sh("%s sweep %s/spec.json -j 0 2>/dev/null", cpnsim_bin(), tmpd), 2);
+    cr_assert_eq(sh("%s sweep 2>/dev/null", cpnsim_bin()), 2);
+    cr_assert_eq(sh("%s sweep --help | grep -q -- --emit", cpnsim_bin()), 0);
+    cr_assert_eq(sh("%s sweep /nonexistent.json 2>/dev/null", cpnsim_bin()), 2);
 }
 
 /* ---- GNU Parallel --------------------------------------------------------------- */
@@ -431,11 +414,11 @@ static void engine_inputs(void)
 {
     cr_assert_eq(sh("cd %s && %s gen --count 30 --seed 1 -o a.csv && %s gen --count 30 --seed 2 "
                     "-o b.csv",
-                    tmpd, bin(), bin()),
+                    tmpd, cpnsim_bin(), cpnsim_bin()),
                  0);
     write_file("spec.json", engine_spec);
     /* The reference: the same grid run here. */
-    cr_assert_eq(sh("%s sweep %s/spec.json -j 2 --out %s/local >/dev/null 2>&1", bin(), tmpd, tmpd), 0);
+    cr_assert_eq(sh("%s sweep %s/spec.json -j 2 --out %s/local >/dev/null 2>&1", cpnsim_bin(), tmpd, tmpd), 0);
 }
 
 Test(sweep, gnu_parallel_runs_the_emitted_job_list, .timeout = 120)
@@ -445,7 +428,7 @@ Test(sweep, gnu_parallel_runs_the_emitted_job_list, .timeout = 120)
         cr_skip_test("GNU Parallel is not installed (scripts/setup-deps.sh installs it)");
     }
     engine_inputs();
-    cr_assert_eq(sh("cd %s && %s sweep spec.json --out out --emit parallel > emit.txt", tmpd, bin()), 0);
+    cr_assert_eq(sh("cd %s && %s sweep spec.json --out out --emit parallel > emit.txt", tmpd, cpnsim_bin()), 0);
     char p[256];
     snprintf(p, sizeof p, "%s/out/parallel.txt", tmpd);
     char *jobs = slurp(p);
@@ -461,14 +444,15 @@ Test(sweep, gnu_parallel_runs_the_emitted_job_list, .timeout = 120)
                     tmpd, tmpd),
                  0);
     cr_assert_eq(count_files("out/runs/*/summary.json"), 4);
-    cr_assert_eq(sh("%s sweep %s/spec.json --out %s/out --aggregate >/dev/null", bin(), tmpd, tmpd), 0);
-    cr_assert_eq(sh("cmp -s %s/out/runs.csv %s/local/runs.csv && cmp -s %s/out/baseline.csv "
-                    "%s/local/baseline.csv",
-                    tmpd, tmpd, tmpd, tmpd),
+    cr_assert_eq(sh("%s sweep %s/spec.json --out %s/out --aggregate >/dev/null", cpnsim_bin(), tmpd, tmpd), 0);
+    cr_assert_eq(sh("cd %s && cmp -s out/runs.csv local/runs.csv && cmp -s out/baseline.csv "
+                    "local/baseline.csv && cmp -s out/paired.csv local/paired.csv && "
+                    "cmp -s out/groups.csv local/groups.csv",
+                    tmpd),
                  0);
     /* Everything done: nothing left to emit. */
     cr_assert_eq(sh("cd %s && %s sweep spec.json --out out --emit parallel | grep -q 'nothing to emit'",
-                    tmpd, bin()),
+                    tmpd, cpnsim_bin()),
                  0);
 }
 
@@ -497,7 +481,7 @@ Test(sweep, plot_draws_the_figures_of_a_sweep_and_of_a_run, .timeout = 120)
         cr_skip_test("gnuplot is not installed (scripts/setup-deps.sh installs it)");
     }
     engine_inputs();
-    cr_assert_eq(sh("%s plot %s/local > %s/plot.out", bin(), tmpd, tmpd), 0);
+    cr_assert_eq(sh("%s plot %s/local > %s/plot.out", cpnsim_bin(), tmpd, tmpd), 0);
     static const char *const figs[] = {"makespan", "jct_mean", "oom", "ratio", "jct_cdf"};
     for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
         char rel[128];
@@ -519,12 +503,12 @@ Test(sweep, plot_draws_the_figures_of_a_sweep_and_of_a_run, .timeout = 120)
     free(d);
 
     cr_assert_eq(sh("%s plot '%s/local/runs/jobs=a,scrape_interval_s=60' --out %s/runfig >/dev/null",
-                    bin(), tmpd, tmpd),
+                    cpnsim_bin(), tmpd, tmpd),
                  0);
     cr_assert(has_magic("runfig/timeline.png", "\x89PNG"));
     cr_assert(has_magic("runfig/timeline.pdf", "%PDF"));
     cr_assert(has_magic("runfig/jct_cdf.png", "\x89PNG"));
-    cr_assert_eq(sh("%s plot %s 2>/dev/null", bin(), tmpd), 2, "neither a run nor a sweep");
+    cr_assert_eq(sh("%s plot %s 2>/dev/null", cpnsim_bin(), tmpd), 2, "neither a run nor a sweep");
 }
 
 /* A threshold key that mixes numbers with never, listed out of order: the ablation's
@@ -537,12 +521,12 @@ Test(sweep, ablation_places_never_one_step_past_the_largest_threshold, .timeout 
         scratch_fini(); /* Criterion runs no .fini after a skip */
         cr_skip_test("gnuplot is not installed (scripts/setup-deps.sh installs it)");
     }
-    cr_assert_eq(sh("cd %s && %s gen --count 12 --seed 1 -o a.csv", tmpd, bin()), 0);
+    cr_assert_eq(sh("cd %s && %s gen --count 12 --seed 1 -o a.csv", tmpd, cpnsim_bin()), 0);
     write_file("spec.json", "{\"base\": {\"jobs\": \"a.csv\"},\n"
                             " \"grid\": {\"cpu_threshold\": [\"never\", 0.9, 0.5, 0.7]}}\n");
-    cr_assert_eq(sh("%s sweep %s/spec.json -j 2 --out %s/out >/dev/null 2>&1", bin(), tmpd, tmpd),
+    cr_assert_eq(sh("%s sweep %s/spec.json -j 2 --out %s/out >/dev/null 2>&1", cpnsim_bin(), tmpd, tmpd),
                  0);
-    cr_assert_eq(sh("%s plot %s/out >/dev/null", bin(), tmpd), 0);
+    cr_assert_eq(sh("%s plot %s/out >/dev/null", cpnsim_bin(), tmpd), 0);
     cr_assert(has_magic("out/figures/ablation_cpu_threshold.png", "\x89PNG"));
     char p[256];
     snprintf(p, sizeof p, "%s/out/figures/data/ablation_cpu_threshold.dat", tmpd);
@@ -730,7 +714,7 @@ Test(sweep_slurm, slurm_array_runs_the_emitted_script, .timeout = 150)
     }
 
     engine_inputs();
-    cr_assert_eq(sh("cd %s && %s sweep spec.json --out out --emit slurm > emit.txt", tmpd, bin()), 0);
+    cr_assert_eq(sh("cd %s && %s sweep spec.json --out out --emit slurm > emit.txt", tmpd, cpnsim_bin()), 0);
     char p[256];
     snprintf(p, sizeof p, "%s/out/sweep.sbatch", tmpd);
     char *script = slurp(p);
@@ -753,7 +737,7 @@ Test(sweep_slurm, slurm_array_runs_the_emitted_script, .timeout = 150)
     }
     cr_assert(done, "the array did not finish in 60 s: %s", why);
     cr_assert_eq(count_files("out/slurm/*.out"), 4, "one Slurm output per task");
-    cr_assert_eq(sh("%s sweep %s/spec.json --out %s/out --aggregate >/dev/null", bin(), tmpd, tmpd), 0);
+    cr_assert_eq(sh("%s sweep %s/spec.json --out %s/out --aggregate >/dev/null", cpnsim_bin(), tmpd, tmpd), 0);
     cr_assert_eq(sh("cmp -s %s/out/runs.csv %s/local/runs.csv && cmp -s %s/out/summary.csv "
                     "%s/local/summary.csv",
                     tmpd, tmpd, tmpd, tmpd),

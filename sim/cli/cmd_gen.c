@@ -41,25 +41,6 @@ static int write_jobs(FILE *f, const void *ctx)
     return trace_write_any(f, o->path, o->js, o->cat);
 }
 
-static int parse_arrival(const char *s, struct gen_spec *spec)
-{
-    if (strcmp(s, "batch") == 0) {
-        spec->arrival = GEN_BATCH;
-        return 0;
-    }
-    if (strncmp(s, "poisson:", 8) == 0 && cpn_parse_double(s + 8, &spec->rate_per_s) == 0 &&
-        spec->rate_per_s > 0) {
-        spec->arrival = GEN_POISSON;
-        return 0;
-    }
-    if (strncmp(s, "diurnal:", 8) == 0 && cpn_parse_double(s + 8, &spec->rate_per_s) == 0 &&
-        spec->rate_per_s > 0) {
-        spec->arrival = GEN_DIURNAL;
-        return 0;
-    }
-    return -1;
-}
-
 int cmd_gen(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -86,9 +67,8 @@ int cmd_gen(int argc, char **argv)
                 return cmd_usage_error("gen", "--seed: must be a whole number >= 0");
             break;
         case 'a':
-            if (parse_arrival(optarg, &cli) != 0)
-                return cmd_usage_error(
-                    "gen", "--arrival: must be 'batch', 'poisson:RATE' or 'diurnal:RATE' with RATE > 0");
+            if (gen_parse_arrival(optarg, &cli) != 0)
+                return cmd_usage_error("gen", "--arrival: " GEN_ARRIVAL_RULE);
             cli_arrival = true;
             break;
         case 'c': cluster_path = optarg; break;

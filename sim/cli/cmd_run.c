@@ -17,12 +17,13 @@
 static const char *const usage_run =
     "usage: cpnsim run [--cluster FILE] [--jobs FILE] [--policy NAME] [--cpu-threshold X]\n"
     "                  [--seed N] [--predictor SPEC] [--set KEY=VALUE]... [--out DIR] [--quiet]\n"
-    "                  [--origin SITE]\n"
+    "                  [--origin SITE] [--count N] [--arrival A] [--mix FILE]\n"
     "\n"
     "Runs one simulation and writes summary.json, jobs.csv and timeline.csv into DIR\n"
     "(default " RUN_DEFAULT_OUT "). With no --cluster, the embedded 3-site default cluster\n"
     "(traces/default-cluster.json); with no --jobs, a generated queue of 100 jobs submitted\n"
-    "at time 0, drawn with the run's seed (seed 1 gives traces/q100.csv).\n"
+    "at time 0, drawn with the run's seed (seed 1 gives traces/q100.csv); --count,\n"
+    "--arrival and --mix change that queue as `cpnsim gen`'s options do.\n"
     "\n"
     "  --cluster FILE      cluster JSON\n"
     "  --jobs FILE         job queue: CSV, JSON (.json) or Kubernetes Job YAML (.yaml,\n"
@@ -32,6 +33,9 @@ static const char *const usage_run =
     "  --policy NAME       scheduling policy (default " RUN_DEFAULT_POLICY "; see `cpnsim policies`)\n"
     "  --cpu-threshold X   same as --set cpu_threshold=X (a number, or never)\n"
     "  --seed N            random seed (default 1)\n"
+    "  --count N           generated jobs (default: the mix's count, else 100)\n"
+    "  --arrival A         batch, poisson:RATE or diurnal:RATE, as gen --arrival\n"
+    "  --mix FILE          a job mix (JSON, docs/jobs.md), as gen --spec\n"
     "  --predictor SPEC    what policies are told of run times and memory (default\n"
     "                      " RUN_DEFAULT_PREDICTOR "): rf (random forest), linear, nn (nearest measured\n"
     "                      neighbour), each trained on the catalogue and with a memory\n"
@@ -45,6 +49,8 @@ static const char *const usage_run =
 struct run_args {
     const char *cluster, *jobs, *policy, *predictor, *out, *origin;
     uint64_t seed;
+    size_t count;              /* the generated queue's options (0, NULL: the default), */
+    const char *arrival, *mix; /* checked by run_simulation */
     const char *sets[RUN_MAX_SETS];
     size_t n_sets;
     char threshold_set[64];
@@ -59,8 +65,10 @@ static int parse_run(int argc, char **argv, struct run_args *a)
         {"seed", required_argument, 0, 's'},    {"predictor", required_argument, 0, 'r'},
         {"set", required_argument, 0, 'S'},     {"out", required_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
-        {"origin", required_argument, 0, 'O'},
+        {"origin", required_argument, 0, 'O'},  {"count", required_argument, 0, 'n'},
+        {"arrival", required_argument, 0, 'a'}, {"mix", required_argument, 0, 'm'},
         {0, 0, 0, 0}};
+    uint64_t count;
     int c;
     double x;
     optind = 1;
@@ -82,6 +90,13 @@ static int parse_run(int argc, char **argv, struct run_args *a)
                 return cmd_usage_error("run", "--seed: must be a whole number >= 0");
             break;
         case 'r': a->predictor = optarg; break;
+        case 'n':
+            if (cpn_parse_u64(optarg, &count) != 0 || count < 1 || count > SIZE_MAX)
+                return cmd_usage_error("run", "--count: must be a whole number >= 1");
+            a->count = (size_t)count;
+            break;
+        case 'a': a->arrival = optarg; break;
+        case 'm': a->mix = optarg; break;
         case 'S':
             if (a->n_sets == RUN_MAX_SETS)
                 return cmd_usage_error("run", "too many --set options");
@@ -146,7 +161,8 @@ int cmd_run(int argc, char **argv)
     struct run_request req = {.cluster = a.cluster, .jobs = a.jobs, .policy = a.policy,
                               .predictor = a.predictor, .seed = a.seed, .sets = a.sets,
                               .n_sets = a.n_sets, .out = a.out, .stop = &run_stop_signal,
-                              .origin = a.origin};
+                              .origin = a.origin, .count = a.count, .arrival = a.arrival,
+                              .mix = a.mix};
     /* Progress only where someone watches: a terminal, and not with --quiet. */
     if (!a.quiet && isatty(STDERR_FILENO)) {
         req.progress = stderr;

@@ -3,6 +3,7 @@
  * Parallel, or aggregate gathered run directories. The work is sweep.c's and
  * stats.c's. */
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,21 +21,23 @@
 
 static const char *const usage_sweep =
     "usage: cpnsim sweep SPEC.json [-j N] [--out DIR] [--only INDEX] [--emit slurm|parallel]\n"
-    "                    [--aggregate] [--list]\n"
+    "                    [--aggregate] [--list] [--baseline KEY=VALUE[,...]]...\n"
+    "                    [--time-limit S]\n"
     "\n"
     "Runs every point of a parameter grid, N at once, into DIR/runs/NAME (NAME from the\n"
     "point's values, e.g. policy=fifo,seed=3), then aggregates them into DIR/runs.csv,\n"
-    "summary.csv (mean, sd and 95% t-interval over seeds), baseline.csv (per-seed ratios,\n"
-    "or differences, against the spec's baseline) and timing.csv. A run whose summary.json\n"
-    "exists is done and skipped, so a sweep stopped by Ctrl-C or a crash resumes where it\n"
-    "was.\n"
+    "summary.csv (mean, sd and 95% t-interval over seeds), groups.csv (what the seed\n"
+    "varies, and how many distinct results it gave), baseline.csv (the per-seed ratios,\n"
+    "or differences, against each baseline, summarised), paired.csv (those per-seed\n"
+    "values) and timing.csv. A run whose summary.json exists is done and skipped, so a\n"
+    "sweep stopped by Ctrl-C or a crash resumes where it was.\n"
     "\n"
     "The spec: {\"base\": {KEY: VALUE, ...}, \"grid\": {KEY: [VALUE, ...], ...},\n"
-    "           \"baseline\": {KEY: VALUE}}\n"
-    "KEY is a `run` option without dashes (jobs, cluster, policy, predictor, seed,\n"
-    "cpu_threshold) or a --set key; relative paths are relative to the spec file; null\n"
-    "for jobs or cluster means the default. Points are ordered as nested loops over the\n"
-    "grid keys in the spec's order, the last innermost; INDEX counts from 0.\n"
+    "           \"baseline\": {KEY: VALUE} or [{KEY: VALUE}, ...], \"time_limit_s\": S}\n"
+    "KEY is a `run` option without dashes (jobs, cluster, policy, predictor, seed, count,\n"
+    "arrival, mix, cpu_threshold) or a --set key; relative paths are relative to the spec\n"
+    "file; null for jobs, cluster or mix means the default. Points are ordered as nested\n"
+    "loops over the grid keys in the spec's order, the last innermost; INDEX counts from 0.\n"
     "\n"
     "  -j, --jobs N        runs at once (default: the number of online CPUs)\n"
     "  --out DIR           sweep directory (default " SWEEP_DEFAULT_ROOT "/SPEC-NAME)\n"
@@ -44,6 +47,11 @@ static const char *const usage_sweep =
     "                      Parallel (parallel --sshloginfile FILE < DIR/parallel.txt)\n"
     "  --aggregate         run nothing; aggregate the run directories found in DIR/runs\n"
     "  --list              print each point's INDEX and NAME\n"
+    "  --baseline KEY=VALUE[,KEY=VALUE...]\n"
+    "                      one more baseline, after the spec's (repeatable); VALUE as the\n"
+    "                      spec writes it or as its label in run names\n"
+    "  --time-limit S      stop a run still going after S wall seconds and report it\n"
+    "                      failed (default: the spec's time_limit_s, else none)\n"
     "\n"
     "Exit status: 0; 2 for a bad spec or a run that failed on bad input; 1 for other\n"
     "failures, or when --aggregate finds runs missing. On SIGINT or SIGTERM the running\n"
@@ -55,6 +63,9 @@ struct sweep_args {
     unsigned jobs;
     size_t only;
     bool aggregate, list;
+    const char **baselines; /* --baseline values, borrowed from argv */
+    size_t n_baselines;
+    double time_limit_s;    /* 0: the spec's */
 };
 
 static int parse_sweep(int argc, char **argv, struct sweep_args *a)
@@ -63,7 +74,8 @@ static int parse_sweep(int argc, char **argv, struct sweep_args *a)
         {"jobs", required_argument, 0, 'j'},  {"out", required_argument, 0, 'o'},
         {"only", required_argument, 0, 'O'},  {"emit", required_argument, 0, 'e'},
         {"aggregate", no_argument, 0, 'a'},   {"list", no_argument, 0, 'l'},
-        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+        {"help", no_argument, 0, 'h'},        {"baseline", required_argument, 0, 'b'},
+        {"time-limit", required_argument, 0, 'T'}, {0, 0, 0, 0}};
     int c;
     uint64_t v;
     optind = 1;
@@ -87,6 +99,12 @@ static int parse_sweep(int argc, char **argv, struct sweep_args *a)
             break;
         case 'a': a->aggregate = true; break;
         case 'l': a->list = true; break;
+        case 'b': a->baselines[a->n_baselines++] = optarg; break;
+        case 'T':
+            if (cpn_parse_double(optarg, &a->time_limit_s) != 0 || !(a->time_limit_s > 0) ||
+                !isfinite(a->time_limit_s))
+                return cmd_usage_error("sweep", "--time-limit: must be a number of seconds > 0");
+            break;
         case 'h': fputs(usage_sweep, stdout); return 1;
         default: return cmd_usage_error("sweep", "unknown option");
         }
@@ -98,6 +116,9 @@ static int parse_sweep(int argc, char **argv, struct sweep_args *a)
     if ((a->aggregate ? 1 : 0) + (a->emit ? 1 : 0) + (a->list ? 1 : 0) +
             (a->only != SIZE_MAX ? 1 : 0) > 1)
         return cmd_usage_error("sweep", "--only, --emit, --aggregate and --list exclude each other");
+    if (a->n_baselines && (a->only != SIZE_MAX || a->emit || a->list))
+        return cmd_usage_error("sweep", "--baseline is for aggregating: not with --only, --emit "
+                                        "or --list");
     return 0;
 }
 
@@ -160,19 +181,24 @@ static int emit(const struct sweep_spec *sp, const struct sweep_args *a, const c
     return 0;
 }
 
-static int aggregate(const struct sweep_spec *sp, const char *out, bool report_missing)
+/* Aggregates, and names the runs not done; with strict, runs not done make the
+ * status 1. */
+static int aggregate(const struct sweep_spec *sp, const char *out, bool strict)
 {
     char err[CPN_ERR_LEN];
     size_t missing = 0;
-    int rc = sweep_aggregate(sp, out, &missing, err, sizeof err);
+    int rc = sweep_aggregate(sp, out, stderr, &missing, err, sizeof err);
     if (rc)
         return cmd_fail(rc, err);
-    printf("sweep: %zu of %zu runs aggregated into %s/ (runs.csv, summary.csv%s, timing.csv)\n",
-           sp->n_points - missing, sp->n_points, out, sp->baseline ? ", baseline.csv" : "");
-    if (missing && report_missing) {
-        fprintf(stderr, "cpnsim sweep: %zu run%s not done (no summary.json in %s/runs/)\n",
+    printf("sweep: %zu of %zu runs aggregated into %s/ (runs.csv, summary.csv, groups.csv%s, "
+           "timing.csv)\n",
+           sp->n_points - missing, sp->n_points, out,
+           sp->n_baselines ? ", baseline.csv, paired.csv" : "");
+    if (missing) {
+        fprintf(stderr, "cpnsim sweep: %zu run%s not done (no summary.json in %s/runs/):\n",
                 missing, missing == 1 ? " is" : "s are", out);
-        return 1;
+        sweep_list_missing(sp, out, stderr);
+        return strict ? 1 : 0;
     }
     return 0;
 }
@@ -180,14 +206,20 @@ static int aggregate(const struct sweep_spec *sp, const char *out, bool report_m
 int cmd_sweep(int argc, char **argv)
 {
     struct sweep_args a = {.only = SIZE_MAX};
+    a.baselines = cpn_calloc((size_t)argc + 1, sizeof *a.baselines);
     int prc = parse_sweep(argc, argv, &a);
-    if (prc)
-        return prc == 1 ? 0 : prc;
     char err[CPN_ERR_LEN];
     struct sweep_spec *sp = NULL;
-    int rc = sweep_spec_load(a.spec, &sp, err, sizeof err);
-    if (rc)
-        return cmd_fail(rc, err);
+    int rc = prc ? 0 : sweep_spec_load(a.spec, &sp, err, sizeof err);
+    for (size_t i = 0; !prc && !rc && i < a.n_baselines; i++)
+        rc = sweep_spec_add_baseline(sp, a.baselines[i], err, sizeof err);
+    free(a.baselines);
+    if (prc || rc) {
+        sweep_spec_destroy(sp);
+        return prc == 1 ? 0 : prc ? prc : cmd_fail(rc, err);
+    }
+    if (a.time_limit_s > 0)
+        sp->time_limit_s = a.time_limit_s;
     char *out = a.out ? cpn_strdup(a.out) : default_out(a.spec);
     int status = 0;
     if (a.only != SIZE_MAX && a.only >= sp->n_points) {
@@ -209,7 +241,13 @@ int cmd_sweep(int argc, char **argv)
     } else {
         struct sweep_opts o = {.out = out, .jobs = a.jobs ? a.jobs : default_jobs(),
                                .only = a.only, .progress = stderr,
-                               .tty = isatty(STDERR_FILENO) == 1};
+                               .tty = isatty(STDERR_FILENO) == 1,
+                               .time_limit_s = sp->time_limit_s};
+        if (a.only == SIZE_MAX) {
+            char **varies = sweep_seed_varies(sp);
+            sweep_note_seed(sp, varies, stderr);
+            sweep_seed_varies_free(sp, varies);
+        }
         struct sweep_tally t;
         double t0 = cpn_wall_s();
         rc = sweep_execute(sp, &o, &t, err, sizeof err);

@@ -354,3 +354,20 @@ int gen_jobs(const struct gen_spec *spec, const struct catalog *cat, struct jobs
 }
 
 size_t gen_count_max(void) { return gen_table.count_max; }
+
+int gen_parse_arrival(const char *s, struct gen_spec *spec)
+{
+    if (strcmp(s, "batch") == 0) {
+        spec->arrival = GEN_BATCH;
+        return 0;
+    }
+    int kind = strncmp(s, "poisson:", 8) == 0   ? GEN_POISSON
+               : strncmp(s, "diurnal:", 8) == 0 ? GEN_DIURNAL
+                                                : -1;
+    double rate;
+    if (kind < 0 || cpn_parse_double(s + 8, &rate) != 0 || !(rate > 0) || !isfinite(rate))
+        return -1;
+    spec->arrival = kind;
+    spec->rate_per_s = rate;
+    return 0;
+}

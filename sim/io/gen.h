@@ -60,4 +60,13 @@ void gen_mix_apply(const struct gen_mix *mix, struct gen_spec *spec);
 /* True when the mix names its own origin sites. */
 bool gen_mix_has_origins(const struct gen_mix *mix);
 
+/* Reads an arrival process as `cpnsim gen --arrival` takes it: "batch", "poisson:RATE"
+ * or "diurnal:RATE" with RATE > 0, into spec->arrival and spec->rate_per_s. Returns 0,
+ * or -1 leaving spec untouched; GEN_ARRIVAL_RULE says what is allowed. */
+int gen_parse_arrival(const char *s, struct gen_spec *spec);
+#define GEN_ARRIVAL_RULE "must be 'batch', 'poisson:RATE' or 'diurnal:RATE' with RATE > 0"
+
+/* The largest queue generated at once (gen_table's count_max). */
+size_t gen_count_max(void);
+
 #endif

@@ -53,8 +53,4 @@ struct gen_mix {
     gsl_ran_discrete_t *origin_pick; /* NULL: uniform */
 };
 
-/* The largest queue generated at once (gen_table's count_max): a mix's count may not
- * exceed it. */
-size_t gen_count_max(void);
-
 #endif

@@ -18,15 +18,33 @@
 #include "../io/trace.h"
 #include "../base/util.h"
 
-static int generate_default_queue(const struct run_request *req, const struct catalog *cat,
-                                  const struct cluster *cl, struct jobset *js, char *err,
-                                  size_t errlen)
+/* The queue of a run without a jobs file, drawn as `cpnsim gen` draws it: the mix's
+ * distributions (the default ones without a mix), count and arrival from the request
+ * before the mix's, origins from the mix, else the cluster's sites. Without options it
+ * is RUN_DEFAULT_JOBS jobs in a batch (seed 1 gives traces/q100.csv). */
+static int generate_queue(const struct run_request *req, const struct catalog *cat,
+                          const struct cluster *cl, struct jobset *js, char *err, size_t errlen)
 {
+    struct gen_spec spec = {.seed = req->seed, .arrival = GEN_BATCH};
+    struct gen_mix *mix = NULL;
+    int rc = req->mix ? gen_mix_load(req->mix, cat, &mix, err, errlen) : CPN_OK;
+    if (rc)
+        return rc;
     const char **origins = cluster_site_names(cl);
-    struct gen_spec spec = {.count = RUN_DEFAULT_JOBS, .seed = req->seed, .arrival = GEN_BATCH,
-                            .origins = origins, .n_origins = cl->n_sites};
-    int rc = gen_jobs(&spec, cat, js, err, errlen);
+    spec.origins = origins;
+    spec.n_origins = cl->n_sites;
+    if (mix)
+        gen_mix_apply(mix, &spec);
+    if (req->count)
+        spec.count = req->count;
+    else if (!spec.count)
+        spec.count = RUN_DEFAULT_JOBS;
+    if (req->arrival && gen_parse_arrival(req->arrival, &spec) != 0)
+        rc = cpn_fail(err, errlen, CPN_EINPUT, "--arrival: %s", GEN_ARRIVAL_RULE);
+    if (!rc)
+        rc = gen_jobs(&spec, cat, js, err, errlen);
     free(origins);
+    gen_mix_destroy(mix);
     return rc;
 }
 
@@ -119,6 +137,10 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
             n += snprintf(err + n, errlen - (size_t)n, " %s", policy_registry[i]->name);
         return CPN_EINPUT;
     }
+    if (req->jobs && (req->count || req->arrival || req->mix))
+        return cpn_fail(err, errlen, CPN_EINPUT,
+                        "%s: describes a generated queue; it cannot go with --jobs",
+                        req->count ? "--count" : req->arrival ? "--arrival" : "--mix");
     struct catalog *cat = NULL;
     struct cluster *cl = NULL;
     struct predictor *pred = NULL;
@@ -131,7 +153,7 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
         rc = cluster_load(req->cluster, req->sets, req->n_sets, cat, &cl, err, errlen);
     if (!rc)
         rc = req->jobs ? trace_read_any(req->jobs, cat, &js, err, errlen)
-                       : generate_default_queue(req, cat, cl, &js, err, errlen);
+                       : generate_queue(req, cat, cl, &js, err, errlen);
     if (!rc)
         rc = fill_default_origin(req, cl, &js, err, errlen);
     if (!rc)

@@ -1,5 +1,5 @@
 /* run: one simulation from inputs to a run directory, as a library call: load the
- * catalogue, cluster (with overrides) and jobs (or generate the default queue),
+ * catalogue, cluster (with overrides) and jobs (or generate a queue, as `cpnsim gen`),
  * build the predictor, simulate with the named policy, write timeline.csv, jobs.csv
  * and summary.json (last). `cpnsim run` and sweeps both use it. */
 #ifndef CPN_RUN_H
@@ -23,7 +23,11 @@
 
 struct run_request {
     const char *cluster;   /* NULL: the embedded default cluster */
-    const char *jobs;      /* NULL: RUN_DEFAULT_JOBS generated jobs, batch, with the seed */
+    const char *jobs;      /* NULL: a generated queue, drawn with the seed, as below */
+    /* The generated queue's options, as `cpnsim gen`'s (only without jobs): */
+    size_t count;          /* jobs; 0: the mix's count, else RUN_DEFAULT_JOBS */
+    const char *arrival;   /* gen --arrival; NULL: the mix's, else batch */
+    const char *mix;       /* gen --spec: a job-mix JSON file; NULL: the default mix */
     const char *policy;
     const char *predictor;
     uint64_t seed;

@@ -1,4 +1,5 @@
-/* stats: statistics and sweep tables (see stats.h). The aggregation reads each run's
+/* stats: statistics and sweep tables (see stats.h); reading tables back is
+ * stats_csv.c's. The aggregation reads each run's
  * summary.json as it stands on disk, so it works on run directories gathered from
  * anywhere (a Slurm cluster, GNU Parallel hosts) as long as they sit under one
  * runs directory. Rows follow the caller's run order, never the order in which runs
@@ -18,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/csvrow.h"
 #include "../base/util.h"
 
 /* ---- Descriptive statistics ----------------------------------------------------- */
@@ -178,8 +178,17 @@ struct agg {
     size_t *group;        /* [n_runs]: group of each present run */
     size_t *group_first;  /* [n_groups]: first run of each group, in run order */
     size_t n_groups;
-    size_t *partner;      /* [n_runs]: the baseline partner, or SIZE_MAX */
+    size_t *group_runs;     /* [n_groups]: runs with a summary */
+    size_t *group_distinct; /* [n_groups]: distinct results among them */
+    size_t *partner;      /* [n_baselines * n_runs]: run r's partner under baseline b at
+                             [b * n_runs + r], or SIZE_MAX */
+    char **bl_label;      /* [n_baselines]: "key=value;..." for the baseline column */
 };
+
+static const struct stats_paired paired_metrics[] = STATS_PAIRED_METRICS;
+#define N_PAIRED (sizeof paired_metrics / sizeof paired_metrics[0])
+static const char *const stat_name[] = {[STATS_RATIO] = "ratio",
+                                        [STATS_DIFFERENCE] = "difference"};
 
 static int load_summaries(struct agg *a, size_t *n_missing, char *err, size_t errlen)
 {
@@ -256,9 +265,10 @@ static void find_groups(struct agg *a)
 static void find_partners(struct agg *a)
 {
     const struct stats_sweep *sw = a->sw;
-    for (size_t r = 0; r < sw->n_runs; r++)
-        a->partner[r] = SIZE_MAX;
-    if (!sw->baseline)
+    size_t nb = sw->baseline ? sw->n_baselines : 0;
+    for (size_t i = 0; i < nb * sw->n_runs; i++)
+        a->partner[i] = SIZE_MAX;
+    if (nb == 0)
         return;
     struct keyed *ks = cpn_calloc(sw->n_runs, sizeof *ks);
     size_t n = 0;
@@ -266,25 +276,49 @@ static void find_partners(struct agg *a)
         if (a->sum[r])
             ks[n++] = (struct keyed){join_params(sw, r, sw->n_keys, NULL), r};
     qsort(ks, n, sizeof *ks, keyed_cmp);
-    for (size_t r = 0; r < sw->n_runs; r++) {
-        if (!a->sum[r])
-            continue;
-        struct keyed want = {join_params(sw, r, sw->n_keys, sw->baseline), 0};
-        size_t lo = 0, hi = n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (strcmp(ks[mid].key, want.key) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
+    for (size_t b = 0; b < nb; b++) {
+        const char *const *bl = &sw->baseline[b * sw->n_keys];
+        for (size_t r = 0; r < sw->n_runs; r++) {
+            if (!a->sum[r])
+                continue;
+            struct keyed want = {join_params(sw, r, sw->n_keys, bl), 0};
+            size_t lo = 0, hi = n;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (strcmp(ks[mid].key, want.key) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < n && strcmp(ks[lo].key, want.key) == 0)
+                a->partner[b * sw->n_runs + r] = ks[lo].run;
+            free(want.key);
         }
-        if (lo < n && strcmp(ks[lo].key, want.key) == 0)
-            a->partner[r] = ks[lo].run;
-        free(want.key);
     }
     for (size_t i = 0; i < n; i++)
         free(ks[i].key);
     free(ks);
+}
+
+/* Baseline b as "key=value;..." for the baseline column; the caller frees it. */
+static char *baseline_label(const struct stats_sweep *sw, size_t b)
+{
+    const char *const *bl = &sw->baseline[b * sw->n_keys];
+    size_t blen = 1;
+    for (size_t k = 0; k < sw->n_keys; k++)
+        if (bl[k])
+            blen += strlen(sw->keys[k]) + strlen(bl[k]) + 2;
+    char *s = cpn_malloc(blen);
+    s[0] = '\0';
+    for (size_t k = 0; k < sw->n_keys; k++)
+        if (bl[k]) {
+            if (s[0])
+                strcat(s, ";");
+            strcat(s, sw->keys[k]);
+            strcat(s, "=");
+            strcat(s, bl[k]);
+        }
+    return s;
 }
 
 /* The key columns of a header (every key, or every key but the seed), after a cell
@@ -419,61 +453,172 @@ static int write_summary(FILE *f, const void *ctx)
     return ferror(f) ? -1 : 0;
 }
 
+/* Run r's paired value of metric m against its partner p: the ratio or the
+ * difference, or NaN when either value is missing (or, for a ratio, the partner's is
+ * not above 0). */
+static double paired_value(const struct agg *a, size_t r, size_t p, size_t m, double *v,
+                           double *b)
+{
+    *v = metric_of(a->sum[r], paired_metrics[m].metric);
+    *b = metric_of(a->sum[p], paired_metrics[m].metric);
+    if (isnan(*v) || isnan(*b))
+        return NAN;
+    if (paired_metrics[m].stat == STATS_DIFFERENCE)
+        return *v - *b;
+    return *b > 0 ? *v / *b : NAN;
+}
+
 static int write_baseline(FILE *f, const void *ctx)
 {
     const struct agg *a = ctx;
     const struct stats_sweep *sw = a->sw;
-    static const struct stats_paired paired[] = STATS_PAIRED_METRICS;
-    static const char *const stat_name[] = {[STATS_RATIO] = "ratio",
-                                            [STATS_DIFFERENCE] = "difference"};
-    /* The baseline as "key=value;..." for the baseline column. */
-    size_t blen = 1;
-    for (size_t k = 0; k < sw->n_keys; k++)
-        if (sw->baseline[k])
-            blen += strlen(sw->keys[k]) + strlen(sw->baseline[k]) + 2;
-    char *bl = cpn_malloc(blen);
-    bl[0] = '\0';
-    for (size_t k = 0; k < sw->n_keys; k++)
-        if (sw->baseline[k]) {
-            if (bl[0])
-                strcat(bl, ";");
-            strcat(bl, sw->keys[k]);
-            strcat(bl, "=");
-            strcat(bl, sw->baseline[k]);
-        }
     put_sep_text(f, put_key_header(f, sw, false, true), "metric");
     fputs(",stat,baseline,n,mean,sd,ci95_lo,ci95_hi\n", f);
     double *x = cpn_calloc(sw->n_runs, sizeof *x);
-    for (size_t g = 0; g < a->n_groups; g++) {
-        size_t r0 = a->group_first[g];
-        for (size_t m = 0; m < sizeof paired / sizeof paired[0]; m++) {
-            size_t n = 0;
-            for (size_t r = r0; r < sw->n_runs; r++) {
-                if (!a->sum[r] || a->group[r] != g || a->partner[r] == SIZE_MAX)
-                    continue;
-                double v = metric_of(a->sum[r], paired[m].metric);
-                double b = metric_of(a->sum[a->partner[r]], paired[m].metric);
-                if (isnan(v) || isnan(b))
-                    continue;
-                if (paired[m].stat == STATS_DIFFERENCE)
-                    x[n++] = v - b;
-                else if (b > 0)
-                    x[n++] = v / b;
+    for (size_t b = 0; b < sw->n_baselines; b++) {
+        const size_t *partner = &a->partner[b * sw->n_runs];
+        for (size_t g = 0; g < a->n_groups; g++) {
+            size_t r0 = a->group_first[g];
+            for (size_t m = 0; m < N_PAIRED; m++) {
+                size_t n = 0;
+                for (size_t r = r0; r < sw->n_runs; r++) {
+                    if (!a->sum[r] || a->group[r] != g || partner[r] == SIZE_MAX)
+                        continue;
+                    double v, bv, d = paired_value(a, r, partner[r], m, &v, &bv);
+                    if (!isnan(d))
+                        x[n++] = d;
+                }
+                struct stats_desc d;
+                stats_describe(x, n, STATS_CI_LEVEL, &d);
+                put_sep_text(f, put_key_cells(f, sw, r0, false, true), paired_metrics[m].metric);
+                fputc(',', f);
+                fputs(stat_name[paired_metrics[m].stat], f);
+                fputc(',', f);
+                put_text(f, a->bl_label[b]);
+                put_desc(f, &d);
+                fputc('\n', f);
             }
-            struct stats_desc d;
-            stats_describe(x, n, STATS_CI_LEVEL, &d);
-            put_sep_text(f, put_key_cells(f, sw, r0, false, true), paired[m].metric);
-            fputc(',', f);
-            fputs(stat_name[paired[m].stat], f);
-            fputc(',', f);
-            put_text(f, bl);
-            put_desc(f, &d);
-            fputc('\n', f);
         }
     }
     free(x);
-    free(bl);
     return ferror(f) ? -1 : 0;
+}
+
+/* paired.csv: the values behind baseline.csv, one row per baseline, run with a
+ * partner, and paired metric, in that order; a value that is missing, and a paired
+ * value that baseline.csv drops, are empty. */
+static int write_paired(FILE *f, const void *ctx)
+{
+    const struct agg *a = ctx;
+    const struct stats_sweep *sw = a->sw;
+    fputs("baseline,name", f);
+    put_key_header(f, sw, false, false);
+    fputs(",seed,metric,stat,value,baseline_value,paired\n", f);
+    for (size_t b = 0; b < sw->n_baselines; b++) {
+        const size_t *partner = &a->partner[b * sw->n_runs];
+        for (size_t r = 0; r < sw->n_runs; r++) {
+            if (!a->sum[r] || partner[r] == SIZE_MAX)
+                continue;
+            for (size_t m = 0; m < N_PAIRED; m++) {
+                double v, bv, d = paired_value(a, r, partner[r], m, &v, &bv);
+                put_text(f, a->bl_label[b]);
+                put_sep_text(f, false, sw->runs[r].name);
+                put_key_cells(f, sw, r, false, false);
+                put_num(f, metric_of(a->sum[r], "seed"));
+                put_sep_text(f, false, paired_metrics[m].metric);
+                put_sep_text(f, false, stat_name[paired_metrics[m].stat]);
+                put_num(f, v);
+                put_num(f, bv);
+                put_num(f, d);
+                fputc('\n', f);
+            }
+        }
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* A run's result as text: its summary but for the fields in which two runs with the
+ * same result may differ: the wall-clock ones, the seed, and the predictor's own
+ * accuracy (pred_factor_*), which the seed changes through the forest even in a run
+ * whose policy never asked the predictor. The caller frees it. */
+static char *result_text(const cJSON *sum)
+{
+    cJSON *c = cJSON_Duplicate(sum, true);
+    for (cJSON *f = c ? c->child : NULL, *next; f; f = next) {
+        next = f->next;
+        if (is_wall_field(f->string) || strcmp(f->string, "seed") == 0 ||
+            strncmp(f->string, STATS_PRED_PREFIX, strlen(STATS_PRED_PREFIX)) == 0)
+            cJSON_Delete(cJSON_DetachItemViaPointer(c, f));
+    }
+    char *t = cJSON_PrintUnformatted(c);
+    cJSON_Delete(c);
+    char *s = cpn_strdup(t ? t : "");
+    cJSON_free(t);
+    return s;
+}
+
+struct grouped_text {
+    size_t group;
+    char *text;
+};
+
+static int grouped_text_cmp(const void *a, const void *b)
+{
+    const struct grouped_text *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return strcmp(x->text, y->text);
+}
+
+/* Per group: its runs (with a summary) and the distinct results among them. */
+static void count_results(struct agg *a)
+{
+    const struct stats_sweep *sw = a->sw;
+    struct grouped_text *gt = cpn_calloc(sw->n_runs, sizeof *gt);
+    size_t n = 0;
+    for (size_t r = 0; r < sw->n_runs; r++)
+        if (a->sum[r])
+            gt[n++] = (struct grouped_text){a->group[r], result_text(a->sum[r])};
+    qsort(gt, n, sizeof *gt, grouped_text_cmp);
+    for (size_t i = 0; i < n; i++) {
+        a->group_runs[gt[i].group]++;
+        if (i == 0 || gt[i].group != gt[i - 1].group || strcmp(gt[i].text, gt[i - 1].text) != 0)
+            a->group_distinct[gt[i].group]++;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(gt[i].text);
+    free(gt);
+}
+
+static int write_groups(FILE *f, const void *ctx)
+{
+    const struct agg *a = ctx;
+    const struct stats_sweep *sw = a->sw;
+    put_sep_text(f, put_key_header(f, sw, false, true), "runs");
+    fputs(",distinct,seed_varies\n", f);
+    for (size_t g = 0; g < a->n_groups; g++) {
+        size_t r0 = a->group_first[g];
+        bool first = put_key_cells(f, sw, r0, false, true);
+        fprintf(f, "%s%zu,%zu,", first ? "" : ",", a->group_runs[g], a->group_distinct[g]);
+        put_text(f, sw->runs[r0].varies ? sw->runs[r0].varies : "");
+        fputc('\n', f);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* Warns of each group whose seeds all gave the same result: its interval has no
+ * width and describes nothing. */
+static void warn_identical(const struct agg *a)
+{
+    const struct stats_sweep *sw = a->sw;
+    for (size_t g = 0; sw->warn && g < a->n_groups; g++) {
+        const struct stats_run *r0 = &sw->runs[a->group_first[g]];
+        if (a->group_runs[g] >= 2 && a->group_distinct[g] == 1)
+            fprintf(sw->warn,
+                    "group %s: its %zu seeds gave identical results; the seed varies nothing "
+                    "this run depends on\n",
+                    r0->group ? r0->group : r0->name, a->group_runs[g]);
+    }
 }
 
 static int write_table(const char *dir, const char *name, int (*fn)(FILE *, const void *),
@@ -494,115 +639,51 @@ int stats_aggregate(const struct stats_sweep *sw, const char *out_dir, size_t *n
                     char *err, size_t errlen)
 {
     CPN_ASSERT(sw->seed_key <= sw->n_keys);
+    size_t nb = sw->baseline ? sw->n_baselines : 0;
     struct agg a = {.sw = sw};
     a.sum = cpn_calloc(sw->n_runs, sizeof *a.sum);
     a.group = cpn_calloc(sw->n_runs, sizeof *a.group);
     a.group_first = cpn_calloc(sw->n_runs, sizeof *a.group_first);
-    a.partner = cpn_calloc(sw->n_runs, sizeof *a.partner);
+    a.group_runs = cpn_calloc(sw->n_runs, sizeof *a.group_runs);
+    a.group_distinct = cpn_calloc(sw->n_runs, sizeof *a.group_distinct);
+    a.partner = cpn_calloc(nb * sw->n_runs + 1, sizeof *a.partner);
+    a.bl_label = cpn_calloc(nb + 1, sizeof *a.bl_label);
+    for (size_t b = 0; b < nb; b++)
+        a.bl_label[b] = baseline_label(sw, b);
     size_t missing = 0;
     int rc = load_summaries(&a, &missing, err, errlen);
     if (!rc) {
         find_groups(&a);
         find_partners(&a);
+        count_results(&a);
         rc = write_table(out_dir, "runs.csv", write_runs, &a, err, errlen);
     }
     if (!rc)
         rc = write_table(out_dir, "timing.csv", write_timing, &a, err, errlen);
     if (!rc)
         rc = write_table(out_dir, "summary.csv", write_summary, &a, err, errlen);
-    if (!rc && sw->baseline)
+    if (!rc)
+        rc = write_table(out_dir, "groups.csv", write_groups, &a, err, errlen);
+    if (!rc && nb)
         rc = write_table(out_dir, "baseline.csv", write_baseline, &a, err, errlen);
+    if (!rc && nb)
+        rc = write_table(out_dir, "paired.csv", write_paired, &a, err, errlen);
+    if (!rc)
+        warn_identical(&a);
     if (!rc && n_missing)
         *n_missing = missing;
     for (size_t r = 0; r < sw->n_runs; r++)
         cJSON_Delete(a.sum[r]);
+    for (size_t b = 0; b < nb; b++)
+        free(a.bl_label[b]);
+    free(a.bl_label);
     free(a.sum);
     free(a.group);
     free(a.group_first);
+    free(a.group_runs);
+    free(a.group_distinct);
     free(a.partner);
     free(a.fields.v);
     free(a.metrics.v);
     return rc;
-}
-
-/* ---- CSV input ------------------------------------------------------------------ */
-
-struct csv_reader {
-    struct stats_csv t;
-    size_t cap_cell;
-    bool header_done;
-};
-
-/* The header's names, then each row's cells, a short row padded with "" and a long
- * one cut to the header's width. */
-static int on_row(void *ctx, const struct csvrow *row)
-{
-    struct csv_reader *r = ctx;
-    if (!r->header_done) {
-        r->t.col = cpn_malloc(row->n * sizeof *r->t.col);
-        for (size_t i = 0; i < row->n; i++)
-            r->t.col[i] = cpn_strdup(row->f[i]);
-        r->t.n_cols = row->n;
-        r->header_done = true;
-        return CPN_OK;
-    }
-    size_t nc = r->t.n_cols, base = r->t.n_rows * nc;
-    cpn_grow((void **)&r->t.cell, &r->cap_cell, base + nc, sizeof *r->t.cell);
-    for (size_t i = 0; i < nc; i++)
-        r->t.cell[base + i] = cpn_strdup(i < row->n ? row->f[i] : "");
-    r->t.n_rows++;
-    return CPN_OK;
-}
-
-int stats_csv_read(const char *path, struct stats_csv *t, char *err, size_t errlen)
-{
-    char *buf;
-    size_t len;
-    int rc = cpn_read_file(path, &buf, &len, err, errlen);
-    if (rc)
-        return rc;
-    struct csvrow_reader p;
-    struct csv_reader r = {0};
-    csvrow_init(&p, CSVROW_TRIM, on_row, &r);
-    bool bad = csvrow_feed(&p, buf, len) != CPN_OK || csvrow_finish(&p) != CPN_OK;
-    if (bad) {
-        rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:%zu: %s", path, r.t.n_rows + 2,
-                      csvrow_strerror(&p));
-    } else if (!r.header_done) {
-        rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:1: no header row", path);
-    }
-    csvrow_free(&p);
-    free(buf);
-    if (rc) {
-        stats_csv_free(&r.t);
-        return rc;
-    }
-    *t = r.t;
-    return CPN_OK;
-}
-
-void stats_csv_free(struct stats_csv *t)
-{
-    for (size_t i = 0; i < t->n_cols; i++)
-        free(t->col[i]);
-    for (size_t i = 0; i < t->n_rows * t->n_cols; i++)
-        free(t->cell[i]);
-    free(t->col);
-    free(t->cell);
-    memset(t, 0, sizeof *t);
-}
-
-int stats_csv_col(const struct stats_csv *t, const char *name)
-{
-    for (size_t i = 0; i < t->n_cols; i++)
-        if (strcmp(t->col[i], name) == 0)
-            return (int)i;
-    return -1;
-}
-
-const char *stats_csv_get(const struct stats_csv *t, size_t r, int c)
-{
-    if (c < 0 || (size_t)c >= t->n_cols || r >= t->n_rows)
-        return "";
-    return t->cell[r * t->n_cols + (size_t)c];
 }

@@ -1,13 +1,15 @@
 /* stats: statistics over repeated runs and the tables of a sweep. It computes mean,
  * standard deviation and Student-t confidence intervals (GSL), aggregates gathered
- * run directories into runs.csv, summary.csv, baseline.csv and timing.csv, and reads
- * such CSV tables back (for plotting). It knows nothing of how runs were produced or
- * of the spec's format: the caller names the keys, the runs and the baseline. */
+ * run directories into runs.csv, summary.csv, groups.csv, baseline.csv, paired.csv
+ * and timing.csv (stats.c), and reads such CSV tables back, for plotting
+ * (stats_csv.c). It knows nothing of how runs were produced or of the spec's format:
+ * the caller names the keys, the runs and the baselines. */
 #ifndef CPN_STATS_H
 #define CPN_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Confidence level of every interval the sweep reports. */
 #define STATS_CI_LEVEL 0.95
@@ -27,21 +29,27 @@ void stats_describe(const double *x, size_t n, double level, struct stats_desc *
 struct stats_run {
     const char *name;
     const char *const *params; /* [n_keys] */
+    const char *group;  /* its group's name in messages; NULL: the run's name */
+    const char *varies; /* what the seed varies in this run, for groups.csv; NULL: "" */
 };
 
 /* What the aggregation needs to know about a sweep. Groups are runs whose params
  * agree on every key but seed_key. The paired comparison partners a run with the run
- * whose params equal its own except that each baseline key takes the baseline value. */
+ * whose params equal its own except that each baseline key takes the baseline value;
+ * it is made for each baseline in turn. */
 struct stats_sweep {
     const char *const *keys; /* grid keys, in grid order */
     size_t n_keys;
     size_t seed_key;              /* index of the seed among keys, or n_keys if none */
-    const char *const *baseline;  /* [n_keys]: the baseline value, or NULL when the key
-                                     is not a baseline key; the pointer itself may be
-                                     NULL (no baseline) */
+    const char *const *baseline;  /* [n_baselines * n_keys]: baseline b's value of key
+                                     k at [b * n_keys + k], or NULL when k is not one
+                                     of its keys; NULL when there is no baseline */
+    size_t n_baselines;
     const struct stats_run *runs; /* in grid order; rows come out in this order */
     size_t n_runs;
     const char *runs_dir;         /* run i lives in runs_dir/runs[i].name */
+    FILE *warn;                   /* where warnings go (a group whose seeds all gave
+                                     identical results); NULL: nowhere */
 };
 
 /* How the paired comparison sets a run's metric against its baseline partner's: the
@@ -54,23 +62,39 @@ struct stats_paired {
 };
 
 /* The metrics of the paired comparison against the baseline, in baseline.csv's row
- * order: ratios of makespan, mean JCT and mean GPU utilisation, and the difference of
- * the GPU-seconds lost to CPU contention (0 at a baseline where nothing contends). */
+ * order: ratios of makespan, mean JCT and mean GPU utilisation, the difference of the
+ * GPU-seconds lost to CPU contention (0 at a baseline where nothing contends), the
+ * ratio of the mean JCT over all jobs (failed and unfinished ones too), and the
+ * differences of the jobs not completed and of the OOM kills (both often 0). New
+ * metrics go last, so that the rows of the earlier ones keep their bytes. */
 #define STATS_PAIRED_METRICS                                                               \
     {{"makespan_s", STATS_RATIO},                                                          \
      {"jct_mean_s", STATS_RATIO},                                                          \
      {"gpu_util_mean", STATS_RATIO},                                                       \
-     {"cpu_lost_gpu_s", STATS_DIFFERENCE}}
+     {"cpu_lost_gpu_s", STATS_DIFFERENCE},                                                 \
+     {"jct_all_mean_s", STATS_RATIO},                                                      \
+     {"not_completed", STATS_DIFFERENCE},                                                  \
+     {"oom_events", STATS_DIFFERENCE}}
+
+/* Summary fields that say how accurate the predictor was, not what the run did: two
+ * runs with one result may differ in them. */
+#define STATS_PRED_PREFIX "pred_factor_"
 
 /* Reads runs_dir/NAME/summary.json of every run and writes, atomically, into out_dir:
  * runs.csv (one row per run that has a summary: index, name, the keys, then every
  * summary field except the wall-clock ones), timing.csv (index, name, wall_s,
  * events_per_s), summary.csv (per group and numeric metric: n, mean, sd and the
- * interval) and, when there is a baseline, baseline.csv (per group and paired metric:
- * its stat, ratio or difference, n pairs, and mean, sd and interval of the per-seed
- * ratio run / baseline or difference run - baseline). Runs
- * without summary.json are left out and counted in *n_missing. Returns 0, CPN_EINPUT
- * for a summary.json that cannot be read (its path in err), or CPN_EIO. */
+ * interval), groups.csv (per group: its runs, how many distinct results they gave,
+ * what the seed varies) and, when there are baselines, baseline.csv (per baseline,
+ * group and paired metric: its stat, ratio or difference, n pairs, and mean, sd and
+ * interval of the per-seed ratio run / baseline or difference run - baseline) and
+ * paired.csv (per baseline, run and paired metric: the run's value, its partner's and
+ * their ratio or difference). Two results are identical when their summaries are
+ * equal but for the wall-clock fields, the seed and the STATS_PRED_PREFIX fields; a
+ * group of two or more runs with
+ * one result gets a warning on sw->warn. Runs without summary.json are left out and
+ * counted in *n_missing. Returns 0, CPN_EINPUT for a summary.json that cannot be read
+ * (its path in err), or CPN_EIO. */
 int stats_aggregate(const struct stats_sweep *sw, const char *out_dir, size_t *n_missing,
                     char *err, size_t errlen);
 

@@ -1,10 +1,10 @@
 /* sweep: a parameter grid of runs. It reads the spec (docs/sweeps.md), expands the
- * Cartesian product in a fixed order, names each point's run directory and checks the
- * values before anything runs (sweep_spec.c); runs the points that are not done, each
- * in a forked child through run_simulation, N at once (sweep_run.c); writes the job
- * lists that hand the points to Slurm or GNU Parallel (sweep_emit.c); and gathers the
- * runs into tables (sweep_aggregate.c, with stats.h's statistics). The command line
- * is cmd_sweep.c's. */
+ * Cartesian product in a fixed order and names each point's run directory
+ * (sweep_spec.c); checks the values before anything runs (sweep_check.c); runs the
+ * points that are not done, each in a forked child through run_simulation, N at once
+ * (sweep_run.c); writes the job lists that hand the points to Slurm or GNU Parallel
+ * (sweep_emit.c); and gathers the runs into tables (sweep_aggregate.c, with stats.h's
+ * statistics). The command line is cmd_sweep.c's. */
 #ifndef CPN_SWEEP_H
 #define CPN_SWEEP_H
 
@@ -22,6 +22,9 @@ enum sweep_kind {
     SWEEP_POLICY,
     SWEEP_PREDICTOR,
     SWEEP_SEED,
+    SWEEP_COUNT,   /* the generated queue's options (run --count, --arrival, --mix) */
+    SWEEP_ARRIVAL,
+    SWEEP_MIX,
     SWEEP_SET, /* cpu_threshold too: `run --cpu-threshold X` is `--set cpu_threshold=X` */
 };
 
@@ -46,9 +49,12 @@ struct sweep_spec {
     size_t n_base;
     struct sweep_key *grid;    /* in spec order: the first varies slowest */
     size_t n_grid;
-    size_t *baseline;          /* [n_grid]: value index, or SIZE_MAX for keys the
-                                  baseline does not name; NULL when there is none */
+    size_t *baseline;          /* [n_baselines * n_grid]: baseline b's value index of
+                                  grid key k at [b * n_grid + k], or SIZE_MAX for keys
+                                  it does not name; NULL when there is none */
+    size_t n_baselines;        /* the spec's, in its order, then --baseline's */
     size_t n_points;
+    double time_limit_s;       /* wall seconds a run may take; 0: no limit */
 };
 
 /* Largest number of points a spec may expand to. */
@@ -68,6 +74,12 @@ int sweep_spec_parse(const char *name, const char *buf, size_t len, const char *
 int sweep_spec_load(const char *path, struct sweep_spec **out, char *err, size_t errlen);
 void sweep_spec_destroy(struct sweep_spec *sp); /* NULL is a no-op */
 
+/* Adds a baseline after the spec's, from "KEY=VALUE[,KEY=VALUE...]" (`sweep
+ * --baseline`): each KEY a grid key other than the seed, each VALUE one of its values
+ * as the spec writes it or as its label. A baseline equal to one already there is not
+ * added again. Returns 0, or CPN_EINPUT with a message starting "--baseline: ". */
+int sweep_spec_add_baseline(struct sweep_spec *sp, const char *text, char *err, size_t errlen);
+
 /* Checks the values that the points to run would use, as the run would: policies
  * by name, jobs files readable, clusters loaded with every --set value, seeds,
  * predictors. only: one point's index, or SIZE_MAX for all. Returns 0, or
@@ -80,6 +92,10 @@ void sweep_point(const struct sweep_spec *sp, size_t index, size_t *choice);
 /* The point's run directory name: "KEY=LABEL" per grid key joined with ',' ("base"
  * when there is no grid key). Returns a string the caller frees. */
 char *sweep_point_name(const struct sweep_spec *sp, size_t index);
+/* The name of the point's group, the points that differ only in the seed: its name
+ * without the seed key ("all" when the seed is the only grid key). The caller frees
+ * it. */
+char *sweep_group_name(const struct sweep_spec *sp, size_t index);
 
 /* A run request for a point, with the storage its pointers borrow. */
 struct sweep_req {
@@ -91,6 +107,9 @@ void sweep_req_make(const struct sweep_spec *sp, size_t index, const char *out,
                     struct sweep_req *r);
 void sweep_req_free(struct sweep_req *r);
 
+/* How long a run stopped by the time limit has to end after SIGTERM before SIGKILL. */
+#define SWEEP_KILL_GRACE_S 5.0
+
 /* How to run the points. */
 struct sweep_opts {
     const char *out;   /* the sweep directory; runs go to out/runs/NAME */
@@ -98,6 +117,9 @@ struct sweep_opts {
     size_t only;       /* one point, or SIZE_MAX for all */
     FILE *progress;    /* stderr, usually */
     bool tty;          /* progress as a redrawn bar rather than lines */
+    double time_limit_s; /* a run still going after this many wall seconds is stopped
+                            (SIGTERM, then SIGKILL after SWEEP_KILL_GRACE_S) and
+                            counted failed; 0: no limit */
 };
 
 /* What happened. */
@@ -119,10 +141,30 @@ struct sweep_tally {
 int sweep_execute(const struct sweep_spec *sp, const struct sweep_opts *o, struct sweep_tally *t,
                   char *err, size_t errlen);
 
-/* Aggregates out/runs/ into out/runs.csv, summary.csv, timing.csv and baseline.csv
- * (stats_aggregate). *n_missing counts points without a summary. */
-int sweep_aggregate(const struct sweep_spec *sp, const char *out, size_t *n_missing, char *err,
-                    size_t errlen);
+/* Aggregates out/runs/ into out/runs.csv, summary.csv, groups.csv, timing.csv and,
+ * with baselines, baseline.csv and paired.csv (stats_aggregate), and writes
+ * out/sweep.json. Warnings (a group whose seeds gave identical results) go to warn
+ * (NULL: nowhere). *n_missing counts points without a summary. Returns 0, or
+ * CPN_EINPUT or CPN_EIO as stats_aggregate. */
+int sweep_aggregate(const struct sweep_spec *sp, const char *out, FILE *warn, size_t *n_missing,
+                    char *err, size_t errlen);
+
+/* Most runs not done that sweep_list_missing names one by one. */
+#define SWEEP_MAX_LISTED 20
+/* Writes the name of each point that has no summary.json in out/runs, one a line
+ * indented by two spaces, the first SWEEP_MAX_LISTED and then "and N more". */
+void sweep_list_missing(const struct sweep_spec *sp, const char *out, FILE *f);
+
+/* What the seed varies in each point's run (docs/sweeps.md): "queue" (the queue is
+ * generated), "predictor" (rf's forest, noisy's noise), "background_load" (a node of
+ * the cluster has noisy background_cpu), joined with '+', or "nothing"; "unknown"
+ * joins them when the cluster cannot be loaded. Returns [n_points] strings; free them
+ * with sweep_seed_varies_free. */
+char **sweep_seed_varies(const struct sweep_spec *sp);
+void sweep_seed_varies_free(const struct sweep_spec *sp, char **v);
+/* Writes one line to f saying what the seed varies, per distinct answer with its
+ * number of groups; nothing when the seed is not a grid key of two or more values. */
+void sweep_note_seed(const struct sweep_spec *sp, char *const *varies, FILE *f);
 
 enum sweep_emit { SWEEP_EMIT_SLURM, SWEEP_EMIT_PARALLEL };
 /* Writes out/sweep.sbatch (a Slurm array with one task per point not yet done, each

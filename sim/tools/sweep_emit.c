@@ -42,6 +42,7 @@ static void put_ranges(FILE *f, const size_t *v, size_t n)
 
 struct emit_ctx {
     const char *bin, *spec, *out;
+    const char *only; /* " --only ", after " --time-limit S" when the sweep has a limit */
     const size_t *todo;
     size_t n_todo, n_points;
     int kind;
@@ -64,7 +65,7 @@ static int write_emit(FILE *f, const void *ctx)
     const struct emit_ctx *e = ctx;
     if (e->kind == SWEEP_EMIT_PARALLEL) {
         for (size_t i = 0; i < e->n_todo; i++) {
-            put_command(f, e, " --only ");
+            put_command(f, e, e->only);
             fprintf(f, "%zu\n", e->todo[i]);
         }
         return ferror(f) ? -1 : 0;
@@ -91,7 +92,7 @@ static int write_emit(FILE *f, const void *ctx)
             "#SBATCH --output=%s/slurm/%%A_%%a.out\n"
             "exec ",
             e->out);
-    put_command(f, e, " --only ");
+    put_command(f, e, e->only);
     fputs("\"$SLURM_ARRAY_TASK_ID\"\n", f);
     return ferror(f) ? -1 : 0;
 }
@@ -144,7 +145,11 @@ int sweep_emit(const struct sweep_spec *sp, int kind, const char *bin, const cha
         free(dir);
         free(name);
     }
-    struct emit_ctx e = {.bin = bin, .spec = abs_spec, .out = abs_out, .todo = todo,
+    /* A --time-limit given to this command goes on to every task. */
+    char only[64] = " --only ", num[32];
+    if (sp->time_limit_s > 0)
+        snprintf(only, sizeof only, " --time-limit %s --only ", stats_fmt(sp->time_limit_s, num));
+    struct emit_ctx e = {.bin = bin, .spec = abs_spec, .out = abs_out, .only = only, .todo = todo,
                          .n_todo = n, .n_points = sp->n_points, .kind = kind};
     *n_tasks = n;
     *path = NULL;

@@ -97,6 +97,8 @@ struct slot {
     pid_t pid;
     size_t point;
     double t0;
+    double term_s; /* when the time limit sent it SIGTERM; 0: not yet */
+    bool killed;   /* and SIGKILL after the grace */
 };
 
 struct runner {
@@ -180,6 +182,20 @@ static char *read_error(const char *dir)
     return buf;
 }
 
+/* Leaves the time limit's message in a stopped run's error.txt, as a run that fails
+ * leaves its own. */
+static void write_time_limit_error(const char *dir, double limit_s, char *msg, size_t n)
+{
+    snprintf(msg, n, "exceeded the time limit of %g s", limit_s);
+    char *ep = cpn_path_join(dir, "error.txt");
+    FILE *f = fopen(ep, "w");
+    if (f) {
+        fprintf(f, "%s\n", msg);
+        fclose(f);
+    }
+    free(ep);
+}
+
 /* A child has ended with wait status st. */
 static void ended(struct runner *ru, const struct slot *s, int st, int stopping)
 {
@@ -190,7 +206,16 @@ static void ended(struct runner *ru, const struct slot *s, int st, int stopping)
                  (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL || WTERMSIG(st) == stopping);
     if (!ok)
         clear_temporaries(dir);
-    if (by_us) {
+    if (!ok && s->term_s > 0) {
+        /* Stopped by the time limit: a failure, with its cause in error.txt. */
+        char msg[128];
+        write_time_limit_error(dir, ru->o->time_limit_s, msg, sizeof msg);
+        ru->t->failed++;
+        ru->finished++;
+        if (ru->t->worst != 2)
+            ru->t->worst = 1;
+        say(ru, "sweep: FAILED %s: %s\n", name, msg);
+    } else if (by_us) {
         /* Stopped on request: neither done nor failed; the next sweep redoes it. */
     } else if (ok) {
         ru->t->ran++;
@@ -234,6 +259,25 @@ static int start(struct runner *ru, struct slot *s, size_t point, const struct s
     free(dir);
     free(name);
     return rc;
+}
+
+/* Sends SIGTERM to each run that has gone on longer than the time limit, and SIGKILL
+ * to one that SIGTERM has not ended within SWEEP_KILL_GRACE_S. */
+static void enforce_time_limit(const struct sweep_opts *o, struct slot *slots, size_t n)
+{
+    if (!(o->time_limit_s > 0))
+        return;
+    double now = cpn_wall_s();
+    for (size_t i = 0; i < n; i++) {
+        struct slot *s = &slots[i];
+        if (s->term_s == 0 && now - s->t0 > o->time_limit_s) {
+            kill(s->pid, SIGTERM);
+            s->term_s = now;
+        } else if (s->term_s > 0 && !s->killed && now - s->term_s > SWEEP_KILL_GRACE_S) {
+            kill(s->pid, SIGKILL);
+            s->killed = true;
+        }
+    }
 }
 
 /* The signal disposition for SIGCHLD while the sweep waits: a handler that does
@@ -314,6 +358,7 @@ int sweep_execute(const struct sweep_spec *sp, const struct sweep_opts *o, struc
             draw_bar(&ru);
             continue;
         }
+        enforce_time_limit(ru.o, slots, n_running);
         if (rc && !stopping) {
             /* A run could not be started: stop the others as on SIGTERM. */
             stopping = SIGTERM;

@@ -1,5 +1,5 @@
-/* sweep_spec: reading a sweep spec, numbering and naming its points, and checking
- * the values they use before anything runs (see sweep.h).
+/* sweep_spec: reading a sweep spec, and numbering and naming its points (see
+ * sweep.h); sweep_check.c checks the values they use before anything runs.
  *
  * Order and names. Points are numbered as nested loops over the grid keys in the
  * order the spec lists them, the last key innermost; a point's run directory is
@@ -9,23 +9,16 @@
  * checks. */
 #include "sweep.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
-#include "../engine/policy.h"
-#include "../engine/catalog.h"
-#include "../engine/cluster.h"
-#include "../io/cluster_json.h"
+#include "../io/gen.h"
 #include "../base/jsonpos.h"
-#include "../engine/predict.h"
 #include "../base/util.h"
 
 /* ---- The spec ------------------------------------------------------------------ */
@@ -36,7 +29,8 @@ static const struct {
     int kind;
 } run_keys[] = {
     {"jobs", SWEEP_JOBS},           {"cluster", SWEEP_CLUSTER}, {"policy", SWEEP_POLICY},
-    {"predictor", SWEEP_PREDICTOR}, {"seed", SWEEP_SEED},
+    {"predictor", SWEEP_PREDICTOR}, {"seed", SWEEP_SEED},       {"count", SWEEP_COUNT},
+    {"arrival", SWEEP_ARRIVAL},     {"mix", SWEEP_MIX},
 };
 
 /* Largest seed a JSON number carries exactly. */
@@ -79,7 +73,23 @@ static int kind_of(const char *name)
     return SWEEP_SET;
 }
 
-static bool is_file_kind(int kind) { return kind == SWEEP_JOBS || kind == SWEEP_CLUSTER; }
+static bool is_file_kind(int kind)
+{
+    return kind == SWEEP_JOBS || kind == SWEEP_CLUSTER || kind == SWEEP_MIX;
+}
+
+/* The keys whose values are whole numbers: the seed, and the generated queue's count. */
+static bool is_whole_kind(int kind) { return kind == SWEEP_SEED || kind == SWEEP_COUNT; }
+
+/* What a whole-number key accepts, for messages, in buf. Returns buf. */
+static const char *whole_rule(int kind, char buf[64])
+{
+    if (kind == SWEEP_COUNT)
+        snprintf(buf, 64, "a whole number from 1 to %zu", gen_count_max());
+    else
+        snprintf(buf, 64, "a whole number >= 0");
+    return buf;
+}
 
 /* The label of a value: only [A-Za-z0-9._+-], other bytes as '_'; a file's base name
  * without its extension; never empty, never starting with '.'. */
@@ -121,26 +131,32 @@ static char *resolve_path(const char *dir, const char *path)
 static int read_value(const struct parse *p, struct sweep_key *k, size_t i, const cJSON *v,
                       const char *field)
 {
-    char num[32];
+    char num[32], rule[64];
     const char *raw = NULL;
     if (cJSON_IsNull(v)) {
         if (!is_file_kind(k->kind))
-            return bad(p, v, field, "null is allowed only for jobs and cluster (the default)");
+            return bad(p, v, field,
+                       "null is allowed only for jobs, cluster and mix (the default)");
         raw = "default";
     } else if (cJSON_IsString(v)) {
-        if (k->kind == SWEEP_SEED)
-            return bad(p, v, field, "must be a whole number >= 0 (got a string)");
+        if (is_whole_kind(k->kind))
+            return bad(p, v, field, "must be %s (got a string)", whole_rule(k->kind, rule));
         raw = v->valuestring;
         if (!*raw)
             return bad(p, v, field, "must not be empty");
         for (const char *c = raw; *c; c++)
             if ((unsigned char)*c < 0x20)
                 return bad(p, v, field, "must not hold control characters");
+        struct gen_spec g = {0};
+        if (k->kind == SWEEP_ARRIVAL && gen_parse_arrival(raw, &g) != 0)
+            return bad(p, v, field, GEN_ARRIVAL_RULE " (got '%s')", raw);
     } else if (cJSON_IsNumber(v)) {
-        if (k->kind == SWEEP_SEED) {
+        if (is_whole_kind(k->kind)) {
             double d = v->valuedouble;
-            if (d < 0 || d != floor(d) || d > SWEEP_MAX_SEED)
-                return bad(p, v, field, "must be a whole number >= 0 (got %g)", d);
+            double lo = k->kind == SWEEP_COUNT ? 1 : 0;
+            double hi = k->kind == SWEEP_COUNT ? (double)gen_count_max() : SWEEP_MAX_SEED;
+            if (d < lo || d != floor(d) || d > hi)
+                return bad(p, v, field, "must be %s (got %g)", whole_rule(k->kind, rule), d);
             snprintf(num, sizeof num, "%.0f", d);
         } else if (k->kind != SWEEP_SET) {
             return bad(p, v, field, "must be a string");
@@ -150,7 +166,7 @@ static int read_value(const struct parse *p, struct sweep_key *k, size_t i, cons
         raw = num;
     } else if (cJSON_IsBool(v)) {
         if (k->kind != SWEEP_SET)
-            return bad(p, v, field, "must be a %s", k->kind == SWEEP_SEED ? "number" : "string");
+            return bad(p, v, field, "must be a %s", is_whole_kind(k->kind) ? "number" : "string");
         raw = cJSON_IsTrue(v) ? "true" : "false";
     } else {
         return bad(p, v, field, "must be a string, a number%s",
@@ -204,7 +220,7 @@ static int check_key_name(const struct parse *p, const cJSON *m, const char *sec
     if (!key_name_ok(m->string))
         return bad(p, m, field,
                    "not a key: a key is a run option (jobs, cluster, policy, predictor, seed, "
-                   "cpu_threshold) or a --set key");
+                   "count, arrival, mix, cpu_threshold) or a --set key");
     return CPN_OK;
 }
 
@@ -283,18 +299,34 @@ static int parse_grid(const struct parse *p, const cJSON *grid, struct sweep_spe
     return CPN_OK;
 }
 
-static int parse_baseline(const struct parse *p, const cJSON *bl, struct sweep_spec *sp)
+/* Whether baseline row b equals an earlier one; sets *same to that one. */
+static bool baseline_repeats(const struct sweep_spec *sp, size_t b, size_t *same)
+{
+    for (size_t e = 0; e < b; e++) {
+        size_t k = 0;
+        while (k < sp->n_grid && sp->baseline[e * sp->n_grid + k] == sp->baseline[b * sp->n_grid + k])
+            k++;
+        if (k == sp->n_grid) {
+            *same = e;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Reads one baseline object into row b of sp->baseline. prefix names it in messages:
+ * "baseline", or "baseline[i]" in an array. */
+static int parse_one_baseline(const struct parse *p, const cJSON *bl, struct sweep_spec *sp,
+                              size_t b, const char *prefix)
 {
     if (!cJSON_IsObject(bl) || cJSON_GetArraySize(bl) == 0)
-        return bad(p, bl, "baseline", "must be an object of KEY: VALUE naming grid values");
-    sp->baseline = cpn_calloc(sp->n_grid ? sp->n_grid : 1, sizeof *sp->baseline);
-    for (size_t k = 0; k < sp->n_grid; k++)
-        sp->baseline[k] = SIZE_MAX;
+        return bad(p, bl, prefix, "must be an object of KEY: VALUE naming grid values");
+    size_t *row = &sp->baseline[b * sp->n_grid];
     const cJSON *m;
     cJSON_ArrayForEach(m, bl)
     {
-        char field[256];
-        snprintf(field, sizeof field, "baseline.%s", m->string);
+        char field[300];
+        snprintf(field, sizeof field, "%s.%s", prefix, m->string);
         size_t k = 0;
         while (k < sp->n_grid && strcmp(sp->grid[k].name, m->string) != 0)
             k++;
@@ -317,7 +349,115 @@ static int parse_baseline(const struct parse *p, const cJSON *bl, struct sweep_s
         key_free(&tmp);
         if (rc)
             return rc;
-        sp->baseline[k] = i;
+        row[k] = i;
+    }
+    size_t same;
+    if (baseline_repeats(sp, b, &same))
+        return bad(p, bl, prefix, "the same as baseline[%zu]", same);
+    return CPN_OK;
+}
+
+/* The baseline: one object, or an array of them (several baselines, in order). */
+static int parse_baseline(const struct parse *p, const cJSON *bl, struct sweep_spec *sp)
+{
+    bool many = cJSON_IsArray(bl);
+    size_t n = many ? (size_t)cJSON_GetArraySize(bl) : 1;
+    if (n == 0)
+        return bad(p, bl, "baseline", "must be an object of KEY: VALUE, or an array of them");
+    size_t ng = sp->n_grid ? sp->n_grid : 1;
+    sp->baseline = cpn_malloc(n * ng * sizeof *sp->baseline);
+    for (size_t i = 0; i < n * ng; i++)
+        sp->baseline[i] = SIZE_MAX;
+    sp->n_baselines = n;
+    if (!many)
+        return parse_one_baseline(p, bl, sp, 0, "baseline");
+    size_t b = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, bl)
+    {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "baseline[%zu]", b);
+        int rc = parse_one_baseline(p, e, sp, b++, prefix);
+        if (rc)
+            return rc;
+    }
+    return CPN_OK;
+}
+
+int sweep_spec_add_baseline(struct sweep_spec *sp, const char *text, char *err, size_t errlen)
+{
+    size_t ng = sp->n_grid ? sp->n_grid : 1, b = sp->n_baselines;
+    sp->baseline = cpn_realloc(sp->baseline, (b + 1) * ng * sizeof *sp->baseline);
+    size_t *row = &sp->baseline[b * sp->n_grid];
+    for (size_t k = 0; k < ng; k++)
+        row[k] = SIZE_MAX;
+    char *copy = cpn_strdup(text), *save = NULL;
+    int rc = CPN_OK;
+    bool any = false;
+    for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        size_t k = 0;
+        if (eq)
+            *eq = '\0';
+        while (eq && k < sp->n_grid && strcmp(sp->grid[k].name, tok) != 0)
+            k++;
+        if (!eq) {
+            rc = cpn_fail(err, errlen, CPN_EINPUT, "--baseline: '%s': must be KEY=VALUE", tok);
+        } else if (k == sp->n_grid) {
+            rc = cpn_fail(err, errlen, CPN_EINPUT, "--baseline: %s: not a grid key", tok);
+        } else if (sp->grid[k].kind == SWEEP_SEED) {
+            rc = cpn_fail(err, errlen, CPN_EINPUT,
+                          "--baseline: %s: the baseline is paired seed by seed; it cannot fix "
+                          "the seed", tok);
+        } else if (row[k] != SIZE_MAX) {
+            rc = cpn_fail(err, errlen, CPN_EINPUT, "--baseline: %s: given twice", tok);
+        } else {
+            const struct sweep_key *key = &sp->grid[k];
+            size_t i = 0;
+            while (i < key->n && strcmp(key->raw[i], eq + 1) != 0 &&
+                   strcmp(key->label[i], eq + 1) != 0)
+                i++;
+            if (i == key->n)
+                rc = cpn_fail(err, errlen, CPN_EINPUT,
+                              "--baseline: %s: '%s' is not one of grid.%s's values", tok, eq + 1,
+                              tok);
+            row[k] = i;
+            any = true;
+        }
+    }
+    free(copy);
+    if (!rc && !any)
+        rc = cpn_fail(err, errlen, CPN_EINPUT, "--baseline: must be KEY=VALUE[,KEY=VALUE...]");
+    size_t same;
+    if (!rc && !baseline_repeats(sp, b, &same))
+        sp->n_baselines++;
+    if (sp->n_baselines == 0) {
+        free(sp->baseline);
+        sp->baseline = NULL;
+    }
+    return rc;
+}
+
+/* A queue is a jobs file or generated: count, arrival and mix describe a generated
+ * one, so a spec that also names a jobs file is an error at the first of them. */
+static int check_queue_keys(const struct parse *p, const struct sweep_spec *sp)
+{
+    const struct sweep_key *file = NULL;
+    for (size_t k = 0; k < sp->n_base + sp->n_grid && !file; k++) {
+        const struct sweep_key *key = k < sp->n_base ? &sp->base[k] : &sp->grid[k - sp->n_base];
+        for (size_t i = 0; key->kind == SWEEP_JOBS && i < key->n && !file; i++)
+            if (key->arg[i])
+                file = key;
+    }
+    for (size_t k = 0; file && k < sp->n_base + sp->n_grid; k++) {
+        bool in_base = k < sp->n_base;
+        const struct sweep_key *key = in_base ? &sp->base[k] : &sp->grid[k - sp->n_base];
+        if (key->kind == SWEEP_COUNT || key->kind == SWEEP_ARRIVAL || key->kind == SWEEP_MIX)
+            return cpn_fail(p->err, p->errlen, CPN_EINPUT,
+                            "%s:%d: %s.%s: describes a generated queue, but jobs names a file "
+                            "(line %d); give count, arrival and mix with \"jobs\": null or no "
+                            "jobs key",
+                            p->name, key->line, in_base ? "base" : "grid", key->name, file->line);
     }
     return CPN_OK;
 }
@@ -340,9 +480,11 @@ int sweep_spec_parse(const char *name, const char *buf, size_t len, const char *
         cJSON_ArrayForEach(m, root)
         {
             if (strcmp(m->string, "base") && strcmp(m->string, "grid") &&
-                strcmp(m->string, "baseline") && strcmp(m->string, "description")) {
+                strcmp(m->string, "baseline") && strcmp(m->string, "description") &&
+                strcmp(m->string, "time_limit_s")) {
                 rc = bad(&p, m, m->string,
-                         "unknown field (known: base, grid, baseline, description)");
+                         "unknown field (known: base, grid, baseline, time_limit_s, "
+                         "description)");
                 break;
             }
         }
@@ -351,12 +493,21 @@ int sweep_spec_parse(const char *name, const char *buf, size_t len, const char *
     const cJSON *grid = cJSON_GetObjectItemCaseSensitive(root, "grid");
     const cJSON *bl = cJSON_GetObjectItemCaseSensitive(root, "baseline");
     const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
+    const cJSON *limit = cJSON_GetObjectItemCaseSensitive(root, "time_limit_s");
     if (!rc && desc && !cJSON_IsString(desc))
         rc = bad(&p, desc, "description", "must be a string");
+    if (!rc && limit) {
+        if (!cJSON_IsNumber(limit) || !(limit->valuedouble > 0) || !isfinite(limit->valuedouble))
+            rc = bad(&p, limit, "time_limit_s", "must be a number of seconds > 0");
+        else
+            sp->time_limit_s = limit->valuedouble;
+    }
     if (!rc && base)
         rc = parse_base(&p, base, sp);
     if (!rc && grid)
         rc = parse_grid(&p, grid, sp);
+    if (!rc)
+        rc = check_queue_keys(&p, sp);
     if (!rc && bl)
         rc = parse_baseline(&p, bl, sp);
     cJSON_Delete(root);
@@ -413,25 +564,25 @@ void sweep_point(const struct sweep_spec *sp, size_t index, size_t *choice)
     }
 }
 
-char *sweep_point_name(const struct sweep_spec *sp, size_t index)
+/* "KEY=LABEL" over the grid keys of value choices c but key `skip` (n_grid: none),
+ * joined with ','; cut, ending in a hash of the whole, when longer than
+ * SWEEP_MAX_NAME. Returns a string the caller frees ("" when no key is named). */
+static char *join_labels(const struct sweep_spec *sp, const size_t *c, size_t skip)
 {
-    if (sp->n_grid == 0)
-        return cpn_strdup("base");
-    size_t *c = cpn_calloc(sp->n_grid, sizeof *c);
-    sweep_point(sp, index, c);
     size_t len = 1;
     for (size_t k = 0; k < sp->n_grid; k++)
         len += strlen(sp->grid[k].name) + strlen(sp->grid[k].label[c[k]]) + 2;
     char *s = cpn_malloc(len);
     s[0] = '\0';
     for (size_t k = 0; k < sp->n_grid; k++) {
-        if (k)
+        if (k == skip)
+            continue;
+        if (s[0])
             strcat(s, ",");
         strcat(s, sp->grid[k].name);
         strcat(s, "=");
         strcat(s, sp->grid[k].label[c[k]]);
     }
-    free(c);
     if (strlen(s) > SWEEP_MAX_NAME) {
         /* Too long for some file systems: keep a readable head, end in a hash of the
          * whole name so that names stay distinct. */
@@ -440,6 +591,35 @@ char *sweep_point_name(const struct sweep_spec *sp, size_t index)
         snprintf(s + SWEEP_MAX_NAME - 17, 18, "~%.16s", hex);
     }
     return s;
+}
+
+/* The point's name without key skip, or `empty` when that leaves no key. */
+static char *point_label(const struct sweep_spec *sp, size_t index, size_t skip,
+                         const char *empty)
+{
+    size_t *c = cpn_calloc(sp->n_grid ? sp->n_grid : 1, sizeof *c);
+    if (sp->n_grid)
+        sweep_point(sp, index, c);
+    char *s = join_labels(sp, c, skip);
+    free(c);
+    if (!s[0]) {
+        free(s);
+        s = cpn_strdup(empty);
+    }
+    return s;
+}
+
+char *sweep_point_name(const struct sweep_spec *sp, size_t index)
+{
+    return point_label(sp, index, sp->n_grid, "base");
+}
+
+char *sweep_group_name(const struct sweep_spec *sp, size_t index)
+{
+    size_t seed = 0;
+    while (seed < sp->n_grid && sp->grid[seed].kind != SWEEP_SEED)
+        seed++;
+    return point_label(sp, index, seed, "all");
 }
 
 /* The arg that a point (value choices c) gives the run option of this kind, from base
@@ -479,6 +659,12 @@ void sweep_req_make(const struct sweep_spec *sp, size_t index, const char *out,
     if ((s = point_arg(sp, c, SWEEP_SEED)) != NULL)
         CPN_ASSERT(cpn_parse_u64(s, &seed) == 0); /* parsing made it a whole number */
     r->req.seed = seed;
+    uint64_t count = 0;
+    if ((s = point_arg(sp, c, SWEEP_COUNT)) != NULL)
+        CPN_ASSERT(cpn_parse_u64(s, &count) == 0 && count <= SIZE_MAX);
+    r->req.count = (size_t)count;
+    r->req.arrival = point_arg(sp, c, SWEEP_ARRIVAL);
+    r->req.mix = point_arg(sp, c, SWEEP_MIX);
     r->req.sets = r->sets;
     r->req.n_sets = ns;
     r->req.out = out;
@@ -489,159 +675,4 @@ void sweep_req_free(struct sweep_req *r)
 {
     free(r->sets);
     r->sets = NULL;
-}
-
-/* ---- Checking values before running --------------------------------------------- */
-
-/* Where a value sits in the spec, for messages: "base.KEY" or "grid.KEY[i]". */
-static void value_field(const struct sweep_key *k, bool in_grid, size_t i, char *buf, size_t n)
-{
-    if (in_grid)
-        snprintf(buf, n, "grid.%s[%zu]", k->name, i);
-    else
-        snprintf(buf, n, "base.%s", k->name);
-}
-
-/* Turns a cluster or predictor error about a value into one that names the spec's
- * line and field; "--set KEY: " at its start is dropped (the field says it). */
-static int spec_fail(const struct sweep_spec *sp, const struct sweep_key *k, bool in_grid,
-                     size_t i, const char *msg, char *err, size_t errlen)
-{
-    char field[300];
-    value_field(k, in_grid, i, field, sizeof field);
-    size_t sl = strlen(k->name);
-    if (strncmp(msg, "--set ", 6) == 0 && strncmp(msg + 6, k->name, sl) == 0 &&
-        strncmp(msg + 6 + sl, ": ", 2) == 0)
-        msg += 6 + sl + 2;
-    char copy[CPN_ERR_LEN];
-    snprintf(copy, sizeof copy, "%s", msg);
-    return cpn_fail(err, errlen, CPN_EINPUT, "%s:%d: %s: %s", sp->path, k->lines[i], field, copy);
-}
-
-/* Whether the points to check use value i of grid key k. */
-static bool uses(const size_t *only_choice, size_t k, size_t i)
-{
-    return !only_choice || only_choice[k] == i;
-}
-
-/* Base --set arguments, plus extra (NULL for none). Returns the count. */
-static size_t base_sets(const struct sweep_spec *sp, const char **v, const char *extra)
-{
-    size_t n = 0;
-    for (size_t k = 0; k < sp->n_base; k++)
-        if (sp->base[k].kind == SWEEP_SET)
-            v[n++] = sp->base[k].arg[0];
-    if (extra)
-        v[n++] = extra;
-    return n;
-}
-
-/* A key and whether it is a grid key (for messages and --set handling). */
-struct keyref {
-    const struct sweep_key *k;
-    bool in_grid;
-};
-
-static int check_value(const struct sweep_spec *sp, const struct keyref *r, size_t i,
-                       const struct catalog *cat, const char *cluster, const char **sets,
-                       char *err, size_t errlen)
-{
-    const struct sweep_key *k = r->k;
-    char msg[CPN_ERR_LEN];
-    switch (k->kind) {
-    case SWEEP_POLICY:
-        if (!policy_find(k->arg[i])) {
-            int n = snprintf(msg, sizeof msg, "unknown policy '%s' (known:", k->arg[i]);
-            for (size_t j = 0; j < policy_registry_len && n > 0 && (size_t)n < sizeof msg; j++)
-                n += snprintf(msg + n, sizeof msg - (size_t)n, " %s", policy_registry[j]->name);
-            if (n > 0 && (size_t)n < sizeof msg)
-                snprintf(msg + n, sizeof msg - (size_t)n, ")");
-            return spec_fail(sp, k, r->in_grid, i, msg, err, errlen);
-        }
-        return CPN_OK;
-    case SWEEP_JOBS:
-        if (k->arg[i] && access(k->arg[i], R_OK) != 0) {
-            snprintf(msg, sizeof msg, "cannot read '%s': %s", k->arg[i], strerror(errno));
-            return spec_fail(sp, k, r->in_grid, i, msg, err, errlen);
-        }
-        return CPN_OK;
-    case SWEEP_PREDICTOR: {
-        struct predictor *pr = NULL;
-        if (predictor_create(&pr, k->arg[i], cat, RUN_DEFAULT_SEED, msg, sizeof msg) != 0)
-            return spec_fail(sp, k, r->in_grid, i, msg, err, errlen);
-        predictor_destroy(pr);
-        return CPN_OK;
-    }
-    case SWEEP_CLUSTER:
-    case SWEEP_SET: {
-        const char *path = k->kind == SWEEP_CLUSTER ? k->arg[i] : cluster;
-        size_t n = base_sets(sp, sets, r->in_grid && k->kind == SWEEP_SET ? k->arg[i] : NULL);
-        struct cluster *cl = NULL;
-        if (cluster_load(path, sets, n, cat, &cl, msg, sizeof msg) != 0) {
-            /* A message about the cluster file names that file; one about a --set
-             * names the key, which the spec's field says better. */
-            if (strncmp(msg, "--set ", 6) == 0 || k->kind == SWEEP_CLUSTER)
-                return spec_fail(sp, k, r->in_grid, i, msg, err, errlen);
-            return cpn_fail(err, errlen, CPN_EINPUT, "%s", msg);
-        }
-        cluster_destroy(cl);
-        return CPN_OK;
-    }
-    default: return CPN_OK; /* seeds were checked when parsed */
-    }
-}
-
-int sweep_check(const struct sweep_spec *sp, size_t only, char *err, size_t errlen)
-{
-    size_t *oc = NULL;
-    if (only != SIZE_MAX) {
-        CPN_ASSERT(only < sp->n_points);
-        oc = cpn_calloc(sp->n_grid ? sp->n_grid : 1, sizeof *oc);
-        if (sp->n_grid)
-            sweep_point(sp, only, oc);
-    }
-    struct catalog *cat = NULL;
-    int rc = catalog_create(&cat, err, errlen);
-    const char **sets = cpn_calloc(sp->n_base + 2, sizeof *sets);
-    /* --set values are checked against the first cluster the points use. */
-    const char *cluster = NULL;
-    for (size_t k = 0; k < sp->n_base; k++)
-        if (sp->base[k].kind == SWEEP_CLUSTER)
-            cluster = sp->base[k].arg[0];
-    for (size_t k = 0; k < sp->n_grid; k++)
-        if (sp->grid[k].kind == SWEEP_CLUSTER)
-            cluster = sp->grid[k].arg[oc ? oc[k] : 0];
-    bool cluster_checked = false;
-    for (size_t k = 0; !rc && k < sp->n_base; k++) {
-        struct keyref r = {&sp->base[k], false};
-        cluster_checked |= sp->base[k].kind == SWEEP_CLUSTER;
-        rc = check_value(sp, &r, 0, cat, cluster, sets, err, errlen);
-    }
-    for (size_t k = 0; !rc && k < sp->n_grid; k++) {
-        struct keyref r = {&sp->grid[k], true};
-        cluster_checked |= sp->grid[k].kind == SWEEP_CLUSTER;
-        for (size_t i = 0; !rc && i < sp->grid[k].n; i++)
-            if (uses(oc, k, i))
-                rc = check_value(sp, &r, i, cat, cluster, sets, err, errlen);
-    }
-    if (!rc && !cluster_checked) {
-        /* No cluster key: the base --set values still need a check on the default. */
-        struct cluster *cl = NULL;
-        char msg[CPN_ERR_LEN];
-        size_t n = base_sets(sp, sets, NULL);
-        if (cluster_load(NULL, sets, n, cat, &cl, msg, sizeof msg) != 0) {
-            rc = cpn_fail(err, errlen, CPN_EINPUT, "%s", msg);
-            for (size_t k = 0; k < sp->n_base; k++) {
-                size_t sl = strlen(sp->base[k].name);
-                if (sp->base[k].kind == SWEEP_SET && strncmp(msg, "--set ", 6) == 0 &&
-                    strncmp(msg + 6, sp->base[k].name, sl) == 0 && msg[6 + sl] == ':')
-                    rc = spec_fail(sp, &sp->base[k], false, 0, msg, err, errlen);
-            }
-        }
-        cluster_destroy(cl);
-    }
-    free(sets);
-    catalog_destroy(cat);
-    free(oc);
-    return rc;
 }
