@@ -55,8 +55,10 @@ panel_l(p) = gl + ((p - 1) % gcol) * ((gr - gl + hg) / gcol)
 panel_t(p) = gt - int((p - 1) / gcol) * ((gt - gb + vg) / grow)
 panel = 'set lmargin at screen panel_l(p); set rmargin at screen panel_l(p) + (gr - gl + hg) / gcol - hg; set tmargin at screen panel_t(p); set bmargin at screen panel_t(p) - (gt - gb + vg) / grow + vg'
 # The left edge of the panels: room for the y tick labels and the y label.
-ycm = 2.0
+ycm = 2.2
 # The key plot: the series' samples in one row (two past keycols) at the top, under
 # the title: `@keyplot`, then `plot for [i = 1 : nseries] NaN with ... title ...`.
+# gnuplot overestimates the text's width, so five entries need a narrower spacing
+# to fit one row; fewer get more.
 keycols = 5
-keyplot = "set lmargin at screen 0.02; set rmargin at screen 0.98; set tmargin at screen 1 - (tcm + 0.05) / hcm; set bmargin at screen 1 - (tcm + 0.06) / hcm; unset border; unset tics; unset xlabel; unset ylabel; unset title; unset label; unset arrow; unset grid; set xrange [0 : 1]; set yrange [0 : 1]; set key at screen 0.5, screen 1 - (tcm + 0.05) / hcm center top horizontal maxcols keycols samplen 3 width -1 Left reverse"
+keyplot = "keyw = nseries > 4 ? -1 : 1; set lmargin at screen 0.02; set rmargin at screen 0.98; set tmargin at screen 1 - (tcm + 0.05) / hcm; set bmargin at screen 1 - (tcm + 0.06) / hcm; unset border; unset tics; unset xlabel; unset ylabel; unset title; unset label; unset arrow; unset grid; set xrange [0 : 1]; set yrange [0 : 1]; set key at screen 0.5, screen 1 - (tcm + 0.05) / hcm center top horizontal maxcols keycols samplen 3 width keyw Left reverse"

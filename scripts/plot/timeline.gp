@@ -36,6 +36,8 @@ set ytics autofreq
 if (compare) {
     plot for [i = 1 : nseries] data index (i - 1) using 1:3 with steps ls style(i) notitle
 } else {
+    # The key inside, above the highest line.
+    set offsets 0, 0, graph 0.35, 0
     set key top right horizontal samplen 2.5 Left reverse
     plot data using 1:2 with steps ls 1 title 'queued', \
          data using 1:3 with steps ls 2 title 'running', \

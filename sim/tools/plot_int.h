@@ -28,6 +28,8 @@
 #define PLOT_KEY_COLS 5
 #define PLOT_KEY_ROW_CM 0.5
 #define PLOT_BOTTOM_CM 1.8
+/* The widest bar of a figure with a single cluster, in clusters' widths. */
+#define PLOT_BAR_MAX_W 0.22
 /* The extra room below for x labels turned to fit, per character of the longest. */
 #define PLOT_ROT_CM_PER_CHAR 0.16
 /* Bar clusters whose labels, side by side, take more characters than this are

@@ -368,8 +368,11 @@ static int bars_draw(struct plot *pl, const struct plot_sweep *sv, struct bar_fi
     for (size_t p = 0; p < f->np; p++)
         plot_gpv_add(&hdr, " %s%s", f->p[p].metric, f->p[p].kind == BAR_RATIO ? "_ratio" : "");
     plot_gpv_add(&hdr, ")");
-    /* Bars of a cluster side by side, 0.8 of the cluster's width in all. */
+    /* Bars of a cluster side by side, 0.8 of the cluster's width in all; a lone
+     * cluster's no wider than PLOT_BAR_MAX_W each, lest two bars fill the page. */
     double bw = 0.8 / (double)ns;
+    if (f->nc == 1 && bw > PLOT_BAR_MAX_W)
+        bw = PLOT_BAR_MAX_W;
     struct afile af = {0};
     char *dat = NULL;
     int rc = plot_dat_open(pl, f->name, hdr.s, &af, &dat);
@@ -410,14 +413,19 @@ static int bars_draw(struct plot *pl, const struct plot_sweep *sv, struct bar_fi
         }
         if (bare) {
             free(xt.s);
-            xt = (struct plot_gpv){0};
-            for (size_t s = 0, i = 0; s < nsv; s++)
-                if (s != f->skip)
-                    plot_gpv_add(&xt, "%s\"%s\" %.6g", i ? ", " : "",
-                                 sv->s < sv->nk ? plot_value_name(pl, "policy", sv->k[sv->s].raw[s],
-                                                                  sv->k[sv->s].label[s])
-                                                : "runs",
-                                 ((double)i - (double)(ns - 1) / 2) * bw), i++;
+            free(xb.s);
+            xt = xb = (struct plot_gpv){0};
+            for (size_t s = 0, i = 0; s < nsv; s++) {
+                if (s == f->skip)
+                    continue;
+                double x = ((double)i - (double)(ns - 1) / 2) * bw;
+                plot_gpv_add(&xt, "%s\"%s\" %.6g", i ? ", " : "",
+                             sv->s < sv->nk ? plot_value_name(pl, "policy", sv->k[sv->s].raw[s],
+                                                              sv->k[sv->s].label[s])
+                                            : "runs",
+                             x);
+                plot_gpv_add(&xb, "%s\"\" %.6g", i++ ? ", " : "", x);
+            }
         }
         bool rot = !bare && f->nc * (maxl + 2) > PLOT_XLABEL_CHARS;
         double bot = PLOT_BOTTOM_CM + (rot ? PLOT_ROT_CM_PER_CHAR * (double)maxl : 0);
@@ -430,7 +438,7 @@ static int bars_draw(struct plot *pl, const struct plot_sweep *sv, struct bar_fi
         plot_gpv_num(&w, "bare", bare);
         plot_gpv_num(&w, "xrot", rot);
         plot_gpv_str(&w, "xtics", xt.s ? xt.s : "");
-        plot_gpv_str(&w, "xticsbare", bare ? "" : xb.s ? xb.s : "");
+        plot_gpv_str(&w, "xticsbare", xb.s ? xb.s : "");
         plot_gpv_num(&w, "topcm", PLOT_TOP_CM);
         plot_gpv_num(&w, "botcm", bot);
         char kb[128], xl[300] = "";
