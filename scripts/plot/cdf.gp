@@ -23,7 +23,7 @@ do for [p = 1 : npanel] {
     set label 1 value(sprintf('ptitle%d', p)) at graph 0.5, graph 1.1 center
     # The axis labels once: y on the first column, x on the last row.
     set ylabel ((p - 1) % ncol == 0 ? (ncol > 1 ? "fraction of\nall jobs completed" : 'fraction of all jobs completed') : '')
-    set xlabel (p == npanel ? xlabel : '')
+    set xlabel (p > npanel - ncol && (ncol <= 2 || p == npanel) ? xlabel : '')
     plot for [i = 1 : nseries] data index ((p - 1) * nseries + i - 1) \
         using 1:2 with steps ls style(i) notitle
 }

@@ -11,7 +11,7 @@
 #     and xmax (the x range, padded so that end points and their error bars show),
 #     topcm and botcm (room above the panels for the key and the panel titles, and
 #     below them for the x axis).
-grow = nrow; gcol = ncol; gl = ycm / wcm; gr = 0.97; hg = 1.4 / wcm; vg = 0.35 / hcm
+grow = nrow; gcol = ncol; gl = ycm / wcm; gr = 0.97; hg = 1.4 / wcm; vg = 0.55 / hcm
 gb = botcm / hcm; gt = 1 - (tcm + topcm + kcm) / hcm
 set mxtics 1
 set multiplot title title
