@@ -14,7 +14,7 @@
 set style fill solid 1.0 border lc rgb '#000000'
 set boxwidth bw absolute
 set xtics scale 0
-if (xrot) { set xtics rotate by 30 right }
+if (xrot) { set xtics rotate by 90 right }
 grow = npanel; gcol = 1; gl = ycm / wcm; gr = 0.98; hg = 0; vg = 0.4 / hcm
 gb = botcm / hcm; gt = 1 - (tcm + topcm + kcm) / hcm
 # Series i has an interval to draw in this row (NaN ends compare false).
@@ -33,7 +33,9 @@ do for [p = 1 : npanel] {
     }
     # Tick labels and the x label on the lowest panel only.
     eval 'set xtics (' . (p < npanel ? xticsbare : xtics) . ')'
-    set xlabel (p < npanel ? '' : xlabel)
+    # The x label at the foot of the figure, under however tall the tick labels are.
+    unset label 2
+    if (p == npanel) { set label 2 xlabel at screen (gl + gr) / 2, screen 0.35 / hcm center }
     plot for [i = 1 : nseries] data index (p - 1) using (column(4 * i - 2)):(column(4 * i - 1)) \
             with boxes fc rgb fillc(i) lc rgb '#000000' notitle, \
          for [i = 1 : nseries] data index (p - 1) using (ok(i) ? column(4 * i - 2) : NaN):(column(4 * i)):(0):(column(4 * i + 1) - column(4 * i)) \

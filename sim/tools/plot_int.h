@@ -31,9 +31,9 @@
 /* The widest bar of a figure with a single cluster, in clusters' widths. */
 #define PLOT_BAR_MAX_W 0.22
 /* The extra room below for x labels turned to fit, per character of the longest. */
-#define PLOT_ROT_CM_PER_CHAR 0.16
+#define PLOT_ROT_CM_PER_CHAR 0.18
 /* Bar clusters whose labels, side by side, take more characters than this are
- * turned by 30 degrees so that they never overlap. */
+ * stood on end (90 degrees) so that they never overlap. */
 #define PLOT_XLABEL_CHARS 70
 /* CDF panels: the height of a row of panels and the most panels in a row. */
 #define PLOT_CDF_ROW_CM 4.6

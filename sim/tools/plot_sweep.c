@@ -593,6 +593,8 @@ static int bar_metric(struct plot *pl, const struct plot_sweep *sv, const char *
     bar_clusters(pl, sv, sv->c < sv->nk ? 1ul << sv->c : 0, false, &f);
     char head[256];
     snprintf(head, sizeof head, "%s", f.p[0].ylabel);
+    if (head[0] >= 'a' && head[0] <= 'z') /* the axis label as a title */
+        head[0] = (char)(head[0] - 'a' + 'A');
     if (jct)
         snprintf(head, sizeof head, "%s", sv->old_jct ? "Mean JCT of completed jobs, and jobs failed"
                                                       : "Mean JCT over all jobs, and jobs not completed");
