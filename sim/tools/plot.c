@@ -1,5 +1,5 @@
 /* plot: the figures of a run directory or a sweep directory (see plot.h); this file
- * draws one figure and the run's figures, plot_sweep.c the sweep's.
+ * draws one figure and the run's figures, plot_sweep.c and plot_lines.c the sweep's.
  *
  * The work is split so that each side does what it is good at: this code reads the
  * run's or sweep's tables, picks what to show and writes the numbers behind each
@@ -43,13 +43,20 @@ void plot_gpv_add(struct plot_gpv *v, const char *fmt, ...)
     v->len += (size_t)n;
 }
 
-/* name = 'value', with gnuplot's single-quote escape (a doubled quote). */
+/* name = "value", with gnuplot's double-quote escapes, so that a newline in value
+ * is a line break in a title. */
 void plot_gpv_str(struct plot_gpv *v, const char *name, const char *val)
 {
-    plot_gpv_add(v, "%s = '", name);
-    for (const char *c = val; *c; c++)
-        plot_gpv_add(v, *c == '\'' ? "''" : "%c", *c);
-    plot_gpv_add(v, "'\n");
+    plot_gpv_add(v, "%s = \"", name);
+    for (const char *c = val; *c; c++) {
+        if (*c == '\n')
+            plot_gpv_add(v, "\\n");
+        else if (*c == '"' || *c == '\\')
+            plot_gpv_add(v, "\\%c", *c);
+        else
+            plot_gpv_add(v, "%c", *c);
+    }
+    plot_gpv_add(v, "\"\n");
 }
 
 void plot_gpv_num(struct plot_gpv *v, const char *name, double x)
@@ -60,21 +67,58 @@ void plot_gpv_num(struct plot_gpv *v, const char *name, double x)
         plot_gpv_add(v, "%s = %.17g\n", name, x);
 }
 
-/* Runs gnuplot on vars + common.gp + script, once per format, into FIGDIR/NAME.png
- * and .pdf. Returns 0, or CPN_EIO with a message. */
-int plot_draw(struct plot *pl, const char *name, const char *script, size_t script_len,
-                const struct plot_gpv *vars, double hcm)
+void plot_gpv_title(struct plot *pl, struct plot_gpv *v, const char *head,
+                    const char *notes)
 {
-    static const char *const fmts[] = {"png", "pdf"};
+    if (pl->o->no_title) {
+        plot_gpv_str(v, "title", "");
+        pl->title_cm = 0;
+        return;
+    }
+    /* Long notes are broken at "; " into lines that fit the page's width: a title
+     * longer than the figure is clipped at both ends. */
+    char buf[1024];
+    size_t len = (size_t)snprintf(buf, sizeof buf, "%s", head), line = 0;
+    const char *p = notes && *notes ? notes : NULL;
+    bool first = true;
+    while (p && len < sizeof buf) {
+        const char *semi = strstr(p, "; ");
+        size_t plen = semi ? (size_t)(semi - p) : strlen(p);
+        bool brk = first || line + plen + 2 > PLOT_TITLE_CHARS;
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%.*s", brk ? "\n" : "; ",
+                                (int)plen, p);
+        line = brk ? plen : line + plen + 2;
+        first = false;
+        p = semi ? semi + 2 : NULL;
+    }
+    plot_gpv_str(v, "title", buf);
+    size_t lines = 1;
+    for (const char *c = buf; *c; c++)
+        lines += *c == '\n';
+    pl->title_cm = PLOT_TITLE_MARGIN_CM + PLOT_TITLE_LINE_CM * (double)lines;
+}
+
+/* Runs gnuplot on vars + common.gp + script, once per format asked. */
+int plot_draw(struct plot *pl, const char *name, const char *script, size_t script_len,
+              const struct plot_gpv *vars, double hcm)
+{
+    static const struct {
+        unsigned bit;
+        const char *ext;
+    } fmts[] = {{PLOT_FMT_PNG, "png"}, {PLOT_FMT_PDF, "pdf"}, {PLOT_FMT_SVG, "svg"}};
+    unsigned want = pl->o->formats ? pl->o->formats : PLOT_FMT_PNG | PLOT_FMT_PDF;
     /* A gnuplot that dies early must not kill us with SIGPIPE. */
     struct sigaction ign = {0}, old;
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGPIPE, &ign, &old);
     int rc = 0;
-    for (size_t i = 0; !rc && i < 2; i++) {
+    char done[32] = "";
+    for (size_t i = 0; !rc && i < sizeof fmts / sizeof fmts[0]; i++) {
+        if (!(want & fmts[i].bit))
+            continue;
         char base[256], tmpn[300];
-        snprintf(base, sizeof base, "%s.%s", name, fmts[i]);
+        snprintf(base, sizeof base, "%s.%s", name, fmts[i].ext);
         snprintf(tmpn, sizeof tmpn, ".%s.tmp.%ld", base, (long)getpid());
         char *final = cpn_path_join(pl->figdir, base), *tmp = cpn_path_join(pl->figdir, tmpn);
         fflush(NULL);
@@ -84,10 +128,12 @@ int plot_draw(struct plot *pl, const char *name, const char *script, size_t scri
                           strerror(errno));
         } else {
             struct plot_gpv head = {0};
-            plot_gpv_str(&head, "fmt", fmts[i]);
+            plot_gpv_str(&head, "fmt", fmts[i].ext);
             plot_gpv_str(&head, "out", tmp);
             plot_gpv_num(&head, "wcm", PLOT_WIDTH_CM);
-            plot_gpv_num(&head, "hcm", hcm);
+            plot_gpv_num(&head, "hcm", hcm + pl->title_cm + pl->key_cm);
+            plot_gpv_num(&head, "kcm", pl->key_cm);
+            plot_gpv_num(&head, "tcm", pl->title_cm);
             fwrite(head.s, 1, head.len, g);
             fwrite(vars->s, 1, vars->len, g);
             fwrite(cpn_embed_plot_common, 1, EMBED_LEN(cpn_embed_plot_common), g);
@@ -109,22 +155,29 @@ int plot_draw(struct plot *pl, const char *name, const char *script, size_t scri
         }
         free(final);
         free(tmp);
+        size_t dl = strlen(done);
+        snprintf(done + dl, sizeof done - dl, "%s.%s", dl ? ", " : "", fmts[i].ext);
     }
     sigaction(SIGPIPE, &old, NULL);
+    pl->key_cm = 0;
     if (!rc) {
-        printf("%s/%s.png, .pdf\n", pl->figdir, name);
+        printf("%s/%s%s\n", pl->figdir, name, done);
         pl->drawn++;
     }
     return rc;
 }
 
-/* A data file FIGDIR/data/NAME.dat, written atomically; *path gets its path. */
-int plot_dat_open(struct plot *pl, const char *name, struct afile *af, char **path)
+/* A data file FIGDIR/data/NAME.dat with its header; *path gets its path. */
+int plot_dat_open(struct plot *pl, const char *name, const char *header, struct afile *af,
+                  char **path)
 {
     char fn[256];
     snprintf(fn, sizeof fn, "%s.dat", name);
     *path = cpn_path_join(pl->datadir, fn);
-    return afile_open(af, pl->datadir, fn, pl->err, sizeof pl->err);
+    int rc = afile_open(af, pl->datadir, fn, pl->err, sizeof pl->err);
+    if (!rc)
+        fprintf(af->f, "# %s\n", header);
+    return rc;
 }
 
 int plot_dat_close(struct plot *pl, struct afile *af)
@@ -149,10 +202,63 @@ struct plot_unit plot_time_unit(double max_s)
     return (struct plot_unit){1, "s"};
 }
 
+double plot_nice_step(double max, double n)
+{
+    double raw = max > 0 ? max / n : 1 / n, mag = pow(10, floor(log10(raw))), f = raw / mag;
+    return mag * (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10);
+}
+
+void plot_gpv_xaxis(struct plot_gpv *v, double max)
+{
+    double step = plot_nice_step(max, 4);
+    plot_gpv_num(v, "xstep", step);
+    plot_gpv_num(v, "xmax", step * ceil(max / step - 1e-9 > 0 ? max / step - 1e-9 : 1));
+}
+
 double plot_num_of(const char *s)
 {
     double x;
     return s && *s && cpn_parse_double(s, &x) == 0 ? x : NAN;
+}
+
+const char *plot_key_name(const struct plot *pl, const char *key, char *buf, size_t len)
+{
+    static const struct {
+        const char *key, *label;
+    } names[] = {
+        {"cpu_threshold", "CPU threshold"},
+        {"scrape_interval_s", "scrape interval (s)"},
+        {"poll_interval_s", "poll interval (s)"},
+        {"link_gbps_scale", "WAN bandwidth (x the cluster's)"},
+        {"warmup_s", "warm-up (s)"},
+        {"jobs", "job queue"},
+    };
+    for (size_t i = 0; i < pl->o->n_labels; i++)
+        if (!pl->o->labels[i].value && strcmp(pl->o->labels[i].key, key) == 0)
+            return pl->o->labels[i].text;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(names[i].key, key) == 0)
+            return names[i].label;
+    /* Otherwise the key with spaces for underscores, and a unit suffix spelt out. */
+    size_t kl = strlen(key);
+    bool secs = kl > 2 && strcmp(key + kl - 2, "_s") == 0;
+    snprintf(buf, len, "%.*s%s", (int)(secs ? kl - 2 : kl), key, secs ? " (s)" : "");
+    for (char *c = buf; *c; c++)
+        if (*c == '_')
+            *c = ' ';
+    return buf;
+}
+
+const char *plot_value_name(const struct plot *pl, const char *key, const char *raw,
+                            const char *label)
+{
+    for (size_t i = 0; i < pl->o->n_labels; i++) {
+        const struct plot_label *l = &pl->o->labels[i];
+        if (l->value && strcmp(l->key, key) == 0 &&
+            (strcmp(l->value, raw) == 0 || strcmp(l->value, label) == 0))
+            return l->text;
+    }
+    return label;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -161,8 +267,9 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Completed jobs' JCTs of a run directory, appended to *v. Returns 0 or CPN_EINPUT. */
-int plot_read_jcts(struct plot *pl, const char *rundir, double **v, size_t *n, size_t *cap)
+/* Completed jobs' JCTs of a run directory and its number of jobs. */
+int plot_read_jcts(struct plot *pl, const char *rundir, double **v, size_t *n, size_t *cap,
+                   size_t *total)
 {
     char *p = cpn_path_join(rundir, "jobs.csv");
     struct stats_csv t = {0};
@@ -178,18 +285,20 @@ int plot_read_jcts(struct plot *pl, const char *rundir, double **v, size_t *n, s
             (*v)[(*n)++] = x;
         }
     }
+    *total += t.n_rows;
     stats_csv_free(&t);
     return CPN_OK;
 }
 
-/* Writes one CDF block (sorted x, F) and the block separator. */
-void plot_put_cdf_block(FILE *f, double *x, size_t n, double div)
+/* One CDF block over all total jobs: it ends at completed/total, not at 1, so that a
+ * policy that fails half its jobs plateaus at 0.5. */
+void plot_put_cdf_block(const struct plot *pl, FILE *f, double *x, size_t n, size_t total)
 {
     qsort(x, n, sizeof *x, cmp_double);
     if (n > 0)
-        fprintf(f, "%.10g 0\n", x[0] / div);
+        fprintf(f, "%.10g 0\n", x[0] / pl->tu.div);
     for (size_t i = 0; i < n; i++)
-        fprintf(f, "%.10g %.10g\n", x[i] / div, (double)(i + 1) / (double)n);
+        fprintf(f, "%.10g %.10g\n", x[i] / pl->tu.div, (double)(i + 1) / (double)total);
     if (n == 0)
         fputs("NaN NaN\n", f); /* gnuplot needs a row to keep the block count */
     fputs("\n\n", f);
@@ -197,13 +306,13 @@ void plot_put_cdf_block(FILE *f, double *x, size_t n, double div)
 
 /* ---- A run ---------------------------------------------------------------------- */
 
-/* timeline and jct_cdf of a run directory, whose summary.json is summary. */
+/* timeline and jct_cdf of a run directory, whose summary.json is summary; both in one
+ * time unit, chosen from the run's end. */
 static int plot_run(struct plot *pl, const cJSON *summary)
 {
     const cJSON *pol = cJSON_GetObjectItemCaseSensitive(summary, "policy");
-    const cJSON *nj = cJSON_GetObjectItemCaseSensitive(summary, "jobs");
     const char *policy = cJSON_IsString(pol) ? pol->valuestring : "?";
-    double njobs = cJSON_IsNumber(nj) ? nj->valuedouble : 0;
+    policy = plot_value_name(pl, "policy", policy, policy);
 
     char *p = cpn_path_join(pl->src, "timeline.csv");
     struct stats_csv t = {0};
@@ -211,26 +320,41 @@ static int plot_run(struct plot *pl, const cJSON *summary)
     free(p);
     if (rc)
         return rc;
+    double *x = NULL;
+    size_t n = 0, cap = 0, total = 0;
+    rc = plot_read_jcts(pl, pl->src, &x, &n, &cap, &total);
     int ct = stats_csv_col(&t, "time_s"), cq = stats_csv_col(&t, "queue_len");
     int cr = stats_csv_col(&t, "running"), cx = stats_csv_col(&t, "transferring");
     size_t ns = 0;
     int *cu = cpn_calloc(t.n_cols, sizeof *cu);
-    struct plot_gpv v = {0}, sites = {0};
+    struct plot_gpv v = {0};
+    struct plot_gpv hdr = {0};
     for (size_t c = 0; c < t.n_cols; c++) {
         size_t l = strlen(t.col[c]);
         if (l > 9 && strcmp(t.col[c] + l - 9, "_gpu_util") == 0) {
             cu[ns++] = (int)c;
-            plot_gpv_add(&sites, "%s%.*s", ns > 1 ? " " : "", (int)(l - 9), t.col[c]);
+            char nm[32];
+            snprintf(nm, sizeof nm, "sname%zu", ns);
+            char site[64];
+            snprintf(site, sizeof site, "%.*s", (int)(l - 9), t.col[c]);
+            plot_gpv_str(&v, nm, site);
         }
     }
     double tmax = t.n_rows ? plot_num_of(stats_csv_get(&t, t.n_rows - 1, ct)) : 0;
-    struct plot_unit u = plot_time_unit(isnan(tmax) ? 0 : tmax);
+    for (size_t i = 0; i < n; i++)
+        tmax = fmax(tmax, x[i]);
+    pl->tu = plot_time_unit(isnan(tmax) ? 0 : tmax);
     struct afile af = {0};
     char *dat = NULL;
-    rc = plot_dat_open(pl, "timeline", &af, &dat);
+    plot_gpv_add(&hdr, "time_%s queued running transferring", pl->tu.name);
+    for (size_t s = 0; s < ns; s++)
+        plot_gpv_add(&hdr, " %s_pct", t.col[cu[s]]);
+    if (!rc)
+        rc = plot_dat_open(pl, "timeline", hdr.s, &af, &dat);
+    free(hdr.s);
     if (!rc) {
         for (size_t r = 0; r < t.n_rows; r++) {
-            plot_put_val(af.f, plot_num_of(stats_csv_get(&t, r, ct)) / u.div);
+            plot_put_val(af.f, plot_num_of(stats_csv_get(&t, r, ct)) / pl->tu.div);
             plot_put_val(af.f, plot_num_of(stats_csv_get(&t, r, cq)));
             plot_put_val(af.f, plot_num_of(stats_csv_get(&t, r, cr)));
             plot_put_val(af.f, plot_num_of(stats_csv_get(&t, r, cx)));
@@ -243,48 +367,47 @@ static int plot_run(struct plot *pl, const cJSON *summary)
     stats_csv_free(&t);
     free(cu);
     char title[256];
-    snprintf(title, sizeof title, "%s, %.0f jobs", policy, njobs);
+    snprintf(title, sizeof title, "%s, %zu jobs", policy, total);
     if (!rc) {
         plot_gpv_str(&v, "data", dat);
         plot_gpv_num(&v, "nsites", (double)ns);
-        plot_gpv_str(&v, "sites", sites.s ? sites.s : "");
-        plot_gpv_str(&v, "tunit", u.name);
-        plot_gpv_str(&v, "title", title);
+        plot_gpv_str(&v, "tunit", pl->tu.name);
+        plot_gpv_title(pl, &v, title, NULL);
         rc = plot_draw(pl, "timeline", cpn_embed_plot_timeline,
                        EMBED_LEN(cpn_embed_plot_timeline), &v, PLOT_TIMELINE_H_CM);
     }
     free(v.s);
-    free(sites.s);
     free(dat);
-    if (rc)
-        return rc;
-
-    double *x = NULL;
-    size_t n = 0, cap = 0;
-    rc = plot_read_jcts(pl, pl->src, &x, &n, &cap);
-    double mx = 0;
-    for (size_t i = 0; i < n; i++)
-        mx = fmax(mx, x[i]);
-    u = plot_time_unit(mx);
+    dat = NULL;
+    char hd[64];
+    snprintf(hd, sizeof hd, "jct_%s fraction_of_all_jobs_done", pl->tu.name);
     if (!rc)
-        rc = plot_dat_open(pl, "jct_cdf", &af, &dat);
+        rc = plot_dat_open(pl, "jct_cdf", hd, &af, &dat);
     if (!rc) {
-        plot_put_cdf_block(af.f, x, n, u.div);
+        plot_put_cdf_block(pl, af.f, x, n, total);
         rc = plot_dat_close(pl, &af);
     }
     if (!rc) {
         struct plot_gpv w = {0};
         char xl[64], tt[300];
-        snprintf(xl, sizeof xl, "job completion time (%s)", u.name);
-        snprintf(tt, sizeof tt, "JCT of the %zu completed jobs (%s)", n, title);
+        snprintf(xl, sizeof xl, "job completion time (%s)", pl->tu.name);
+        snprintf(tt, sizeof tt, "%zu of %zu jobs completed", n, total);
         plot_gpv_str(&w, "data", dat);
         plot_gpv_num(&w, "npanel", 1);
+        plot_gpv_num(&w, "ncol", 1);
         plot_gpv_num(&w, "nseries", 1);
-        plot_gpv_str(&w, "series", policy);
+        plot_gpv_str(&w, "sname1", policy);
+        plot_gpv_str(&w, "ptitle1", "");
+        double mx = 0;
+        for (size_t i = 0; i < n; i++)
+            mx = fmax(mx, x[i] / pl->tu.div);
+        plot_gpv_xaxis(&w, mx);
+        plot_gpv_num(&w, "topcm", PLOT_TOP_CM);
+        plot_gpv_num(&w, "botcm", PLOT_BOTTOM_CM);
         plot_gpv_str(&w, "xlabel", xl);
-        plot_gpv_str(&w, "title", tt);
+        plot_gpv_title(pl, &w, title, tt);
         rc = plot_draw(pl, "jct_cdf", cpn_embed_plot_cdf, EMBED_LEN(cpn_embed_plot_cdf), &w,
-                       PLOT_CDF_H_CM);
+                       PLOT_TOP_CM + PLOT_CDF_ROW_CM + PLOT_BOTTOM_CM);
         free(w.s);
     }
     free(dat);
@@ -294,9 +417,11 @@ static int plot_run(struct plot *pl, const cJSON *summary)
 
 /* ---- The entry point ------------------------------------------------------------ */
 
-int plot_dir(const char *dir, const char *figdir, char *err, size_t errlen)
+int plot_dir(const char *dir, const char *figdir, const struct plot_opts *opts, char *err,
+             size_t errlen)
 {
-    struct plot pl = {.src = dir};
+    static const struct plot_opts none = {0};
+    struct plot pl = {.src = dir, .o = opts ? opts : &none, .tu = {1, "s"}};
     char *own = figdir ? NULL : cpn_path_join(pl.src, PLOT_DEFAULT_SUBDIR);
     pl.figdir = figdir ? figdir : own;
     pl.datadir = cpn_path_join(pl.figdir, "data");
@@ -316,6 +441,11 @@ int plot_dir(const char *dir, const char *figdir, char *err, size_t errlen)
             if (!cJSON_IsObject(doc))
                 rc = cpn_fail(pl.err, sizeof pl.err, CPN_EINPUT, "%s: not a run summary", sum);
         }
+        if (!rc && (pl.o->n_metrics || pl.o->baseline))
+            rc = cpn_fail(pl.err, sizeof pl.err, CPN_EINPUT,
+                          "%s: --metrics and --baseline are for a sweep directory, and this is "
+                          "a run",
+                          pl.src);
         if (!rc)
             rc = cpn_mkdir_p(pl.datadir, pl.err, sizeof pl.err);
         if (!rc)

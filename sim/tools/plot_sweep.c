@@ -1,95 +1,46 @@
 /* plot_sweep: the figures of a sweep directory (see plot.h), from its sweep.json,
- * summary.csv, baseline.csv and runs.csv.
+ * runs.csv and the `baseline` column of baseline.csv; this file reads them and draws
+ * the bar figures, plot_lines.c the line figures.
  *
  * Sweep figures compare policies (the grid key "policy": one series each) across job
- * queues (the key "jobs": one cluster of bars, or one panel, each), with every other
- * multi-valued key held at its first value, which the title states; a numeric key
- * other than these and the seed, such as cpu_threshold (whose "never" counts as a
- * number one step past the largest), gets an ablation figure with it on the x axis.
- * Means and 95% intervals come from summary.csv and baseline.csv; JCT distributions
- * pool the completed jobs of every seed. */
+ * queues (the key "jobs": one cluster of bars, or one panel, each). Every statistic
+ * is computed here from runs.csv, seed by seed, so that a paired statistic pairs the
+ * same seeds it describes: means and Student-t intervals over seeds, ratios to the
+ * baseline seed by seed, and (plot_lines.c) the ablations' per-seed differences. Any
+ * other grid key with several values is held at its first value; the title says so
+ * and so does a line on stderr. */
 #include "plot_int.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../base/embed.h"
-#include "../engine/cluster.h"
-#include "../engine/param.h"
-#include "stats.h"
 
-/* ---- A sweep -------------------------------------------------------------------- */
+/* ---- Reading the sweep ----------------------------------------------------------- */
 
-struct skey {
-    const char *name;
-    size_t n;
-    const char **raw, **label;
-};
-
-struct sweep_view {
-    cJSON *doc; /* sweep.json; the strings below point into it */
-    struct skey *k;
-    size_t nk;
-    size_t s, c, seed; /* series, cluster and seed keys, or nk when absent */
-    const char *bl_key, *bl_val;
-    struct stats_csv sum, base, runs;
-    bool has_base;
-};
-
-static const char *pretty_key(const char *k)
+static int load_keys(struct plot *pl, struct plot_sweep *sv)
 {
-    static const struct {
-        const char *key, *label;
-    } names[] = {
-        {"cpu_threshold", "CPU threshold"},
-        {"scrape_interval_s", "scrape interval (s)"},
-        {"poll_interval_s", "poll interval (s)"},
-        {"link_gbps_scale", "WAN bandwidth (x the cluster's)"},
-        {"warmup_s", "warm-up (s)"},
-        {"jobs", "job queue"},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(names[i].key, k) == 0)
-            return names[i].label;
-    return k;
-}
-
-static int load_sweep(struct plot *pl, struct sweep_view *sv)
-{
-    char *p = cpn_path_join(pl->src, "sweep.json"), *buf;
-    size_t len;
-    int rc = cpn_read_file(p, &buf, &len, pl->err, sizeof pl->err);
-    if (rc) {
-        free(p);
-        return rc;
-    }
-    sv->doc = cJSON_ParseWithLength(buf, len);
-    free(buf);
     const cJSON *keys = cJSON_GetObjectItemCaseSensitive(sv->doc, "keys");
-    if (!cJSON_IsArray(keys)) {
-        rc = cpn_fail(pl->err, sizeof pl->err, CPN_EINPUT, "%s: not a sweep description", p);
-        free(p);
-        return rc;
-    }
-    free(p);
+    if (!cJSON_IsArray(keys))
+        return cpn_fail(pl->err, sizeof pl->err, CPN_EINPUT, "%s/sweep.json: not a sweep "
+                        "description", pl->src);
     sv->nk = (size_t)cJSON_GetArraySize(keys);
     sv->k = cpn_calloc(sv->nk + 1, sizeof *sv->k);
-    sv->s = sv->c = sv->seed = sv->nk;
+    sv->s = sv->c = sv->seed = sv->bl_k = sv->nk;
     size_t i = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, keys)
     {
-        struct skey *k = &sv->k[i];
+        struct plot_key *k = &sv->k[i];
         const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
         const cJSON *vals = cJSON_GetObjectItemCaseSensitive(e, "values");
         const cJSON *labs = cJSON_GetObjectItemCaseSensitive(e, "labels");
         if (!cJSON_IsString(nm) || !cJSON_IsArray(vals) || !cJSON_IsArray(labs) ||
-            cJSON_GetArraySize(vals) != cJSON_GetArraySize(labs))
+            cJSON_GetArraySize(vals) != cJSON_GetArraySize(labs) || cJSON_GetArraySize(vals) < 1)
             return cpn_fail(pl->err, sizeof pl->err, CPN_EINPUT,
                             "%s/sweep.json: keys[%zu]: not a grid key", pl->src, i);
         k->name = nm->valuestring;
@@ -109,170 +60,333 @@ static int load_sweep(struct plot *pl, struct sweep_view *sv)
             sv->seed = i;
         i++;
     }
-    const cJSON *bl = cJSON_GetObjectItemCaseSensitive(sv->doc, "baseline");
-    if (cJSON_IsObject(bl) && bl->child && cJSON_IsString(bl->child)) {
-        sv->bl_key = bl->child->string;
-        sv->bl_val = bl->child->valuestring;
+    return CPN_OK;
+}
+
+/* The ratio figure's baseline from "KEY=VALUE" (the first pair of a list such as
+ * baseline.csv's "policy=fifo"); what names no grid key and value is an error. */
+static int set_baseline(struct plot *pl, struct plot_sweep *sv, const char *kv, const char *from)
+{
+    const char *eq = strchr(kv, '=');
+    size_t kl = eq ? (size_t)(eq - kv) : 0;
+    const char *val = eq ? eq + 1 : "";
+    size_t vl = strcspn(val, ",");
+    for (size_t k = 0; eq && k < sv->nk; k++) {
+        if (strlen(sv->k[k].name) != kl || strncmp(sv->k[k].name, kv, kl) != 0)
+            continue;
+        for (size_t j = 0; j < sv->k[k].n; j++)
+            if ((strlen(sv->k[k].raw[j]) == vl && strncmp(sv->k[k].raw[j], val, vl) == 0) ||
+                (strlen(sv->k[k].label[j]) == vl && strncmp(sv->k[k].label[j], val, vl) == 0)) {
+                sv->bl_k = k;
+                sv->bl_v = j;
+                return CPN_OK;
+            }
     }
-    char *sp = cpn_path_join(pl->src, "summary.csv"), *rp = cpn_path_join(pl->src, "runs.csv");
-    char *bp = cpn_path_join(pl->src, "baseline.csv");
-    rc = stats_csv_read(sp, &sv->sum, pl->err, sizeof pl->err);
+    return cpn_fail(pl->err, sizeof pl->err, CPN_EINPUT,
+                    "%s: baseline '%s': not KEY=VALUE with a grid key and one of its values",
+                    from, kv);
+}
+
+static int load_sweep(struct plot *pl, struct plot_sweep *sv)
+{
+    char *p = cpn_path_join(pl->src, "sweep.json"), *buf;
+    size_t len;
+    int rc = cpn_read_file(p, &buf, &len, pl->err, sizeof pl->err);
+    free(p);
+    if (rc)
+        return rc;
+    sv->doc = cJSON_ParseWithLength(buf, len);
+    free(buf);
+    rc = load_keys(pl, sv);
+    char *rp = cpn_path_join(pl->src, "runs.csv"), *bp = cpn_path_join(pl->src, "baseline.csv");
     if (!rc)
         rc = stats_csv_read(rp, &sv->runs, pl->err, sizeof pl->err);
-    if (!rc && access(bp, R_OK) == 0) {
-        rc = stats_csv_read(bp, &sv->base, pl->err, sizeof pl->err);
-        sv->has_base = rc == 0;
+    if (!rc) {
+        sv->col = cpn_calloc(sv->nk + 1, sizeof *sv->col);
+        for (size_t k = 0; k < sv->nk; k++)
+            if ((sv->col[k] = stats_csv_col(&sv->runs, sv->k[k].name)) < 0)
+                rc = cpn_fail(pl->err, sizeof pl->err, CPN_EINPUT, "%s: no column '%s'", rp,
+                              sv->k[k].name);
+        /* A sweep aggregated before jct_all_mean_s existed: JCT of completed jobs. */
+        sv->old_jct = stats_csv_col(&sv->runs, "jct_all_mean_s") < 0;
+        sv->jct = sv->old_jct ? "jct_mean_s" : "jct_all_mean_s";
+        sv->fails = stats_csv_col(&sv->runs, "not_completed") >= 0 ? "not_completed" : "failed";
     }
-    free(sp);
+    /* The baseline: --baseline, else the first of baseline.csv's `baseline` column,
+     * else sweep.json's. */
+    if (!rc && pl->o->baseline) {
+        rc = set_baseline(pl, sv, pl->o->baseline, "--baseline");
+    } else if (!rc && access(bp, R_OK) == 0) {
+        struct stats_csv b = {0};
+        rc = stats_csv_read(bp, &b, pl->err, sizeof pl->err);
+        int cb = stats_csv_col(&b, "baseline");
+        if (!rc && cb >= 0 && b.n_rows > 0)
+            rc = set_baseline(pl, sv, stats_csv_get(&b, 0, cb), bp);
+        stats_csv_free(&b);
+    }
+    if (!rc && sv->bl_k == sv->nk) {
+        const cJSON *bl = cJSON_GetObjectItemCaseSensitive(sv->doc, "baseline");
+        if (cJSON_IsObject(bl) && bl->child && cJSON_IsString(bl->child)) {
+            char kv[256];
+            snprintf(kv, sizeof kv, "%s=%s", bl->child->string, bl->child->valuestring);
+            rc = set_baseline(pl, sv, kv, "sweep.json");
+        }
+    }
     free(rp);
     free(bp);
     return rc;
 }
 
-static void free_sweep(struct sweep_view *sv)
+static void free_sweep(struct plot_sweep *sv)
 {
-    for (size_t i = 0; i < sv->nk; i++) {
+    for (size_t i = 0; sv->k && i < sv->nk; i++) {
         free(sv->k[i].raw);
         free(sv->k[i].label);
     }
     free(sv->k);
-    stats_csv_free(&sv->sum);
-    stats_csv_free(&sv->base);
+    free(sv->col);
     stats_csv_free(&sv->runs);
     cJSON_Delete(sv->doc);
 }
 
-/* The row of table t whose key columns hold the chosen values (choice[k] a value
- * index; keys absent from t, such as the seed, are ignored) and whose metric column
- * is metric (NULL: not checked); or -1. */
-static long find_row(const struct sweep_view *sv, const struct stats_csv *t, const size_t *choice,
-                     const char *metric)
+/* ---- Statistics over seeds ------------------------------------------------------- */
+
+size_t plot_nseeds(const struct plot_sweep *sv)
 {
-    int cm = metric ? stats_csv_col(t, "metric") : -1;
-    int *col = cpn_calloc(sv->nk + 1, sizeof *col);
-    for (size_t k = 0; k < sv->nk; k++)
-        col[k] = stats_csv_col(t, sv->k[k].name);
-    long found = -1;
-    for (size_t r = 0; r < t->n_rows && found < 0; r++) {
-        if (metric && strcmp(stats_csv_get(t, r, cm), metric) != 0)
-            continue;
-        bool ok = true;
-        for (size_t k = 0; k < sv->nk && ok; k++)
-            if (col[k] >= 0 && k != sv->seed)
-                ok = strcmp(stats_csv_get(t, r, col[k]), sv->k[k].raw[choice[k]]) == 0;
-        if (ok)
-            found = (long)r;
-    }
-    free(col);
-    return found;
+    return sv->seed < sv->nk ? sv->k[sv->seed].n : 1;
 }
 
-/* Mean and interval of a table row; the interval collapses onto the mean when absent. */
-struct ci {
-    double m, lo, hi;
+void plot_seed_values(const struct plot_sweep *sv, const size_t *choice, int cm, double *out)
+{
+    size_t ns = plot_nseeds(sv);
+    for (size_t j = 0; j < ns; j++)
+        out[j] = NAN;
+    for (size_t r = 0; r < sv->runs.n_rows; r++) {
+        bool ok = true;
+        for (size_t k = 0; k < sv->nk && ok; k++)
+            if (k != sv->seed)
+                ok = strcmp(stats_csv_get(&sv->runs, r, sv->col[k]), sv->k[k].raw[choice[k]]) == 0;
+        if (!ok)
+            continue;
+        size_t j = 0;
+        if (sv->seed < sv->nk) {
+            const char *sd = stats_csv_get(&sv->runs, r, sv->col[sv->seed]);
+            while (j < ns && strcmp(sv->k[sv->seed].raw[j], sd) != 0)
+                j++;
+        }
+        if (j < ns)
+            out[j] = plot_num_of(stats_csv_get(&sv->runs, r, cm));
+    }
+}
+
+struct plot_cell plot_describe(const double *x, size_t n)
+{
+    double *v = cpn_calloc(n + 1, sizeof *v);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(x[i]))
+            v[m++] = x[i];
+    struct stats_desc d;
+    stats_describe(v, m, STATS_CI_LEVEL, &d);
+    free(v);
+    return (struct plot_cell){.m = d.mean, .lo = d.lo, .hi = d.hi, .sd = d.sd, .n = d.n};
+}
+
+void plot_put_cell(FILE *f, const struct plot_cell *c)
+{
+    plot_put_val(f, c->m);
+    plot_put_val(f, c->lo);
+    plot_put_val(f, c->hi);
+}
+
+const char *plot_seed_note(const struct plot_cell *c, size_t n, char *buf, size_t len)
+{
+    size_t seeds = 0, with_sd = 0, zero = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(c[i].m))
+            continue;
+        seeds = c[i].n > seeds ? c[i].n : seeds;
+        if (!isnan(c[i].sd)) {
+            with_sd++;
+            zero += c[i].sd == 0;
+        }
+    }
+    if (seeds <= 1)
+        snprintf(buf, len, "1 seed, no interval");
+    else if (with_sd > 0 && zero == with_sd)
+        snprintf(buf, len, "%zu seeds, all identical: no interval", seeds);
+    else if (zero > 0)
+        snprintf(buf, len, "mean of %zu seeds, 95%% CI (none where the seeds are identical)",
+                 seeds);
+    else
+        snprintf(buf, len, "mean of %zu seeds, 95%% CI", seeds);
+    return buf;
+}
+
+void plot_held_note(const struct plot *pl, const struct plot_sweep *sv, unsigned long free_keys,
+                    const size_t *choice, const char *name, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < sv->nk && used < len; k++) {
+        if (k == sv->s || k == sv->seed || (free_keys >> k & 1) || sv->k[k].n < 2)
+            continue;
+        char kb[128];
+        used += (size_t)snprintf(buf + used, len - used, "%s%s %s", used ? ", " : "",
+                                 plot_key_name(pl, sv->k[k].name, kb, sizeof kb),
+                                 plot_value_name(pl, sv->k[k].name, sv->k[k].raw[choice[k]],
+                                                 sv->k[k].label[choice[k]]));
+    }
+    if (buf[0])
+        fprintf(stderr, "cpnsim plot: %s: held at %s\n", name, buf);
+}
+
+void plot_facet_suffix(const struct plot_sweep *sv, unsigned long keys, const size_t *choice,
+                       char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < sv->nk && used < len; k++) {
+        if (!(keys >> k & 1))
+            continue;
+        size_t at = used;
+        used += (size_t)snprintf(buf + used, len - used, "_%s-%s", sv->k[k].name,
+                                 sv->k[k].label[choice[k]]);
+        /* File names safe for LaTeX's \includegraphics: one dot, the extension's. */
+        for (char *c = buf + at + 1; *c; c++)
+            if (*c == '.')
+                *c = 'p';
+            else if (*c == '/' || *c == ' ' || *c == '=')
+                *c = '-';
+    }
+}
+
+size_t plot_series_vars(struct plot *pl, const struct plot_sweep *sv, struct plot_gpv *w,
+                        size_t skip)
+{
+    size_t n = 0, total = sv->s < sv->nk ? sv->k[sv->s].n : 1;
+    for (size_t i = 0; i < total; i++) {
+        if (i == skip)
+            continue;
+        char nm[32];
+        snprintf(nm, sizeof nm, "sname%zu", ++n);
+        plot_gpv_str(w, nm,
+                     sv->s < sv->nk ? plot_value_name(pl, "policy", sv->k[sv->s].raw[i],
+                                                      sv->k[sv->s].label[i])
+                                    : "runs");
+    }
+    plot_gpv_num(w, "nseries", (double)n);
+    pl->key_cm = n > PLOT_KEY_COLS ? PLOT_KEY_ROW_CM : 0;
+    return n;
+}
+
+/* ---- Bar figures ----------------------------------------------------------------- */
+
+/* How a panel's values are shown: times in the figure set's unit, fractions in per
+ * cent, counts as they are; a ratio panel shows each series' per-seed ratio to its
+ * baseline partner (the same run with the baseline key at the baseline value). */
+enum bar_kind { BAR_TIME, BAR_PERCENT, BAR_COUNT, BAR_RATIO };
+
+struct bar_panel {
+    const char *metric;
+    enum bar_kind kind;
+    char ylabel[128];
 };
 
-static struct ci ci_of(const struct stats_csv *t, long r)
+/* What a bar figure draws: its panels (stacked, sharing the x axis), its clusters
+ * (a group choice and a label each) and the series value left out (SIZE_MAX: none). */
+struct bar_fig {
+    const char *name;
+    struct bar_panel p[4];
+    size_t np;
+    size_t nc;
+    size_t *choice; /* [nc * nk] */
+    char (*clabel)[96];
+    size_t skip;
+    unsigned long free_keys; /* the keys the clusters vary (for the held note) */
+};
+
+static struct plot_cell bar_cell(const struct plot_sweep *sv, const struct bar_panel *bp,
+                                 const size_t *choice, int cm)
 {
-    struct ci c = {NAN, NAN, NAN};
-    if (r < 0)
-        return c;
-    c.m = plot_num_of(stats_csv_get(t, (size_t)r, stats_csv_col(t, "mean")));
-    c.lo = plot_num_of(stats_csv_get(t, (size_t)r, stats_csv_col(t, "ci95_lo")));
-    c.hi = plot_num_of(stats_csv_get(t, (size_t)r, stats_csv_col(t, "ci95_hi")));
-    if (isnan(c.lo) || isnan(c.hi))
-        c.lo = c.hi = c.m;
+    size_t ns = plot_nseeds(sv);
+    double *x = cpn_calloc(ns, sizeof *x), *b = cpn_calloc(ns, sizeof *b);
+    plot_seed_values(sv, choice, cm, x);
+    if (bp->kind == BAR_RATIO) {
+        size_t *bc = cpn_calloc(sv->nk + 1, sizeof *bc);
+        memcpy(bc, choice, sv->nk * sizeof *bc);
+        bc[sv->bl_k] = sv->bl_v;
+        plot_seed_values(sv, bc, cm, b);
+        for (size_t j = 0; j < ns; j++)
+            x[j] = b[j] > 0 ? x[j] / b[j] : NAN;
+        free(bc);
+    }
+    struct plot_cell c = plot_describe(x, ns);
+    double div = bp->kind == BAR_PERCENT ? 0.01 : 1;
+    c.m /= div;
+    c.lo /= div;
+    c.hi /= div;
+    free(x);
+    free(b);
     return c;
 }
 
-/* The series (policies) and clusters (queues) of a sweep figure. */
-static size_t n_series(const struct sweep_view *sv) { return sv->s < sv->nk ? sv->k[sv->s].n : 1; }
-static size_t n_clusters(const struct sweep_view *sv) { return sv->c < sv->nk ? sv->k[sv->c].n : 1; }
-
-static void series_words(const struct sweep_view *sv, struct plot_gpv *w, size_t skip)
+/* Draws a bar figure: a block per panel in the data file, a row per cluster with, per
+ * series, its bar's x position, mean and interval (NaN ends: no interval). */
+static int bars_draw(struct plot *pl, const struct plot_sweep *sv, struct bar_fig *f,
+                     const char *head)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < n_series(sv); i++) {
-        if (i == skip)
-            continue;
-        plot_gpv_add(w, "%s%s", n++ ? " " : "", sv->s < sv->nk ? sv->k[sv->s].label[i] : "runs");
-    }
-}
-
-static const char *cluster_label(const struct sweep_view *sv, size_t c)
-{
-    return sv->c < sv->nk ? sv->k[sv->c].label[c] : "";
-}
-
-/* Every key at its first value; series and cluster keys at s and c. */
-static void base_choice(const struct sweep_view *sv, size_t *choice, size_t s, size_t c)
-{
-    for (size_t k = 0; k < sv->nk; k++)
-        choice[k] = 0;
-    if (sv->s < sv->nk)
-        choice[sv->s] = s;
-    if (sv->c < sv->nk)
-        choice[sv->c] = c;
-}
-
-/* "cpu_threshold 0.7; mean of 5 seeds, 95% CI" for a figure's title: the keys held
- * fixed (besides `free_key`) and what the bars average. */
-static void held_note(const struct sweep_view *sv, size_t free_key, bool ci, char *buf, size_t n)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; k < sv->nk && len < n; k++) {
-        if (k == sv->s || k == sv->c || k == sv->seed || k == free_key || sv->k[k].n < 2)
-            continue;
-        len += (size_t)snprintf(buf + len, n - len, "%s%s %s", len ? ", " : "", sv->k[k].name,
-                                sv->k[k].raw[0]);
-    }
-    if (ci && len < n) {
-        size_t seeds = sv->seed < sv->nk ? sv->k[sv->seed].n : 1;
-        if (seeds > 1)
-            snprintf(buf + len, n - len, "%smean of %zu seeds, 95%% CI", len ? "; " : "", seeds);
-        else
-            snprintf(buf + len, n - len, "%sone run each", len ? "; " : "");
-    }
-}
-
-/* Bar figure of one or more metrics (one panel each) from table t. time: values in
- * seconds, shown in a unit picked from the largest. skip: a series left out (the
- * baseline's), or SIZE_MAX. */
-static int bars(struct plot *pl, const struct sweep_view *sv, const struct stats_csv *t,
-                const char *name, const char *const *metrics, const char *const *ylabels,
-                const char *const *ptitles, size_t npanel, bool time, size_t skip, double refline,
-                const char *title)
-{
-    size_t nc = n_clusters(sv), ns = n_series(sv);
-    struct ci *v = cpn_calloc(npanel * nc * ns, sizeof *v);
-    size_t *choice = cpn_calloc(sv->nk + 1, sizeof *choice);
-    double mx = 0;
-    for (size_t p = 0; p < npanel; p++)
-        for (size_t c = 0; c < nc; c++)
-            for (size_t s = 0; s < ns; s++) {
-                base_choice(sv, choice, s, c);
-                struct ci x = ci_of(t, find_row(sv, t, choice, metrics[p]));
-                v[(p * nc + c) * ns + s] = x;
-                if (!isnan(x.hi))
-                    mx = fmax(mx, x.hi);
+    size_t nsv = sv->s < sv->nk ? sv->k[sv->s].n : 1, ns = nsv - (f->skip < nsv ? 1 : 0);
+    struct plot_cell *v = cpn_calloc(f->np * f->nc * nsv + 1, sizeof *v);
+    size_t *ch = cpn_calloc(sv->nk + 1, sizeof *ch);
+    for (size_t p = 0; p < f->np; p++) {
+        int cm = stats_csv_col(&sv->runs, f->p[p].metric);
+        for (size_t c = 0; c < f->nc; c++)
+            for (size_t s = 0; s < nsv; s++) {
+                memcpy(ch, f->choice + c * sv->nk, sv->nk * sizeof *ch);
+                if (sv->s < sv->nk)
+                    ch[sv->s] = s;
+                v[(p * f->nc + c) * nsv + s] = bar_cell(sv, &f->p[p], ch, cm);
+                if (f->p[p].kind == BAR_TIME) {
+                    struct plot_cell *e = &v[(p * f->nc + c) * nsv + s];
+                    e->m /= pl->tu.div;
+                    e->lo /= pl->tu.div;
+                    e->hi /= pl->tu.div;
+                }
             }
-    struct plot_unit u = time ? plot_time_unit(mx) : (struct plot_unit){1, ""};
+    }
+    struct plot_gpv hdr = {0};
+    plot_gpv_add(&hdr, "group");
+    for (size_t s = 0; s < nsv; s++)
+        if (s != f->skip)
+            plot_gpv_add(&hdr, " %s_x %s_mean %s_lo %s_hi",
+                         sv->s < sv->nk ? sv->k[sv->s].raw[s] : "runs",
+                         sv->s < sv->nk ? sv->k[sv->s].raw[s] : "runs",
+                         sv->s < sv->nk ? sv->k[sv->s].raw[s] : "runs",
+                         sv->s < sv->nk ? sv->k[sv->s].raw[s] : "runs");
+    plot_gpv_add(&hdr, " (a block per panel:");
+    for (size_t p = 0; p < f->np; p++)
+        plot_gpv_add(&hdr, " %s%s", f->p[p].metric, f->p[p].kind == BAR_RATIO ? "_ratio" : "");
+    plot_gpv_add(&hdr, ")");
+    /* Bars of a cluster side by side, 0.8 of the cluster's width in all; a lone
+     * cluster's no wider than PLOT_BAR_MAX_W each, lest two bars fill the page. */
+    double bw = 0.8 / (double)ns;
+    if (f->nc == 1 && bw > PLOT_BAR_MAX_W)
+        bw = PLOT_BAR_MAX_W;
     struct afile af = {0};
     char *dat = NULL;
-    int rc = plot_dat_open(pl, name, &af, &dat);
+    int rc = plot_dat_open(pl, f->name, hdr.s, &af, &dat);
+    free(hdr.s);
     if (!rc) {
-        for (size_t p = 0; p < npanel; p++) {
-            for (size_t c = 0; c < nc; c++) {
-                /* Quoted: an empty label (no queue key) must still be a column. */
-                fprintf(af.f, "\"%s\"", cluster_label(sv, c));
-                for (size_t s = 0; s < ns; s++) {
-                    if (s == skip)
+        for (size_t p = 0; p < f->np; p++) {
+            for (size_t c = 0; c < f->nc; c++) {
+                fprintf(af.f, "\"%s\"", f->clabel[c]);
+                for (size_t s = 0, i = 0; s < nsv; s++) {
+                    if (s == f->skip)
                         continue;
-                    const struct ci *x = &v[(p * nc + c) * ns + s];
-                    plot_put_val(af.f, x->m / u.div);
-                    plot_put_val(af.f, x->lo / u.div);
-                    plot_put_val(af.f, x->hi / u.div);
+                    const struct plot_cell *e = &v[(p * f->nc + c) * nsv + s];
+                    plot_put_val(af.f, (double)c + ((double)i++ - (double)(ns - 1) / 2) * bw);
+                    plot_put_cell(af.f, e);
                 }
                 fputc('\n', af.f);
             }
@@ -281,391 +395,291 @@ static int bars(struct plot *pl, const struct sweep_view *sv, const struct stats
         rc = plot_dat_close(pl, &af);
     }
     if (!rc) {
-        struct plot_gpv w = {0}, ser = {0};
-        series_words(sv, &ser, skip);
-        plot_gpv_str(&w, "data", dat);
-        plot_gpv_num(&w, "npanel", (double)npanel);
-        plot_gpv_num(&w, "nseries", (double)(ns - (skip < ns ? 1 : 0)));
-        plot_gpv_str(&w, "series", ser.s ? ser.s : "");
-        plot_gpv_num(&w, "clusters", (double)nc);
-        for (size_t p = 0; p < npanel; p++) {
-            char nm[32], lab[128];
-            if (time)
-                snprintf(lab, sizeof lab, "%s (%s)", ylabels[p], u.name);
-            else
-                snprintf(lab, sizeof lab, "%s", ylabels[p]);
-            snprintf(nm, sizeof nm, "ylabel%zu", p + 1);
-            plot_gpv_str(&w, nm, lab);
-            snprintf(nm, sizeof nm, "ptitle%zu", p + 1);
-            plot_gpv_str(&w, nm, ptitles ? ptitles[p] : "");
+        struct plot_gpv w = {0}, xt = {0}, xb = {0};
+        char held[512], notes[1024], sn[160], var[32];
+        plot_held_note(pl, sv, f->free_keys, f->choice, f->name, held, sizeof held);
+        plot_seed_note(v, f->np * f->nc * nsv, sn, sizeof sn);
+        snprintf(notes, sizeof notes, "%s%s%s%s", sn, held[0] ? "; " : "", held,
+                 sv->old_jct && strcmp(f->p[0].metric, "jct_mean_s") == 0 ?
+                 "; completed jobs only: this sweep's runs.csv has no jct_all_mean_s" : "");
+        /* One cluster without a name: the series label their own bars, no key. */
+        bool bare = f->nc == 1 && f->clabel[0][0] == '\0';
+        size_t maxl = 0;
+        for (size_t c = 0; c < f->nc; c++) {
+            size_t l = strlen(f->clabel[c]);
+            maxl = l > maxl ? l : maxl;
+            plot_gpv_add(&xt, "%s\"%s\" %zu", c ? ", " : "", f->clabel[c], c);
+            plot_gpv_add(&xb, "%s\"\" %zu", c ? ", " : "", c);
         }
-        for (size_t p = 0; p < npanel; p++) {
-            /* Room above the highest interval (and the reference line) for the key. */
-            double top = isnan(refline) ? 0 : refline;
-            for (size_t i = 0; i < nc * ns; i++) {
-                double h = v[p * nc * ns + i].hi / u.div;
-                if (!isnan(h) && i % ns != skip)
-                    top = fmax(top, h);
-            }
-            char nm[32];
-            snprintf(nm, sizeof nm, "ymax%zu", p + 1);
-            plot_gpv_num(&w, nm, top > 0 ? top * PLOT_HEADROOM : 1);
-        }
-        plot_gpv_str(&w, "xlabel", sv->c < sv->nk ? pretty_key(sv->k[sv->c].name) : "");
-        plot_gpv_str(&w, "title", title);
-        plot_gpv_num(&w, "refline", refline);
-        rc = plot_draw(pl, name, cpn_embed_plot_bars, EMBED_LEN(cpn_embed_plot_bars), &w,
-                       PLOT_BARS_H_CM);
-        free(w.s);
-        free(ser.s);
-    }
-    free(dat);
-    free(choice);
-    free(v);
-    return rc;
-}
-
-/* The word a --set key accepts for "no limit" (cpu_threshold's never), or NULL. */
-static const char *inf_word_of(const char *key)
-{
-    for (size_t i = 0; i < cluster_settable_count(); i++) {
-        const struct param *p = cluster_settable(i);
-        if (p && strcmp(cluster_settable_name(i), key) == 0)
-            return p->inf_word;
-    }
-    return NULL;
-}
-
-/* The x position of each value of key k into x[0..k->n): a number where it stands,
- * and the key's word for "no limit" (cpu_threshold's never) one step right of the
- * largest number, the step being the gap between the two largest (1 when there is
- * one number), so that it reads as the end of the scale. Returns whether the key can
- * be drawn on a numeric axis: every value a number or that word, at least one number. */
-static bool key_positions(const struct skey *k, double *x)
-{
-    const char *inf_word = inf_word_of(k->name);
-    double top = -INFINITY, next = -INFINITY;
-    size_t inf_at = SIZE_MAX, nnum = 0;
-    for (size_t i = 0; i < k->n; i++) {
-        x[i] = plot_num_of(k->raw[i]);
-        if (isnan(x[i])) {
-            if (!inf_word || strcmp(k->raw[i], inf_word) != 0)
-                return false;
-            inf_at = i;
-            continue;
-        }
-        nnum++;
-        if (x[i] > top) {
-            next = top;
-            top = x[i];
-        } else if (x[i] < top && x[i] > next) {
-            next = x[i];
-        }
-    }
-    if (nnum == 0)
-        return false;
-    if (inf_at != SIZE_MAX)
-        x[inf_at] = top + (isinf(next) ? 1 : top - next);
-    return true;
-}
-
-/* The panels of an ablation figure, top to bottom: a summary.csv metric, its axis
- * label and how it is shown. Times get a unit from their largest value; GPU
- * utilisation (a fraction) is shown in per cent; the GPU-seconds lost to CPU
- * contention in GPU-hours. */
-enum abl_unit { ABL_TIME, ABL_PERCENT, ABL_GPU_HOURS, ABL_COUNT };
-static const struct {
-    const char *metric, *ylabel;
-    enum abl_unit unit;
-} abl_panels[] = {
-    {"makespan_s", "makespan", ABL_TIME},
-    {"jct_mean_s", "mean JCT", ABL_TIME},
-    {"gpu_util_mean", "GPU util. (%)", ABL_PERCENT},
-    {"cpu_lost_gpu_s", "CPU-starved GPU-h", ABL_GPU_HOURS},
-    {"oom_events", "OOM kills", ABL_COUNT},
-};
-#define ABL_NPANEL (sizeof abl_panels / sizeof abl_panels[0])
-
-/* The divisor and axis label of panel m, whose largest value is max. */
-static double abl_scale(size_t m, double max, char *lab, size_t n)
-{
-    if (abl_panels[m].unit == ABL_TIME) {
-        struct plot_unit u = plot_time_unit(max);
-        snprintf(lab, n, "%s (%s)", abl_panels[m].ylabel, u.name);
-        return u.div;
-    }
-    snprintf(lab, n, "%s", abl_panels[m].ylabel);
-    switch (abl_panels[m].unit) {
-    case ABL_PERCENT: return 0.01;
-    case ABL_GPU_HOURS: return 3600;
-    case ABL_TIME:
-    case ABL_COUNT: break;
-    }
-    return 1;
-}
-
-/* The metrics of abl_panels against key a (x axis), one line per series with its
- * interval, a row of panels per metric and a column per queue. A metric that no run
- * reports (an older summary) is left out. The data file has a block per panel, a row
- * per value of a in x order: its label, its x position (key_positions), then mean,
- * low and high per series. */
-static int ablation(struct plot *pl, const struct sweep_view *sv, size_t a)
-{
-    const size_t nc = n_clusters(sv), ns = n_series(sv), nx = sv->k[a].n;
-    struct ci *v = cpn_calloc(ABL_NPANEL * nc * nx * ns, sizeof *v);
-    size_t *choice = cpn_calloc(sv->nk + 1, sizeof *choice);
-    size_t *order = cpn_calloc(nx, sizeof *order);
-    double *pos = cpn_calloc(nx, sizeof *pos), mx[ABL_NPANEL] = {0};
-    size_t keep[ABL_NPANEL], nkeep = 0;
-    key_positions(&sv->k[a], pos);
-    for (size_t m = 0; m < ABL_NPANEL; m++) {
-        bool any = false;
-        for (size_t c = 0; c < nc; c++)
-            for (size_t x = 0; x < nx; x++)
-                for (size_t s = 0; s < ns; s++) {
-                    base_choice(sv, choice, s, c);
-                    choice[a] = x;
-                    long r = find_row(sv, &sv->sum, choice, abl_panels[m].metric);
-                    struct ci e = ci_of(&sv->sum, r);
-                    v[((m * nc + c) * nx + x) * ns + s] = e;
-                    any |= !isnan(e.m);
-                    if (!isnan(e.hi))
-                        mx[m] = fmax(mx[m], e.hi);
-                }
-        if (any)
-            keep[nkeep++] = m;
-    }
-    /* x ascending, whatever the spec's order (insertion sort: a handful of values). */
-    for (size_t i = 0; i < nx; i++) {
-        size_t j = i;
-        while (j > 0 && pos[order[j - 1]] > pos[i]) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = i;
-    }
-    char name[128], lab[ABL_NPANEL][128];
-    double div[ABL_NPANEL];
-    for (size_t m = 0; m < ABL_NPANEL; m++)
-        div[m] = abl_scale(m, mx[m], lab[m], sizeof lab[m]);
-    snprintf(name, sizeof name, "ablation_%s", sv->k[a].name);
-    struct afile af = {0};
-    char *dat = NULL;
-    int rc = nkeep ? plot_dat_open(pl, name, &af, &dat) : CPN_OK;
-    if (!rc && nkeep) {
-        for (size_t i = 0; i < nkeep; i++)
-            for (size_t c = 0; c < nc; c++) {
-                size_t m = keep[i];
-                for (size_t xi = 0; xi < nx; xi++) {
-                    size_t x = order[xi];
-                    fprintf(af.f, "\"%s\"", sv->k[a].raw[x]);
-                    plot_put_val(af.f, pos[x]);
-                    for (size_t s = 0; s < ns; s++) {
-                        const struct ci *e = &v[((m * nc + c) * nx + x) * ns + s];
-                        plot_put_val(af.f, e->m / div[m]);
-                        plot_put_val(af.f, e->lo / div[m]);
-                        plot_put_val(af.f, e->hi / div[m]);
-                    }
-                    fputc('\n', af.f);
-                }
-                fputs("\n\n", af.f);
-            }
-        rc = plot_dat_close(pl, &af);
-    }
-    if (!rc && nkeep) {
-        struct plot_gpv w = {0}, ser = {0}, xt = {0}, bare = {0};
-        char note[512], title[700], var[32];
-        /* A row per metric, a column per queue: the rows share the x axis, whose
-         * labels only the lowest shows. */
-        size_t ncol = nc, nrow = nkeep, np = nkeep * nc;
-        held_note(sv, a, true, note, sizeof note);
-        snprintf(title, sizeof title, "%s ablation%s%s", pretty_key(sv->k[a].name),
-                 note[0] ? ": " : "", note);
-        series_words(sv, &ser, SIZE_MAX);
-        plot_gpv_str(&w, "data", dat);
-        plot_gpv_num(&w, "npanel", (double)np);
-        plot_gpv_num(&w, "nrow", (double)nrow);
-        plot_gpv_num(&w, "ncol", (double)ncol);
-        plot_gpv_num(&w, "nseries", (double)ns);
-        plot_gpv_str(&w, "series", ser.s ? ser.s : "");
-        plot_gpv_str(&w, "xlabel", pretty_key(sv->k[a].name));
-        for (size_t xi = 0; xi < nx; xi++)
-            plot_gpv_add(&xt, "%s\"%s\" %.10g", xi ? ", " : "", sv->k[a].raw[order[xi]],
-                         pos[order[xi]]);
-        for (size_t xi = 0; xi < nx; xi++)
-            plot_gpv_add(&bare, "%s\"\" %.10g", xi ? ", " : "", pos[order[xi]]);
-        plot_gpv_str(&w, "xtics", xt.s);
-        plot_gpv_str(&w, "xticsbare", bare.s);
-        free(xt.s);
-        free(bare.s);
-        double lo = pos[order[0]], hi = pos[order[nx - 1]];
-        plot_gpv_num(&w, "xmin", lo - PLOT_X_PAD * (hi - lo));
-        plot_gpv_num(&w, "xmax", hi + PLOT_X_PAD * (hi - lo));
-        plot_gpv_str(&w, "title", title);
-        for (size_t p = 0; p < np; p++) {
-            size_t m = keep[p / nc], c = p % nc;
-            snprintf(var, sizeof var, "ylabel%zu", p + 1);
-            plot_gpv_str(&w, var, c == 0 ? lab[m] : "");
-            snprintf(var, sizeof var, "ptitle%zu", p + 1);
-            plot_gpv_str(&w, var, nc > 1 ? cluster_label(sv, c) : "");
-            snprintf(var, sizeof var, "xlab%zu", p + 1);
-            plot_gpv_num(&w, var, p + ncol >= np ? 1 : 0);
-            /* A panel of zeros (no OOM kill anywhere) gets a fixed axis: gnuplot would
-             * warn that it cannot scale an empty range. */
-            double top = 0;
-            for (size_t i = 0; i < nx * ns; i++)
-                top = fmax(top, v[(m * nc + c) * nx * ns + i].hi); /* fmax skips NaN */
-            snprintf(var, sizeof var, "flat%zu", p + 1);
-            plot_gpv_num(&w, var, top > 0 ? 0 : 1);
-        }
-        double top = PLOT_LINES_TOP_CM + (nc > 1 ? PLOT_LINES_PTITLE_CM : 0);
-        plot_gpv_num(&w, "topcm", top);
-        plot_gpv_num(&w, "botcm", PLOT_LINES_BOTTOM_CM);
-        rc = plot_draw(pl, name, cpn_embed_plot_lines, EMBED_LEN(cpn_embed_plot_lines), &w,
-                       top + PLOT_LINES_ROW_H_CM * (double)nrow + PLOT_LINES_BOTTOM_CM);
-        free(w.s);
-        free(ser.s);
-    }
-    free(dat);
-    free(pos);
-    free(order);
-    free(choice);
-    free(v);
-    return rc;
-}
-
-/* JCT CDFs per series, pooled over seeds, a panel per cluster. */
-static int sweep_cdf(struct plot *pl, const struct sweep_view *sv)
-{
-    const size_t nc = n_clusters(sv), ns = n_series(sv);
-    double **x = cpn_calloc(nc * ns, sizeof *x);
-    size_t *n = cpn_calloc(nc * ns, sizeof *n), *cap = cpn_calloc(nc * ns, sizeof *cap);
-    size_t *choice = cpn_calloc(sv->nk + 1, sizeof *choice);
-    int *col = cpn_calloc(sv->nk + 1, sizeof *col);
-    int cname = stats_csv_col(&sv->runs, "name");
-    for (size_t k = 0; k < sv->nk; k++)
-        col[k] = stats_csv_col(&sv->runs, sv->k[k].name);
-    char *rdir = cpn_path_join(pl->src, "runs");
-    int rc = 0;
-    double mx = 0;
-    for (size_t c = 0; c < nc && !rc; c++)
-        for (size_t s = 0; s < ns && !rc; s++) {
-            base_choice(sv, choice, s, c);
-            for (size_t r = 0; r < sv->runs.n_rows && !rc; r++) {
-                bool ok = true;
-                for (size_t k = 0; k < sv->nk && ok; k++)
-                    if (k != sv->seed)
-                        ok = strcmp(stats_csv_get(&sv->runs, r, col[k]),
-                                    sv->k[k].raw[choice[k]]) == 0;
-                if (!ok)
+        if (bare) {
+            free(xt.s);
+            free(xb.s);
+            xt = xb = (struct plot_gpv){0};
+            for (size_t s = 0, i = 0; s < nsv; s++) {
+                if (s == f->skip)
                     continue;
-                char *d = cpn_path_join(rdir, stats_csv_get(&sv->runs, r, cname));
-                rc = plot_read_jcts(pl, d, &x[c * ns + s], &n[c * ns + s], &cap[c * ns + s]);
-                free(d);
+                double x = ((double)i - (double)(ns - 1) / 2) * bw;
+                plot_gpv_add(&xt, "%s\"%s\" %.6g", i ? ", " : "",
+                             sv->s < sv->nk ? plot_value_name(pl, "policy", sv->k[sv->s].raw[s],
+                                                              sv->k[sv->s].label[s])
+                                            : "runs",
+                             x);
+                plot_gpv_add(&xb, "%s\"\" %.6g", i++ ? ", " : "", x);
             }
-            for (size_t i = 0; i < n[c * ns + s]; i++)
-                mx = fmax(mx, x[c * ns + s][i]);
         }
-    free(rdir);
-    struct plot_unit u = plot_time_unit(mx);
-    struct afile af = {0};
-    char *dat = NULL;
-    if (!rc)
-        rc = plot_dat_open(pl, "jct_cdf", &af, &dat);
-    if (!rc) {
-        for (size_t i = 0; i < nc * ns; i++)
-            plot_put_cdf_block(af.f, x[i], n[i], u.div);
-        rc = plot_dat_close(pl, &af);
-    }
-    if (!rc) {
-        struct plot_gpv w = {0}, ser = {0};
-        char note[512], title[700], xl[64], nm[32];
-        held_note(sv, SIZE_MAX, false, note, sizeof note);
-        size_t seeds = sv->seed < sv->nk ? sv->k[sv->seed].n : 1;
-        snprintf(title, sizeof title, "JCT of completed jobs, %zu seed%s pooled%s%s", seeds,
-                 seeds == 1 ? "" : "s", note[0] ? "; " : "", note);
-        snprintf(xl, sizeof xl, "job completion time (%s)", u.name);
-        series_words(sv, &ser, SIZE_MAX);
+        bool rot = !bare && f->nc * (maxl + 2) > PLOT_XLABEL_CHARS;
+        double bot = PLOT_BOTTOM_CM + (rot ? PLOT_ROT_CM_PER_CHAR * (double)maxl : 0);
+        double hcm = PLOT_TOP_CM + PLOT_BARS_PANEL_CM * (double)f->np + bot;
         plot_gpv_str(&w, "data", dat);
-        plot_gpv_num(&w, "npanel", (double)nc);
-        plot_gpv_num(&w, "nseries", (double)ns);
-        plot_gpv_str(&w, "series", ser.s ? ser.s : "");
+        plot_gpv_num(&w, "npanel", (double)f->np);
+        plot_series_vars(pl, sv, &w, f->skip);
+        plot_gpv_num(&w, "clusters", (double)f->nc);
+        plot_gpv_num(&w, "bw", bw);
+        plot_gpv_num(&w, "bare", bare);
+        plot_gpv_num(&w, "xrot", rot);
+        plot_gpv_str(&w, "xtics", xt.s ? xt.s : "");
+        plot_gpv_str(&w, "xticsbare", xb.s ? xb.s : "");
+        plot_gpv_num(&w, "topcm", PLOT_TOP_CM);
+        plot_gpv_num(&w, "botcm", bot);
+        char kb[128], xl[300] = "";
+        for (size_t k = 0, used = 0; !bare && k < sv->nk && used < sizeof xl; k++)
+            if (f->free_keys >> k & 1)
+                used += (size_t)snprintf(xl + used, sizeof xl - used, "%s%s", used ? ", " : "",
+                                         plot_key_name(pl, sv->k[k].name, kb, sizeof kb));
         plot_gpv_str(&w, "xlabel", xl);
-        plot_gpv_str(&w, "title", title);
-        for (size_t c = 0; c < nc; c++) {
-            snprintf(nm, sizeof nm, "ptitle%zu", c + 1);
-            plot_gpv_str(&w, nm, cluster_label(sv, c));
+        plot_gpv_num(&w, "nokey", bare || sv->s >= sv->nk);
+        for (size_t p = 0; p < f->np; p++) {
+            snprintf(var, sizeof var, "ylabel%zu", p + 1);
+            plot_gpv_str(&w, var, f->p[p].ylabel);
+            double top = f->p[p].kind == BAR_RATIO ? 1 : 0;
+            for (size_t i = 0; i < f->nc * nsv; i++) {
+                const struct plot_cell *e = &v[p * f->nc * nsv + i];
+                if (i % nsv != f->skip)
+                    top = fmax(top, fmax(e->m, e->hi)); /* fmax skips NaN */
+            }
+            snprintf(var, sizeof var, "ymax%zu", p + 1);
+            plot_gpv_num(&w, var, top > 0 ? top * 1.08 : 1);
+            snprintf(var, sizeof var, "refline%zu", p + 1);
+            plot_gpv_num(&w, var, f->p[p].kind == BAR_RATIO ? 1 : NAN);
         }
-        rc = plot_draw(pl, "jct_cdf", cpn_embed_plot_cdf, EMBED_LEN(cpn_embed_plot_cdf), &w,
-                       PLOT_CDF_H_CM);
+        plot_gpv_title(pl, &w, head, notes);
+        rc = plot_draw(pl, f->name, cpn_embed_plot_bars, EMBED_LEN(cpn_embed_plot_bars), &w,
+                       hcm);
         free(w.s);
-        free(ser.s);
+        free(xt.s);
+        free(xb.s);
     }
     free(dat);
-    for (size_t i = 0; i < nc * ns; i++)
-        free(x[i]);
-    free(x);
-    free(n);
-    free(cap);
-    free(choice);
-    free(col);
+    free(ch);
+    free(v);
     return rc;
 }
+
+/* The clusters of a bar figure: every combination of the values of the keys in
+ * ckeys (a bit per key), less the baseline's own value when its key is one of them;
+ * every other key at its first value. Fills f->nc, choice and clabel. */
+static void bar_clusters(const struct plot *pl, const struct plot_sweep *sv, unsigned long ckeys,
+                         bool drop_baseline, struct bar_fig *f)
+{
+    size_t total = 1;
+    for (size_t k = 0; k < sv->nk; k++)
+        if (ckeys >> k & 1)
+            total *= sv->k[k].n;
+    f->choice = cpn_calloc(total * sv->nk + 1, sizeof *f->choice);
+    f->clabel = cpn_calloc(total + 1, sizeof *f->clabel);
+    f->free_keys = ckeys;
+    f->nc = 0;
+    size_t *ch = cpn_calloc(sv->nk + 1, sizeof *ch);
+    for (size_t i = 0; i < total; i++) {
+        size_t rest = i;
+        for (size_t k = sv->nk; k-- > 0;) {
+            ch[k] = 0;
+            if (ckeys >> k & 1) {
+                ch[k] = rest % sv->k[k].n;
+                rest /= sv->k[k].n;
+            }
+        }
+        if (drop_baseline && sv->bl_k < sv->nk && (ckeys >> sv->bl_k & 1) &&
+            ch[sv->bl_k] == sv->bl_v)
+            continue;
+        memcpy(f->choice + f->nc * sv->nk, ch, sv->nk * sizeof *ch);
+        size_t used = 0;
+        for (size_t k = 0; k < sv->nk; k++)
+            if ((ckeys >> k & 1) && used < sizeof f->clabel[0]) {
+                const char *vn = plot_value_name(pl, sv->k[k].name, sv->k[k].raw[ch[k]],
+                                                 sv->k[k].label[ch[k]]);
+                /* A value label with a double quote would end the tick's string. */
+                used += (size_t)snprintf(f->clabel[f->nc] + used, sizeof f->clabel[0] - used,
+                                         "%s%s", used ? ", " : "", vn);
+            }
+        for (char *c = f->clabel[f->nc]; *c; c++)
+            if (*c == '"')
+                *c = '\'';
+        f->nc++;
+    }
+    free(ch);
+}
+
+static void bar_fig_free(struct bar_fig *f)
+{
+    free(f->choice);
+    free(f->clabel);
+}
+
+/* The baseline as the figures name it: the policy's name, or "KEY VALUE". */
+static const char *baseline_name(const struct plot *pl, const struct plot_sweep *sv, char *buf,
+                                 size_t len)
+{
+    const struct plot_key *k = &sv->k[sv->bl_k];
+    const char *v = plot_value_name(pl, k->name, k->raw[sv->bl_v], k->label[sv->bl_v]);
+    if (sv->bl_k == sv->s)
+        return v;
+    char kb[128];
+    snprintf(buf, len, "%s %s", plot_key_name(pl, k->name, kb, sizeof kb), v);
+    return buf;
+}
+
+static void set_panel(const struct plot *pl, const struct plot_sweep *sv, struct bar_panel *bp,
+                      const char *metric, bool ratio)
+{
+    bp->metric = metric;
+    size_t l = strlen(metric);
+    bool time = l > 2 && strcmp(metric + l - 2, "_s") == 0;
+    bp->kind = ratio ? BAR_RATIO
+               : time ? BAR_TIME
+               : strcmp(metric, "gpu_util_mean") == 0 || strcmp(metric, "cpu_util_mean") == 0
+                   ? BAR_PERCENT
+                   : BAR_COUNT;
+    const char *what = strcmp(metric, "makespan_s") == 0       ? "makespan"
+                       : strcmp(metric, "jct_all_mean_s") == 0 ? "mean JCT, all jobs"
+                       : strcmp(metric, "jct_mean_s") == 0     ? "mean JCT, completed"
+                       : strcmp(metric, "oom_events") == 0     ? "OOM kills"
+                       : strcmp(metric, "not_completed") == 0  ? "jobs not completed"
+                       : strcmp(metric, "failed") == 0         ? "jobs failed"
+                       : strcmp(metric, "gpu_util_mean") == 0  ? "GPU utilisation"
+                                                               : NULL;
+    char kb[128];
+    if (!what) {
+        what = plot_key_name(pl, metric, kb, sizeof kb);
+        if (time) /* the key name's own " (s)" gives way to the figure's unit */
+            kb[strlen(kb) - 4] = '\0';
+    }
+    if (ratio)
+        snprintf(bp->ylabel, sizeof bp->ylabel, "%s / %s's", what,
+                 sv->bl_k == sv->s ? plot_value_name(pl, "policy", sv->k[sv->s].raw[sv->bl_v],
+                                                     sv->k[sv->s].label[sv->bl_v])
+                                   : "baseline");
+    else if (bp->kind == BAR_TIME)
+        snprintf(bp->ylabel, sizeof bp->ylabel, "%s (%s)", what, pl->tu.name);
+    else if (bp->kind == BAR_PERCENT)
+        snprintf(bp->ylabel, sizeof bp->ylabel, "%s (%%)", what);
+    else
+        snprintf(bp->ylabel, sizeof bp->ylabel, "%s", what);
+}
+
+/* The bar figure of one metric: makespan, jct_mean (with the jobs not completed
+ * beside it), oom, or the metric's own name. */
+static int bar_metric(struct plot *pl, const struct plot_sweep *sv, const char *metric)
+{
+    struct bar_fig f = {.skip = SIZE_MAX};
+    bool jct = strcmp(metric, sv->jct) == 0;
+    f.name = strcmp(metric, "makespan_s") == 0   ? "makespan"
+             : jct                               ? "jct_mean"
+             : strcmp(metric, "oom_events") == 0 ? "oom"
+                                                 : metric;
+    set_panel(pl, sv, &f.p[f.np++], metric, false);
+    if (jct)
+        set_panel(pl, sv, &f.p[f.np++], sv->fails, false);
+    bar_clusters(pl, sv, sv->c < sv->nk ? 1ul << sv->c : 0, false, &f);
+    char head[256];
+    snprintf(head, sizeof head, "%s", f.p[0].ylabel);
+    if (head[0] >= 'a' && head[0] <= 'z') /* the axis label as a title */
+        head[0] = (char)(head[0] - 'a' + 'A');
+    if (jct)
+        snprintf(head, sizeof head, "%s", sv->old_jct ? "Mean JCT of completed jobs, and jobs failed"
+                                                      : "Mean JCT over all jobs, and jobs not completed");
+    int rc = bars_draw(pl, sv, &f, head);
+    bar_fig_free(&f);
+    return rc;
+}
+
+/* The ratio figure: the times among the metrics as per-seed ratios to the baseline,
+ * and beside the JCT the jobs not completed. Its clusters are the queues and, when
+ * the baseline is not a policy, the baseline key's other values. */
+static int bar_ratio(struct plot *pl, const struct plot_sweep *sv, const char *const *metrics,
+                     size_t nm)
+{
+    struct bar_fig f = {.name = "ratio", .skip = SIZE_MAX};
+    bool jct = false;
+    for (size_t i = 0; i < nm && f.np < 3; i++) {
+        size_t l = strlen(metrics[i]);
+        if (l > 2 && strcmp(metrics[i] + l - 2, "_s") == 0) {
+            set_panel(pl, sv, &f.p[f.np++], metrics[i], true);
+            jct |= strcmp(metrics[i], sv->jct) == 0;
+        }
+    }
+    if (f.np == 0)
+        return CPN_OK;
+    if (jct)
+        set_panel(pl, sv, &f.p[f.np++], sv->fails, false);
+    unsigned long ck = sv->c < sv->nk ? 1ul << sv->c : 0;
+    if (sv->bl_k == sv->s)
+        f.skip = sv->bl_v; /* 1 by construction: the dashed line */
+    else
+        ck |= 1ul << sv->bl_k;
+    bar_clusters(pl, sv, ck, true, &f);
+    int rc = CPN_OK;
+    if (f.nc > 0 && (f.skip == SIZE_MAX || sv->k[sv->s].n > 1)) {
+        char head[400], bb[256];
+        snprintf(head, sizeof head, "Paired ratios to %s, seed by seed",
+                 baseline_name(pl, sv, bb, sizeof bb));
+        rc = bars_draw(pl, sv, &f, head);
+    }
+    bar_fig_free(&f);
+    return rc;
+}
+
+/* ---- The entry point ------------------------------------------------------------ */
 
 int plot_sweep(struct plot *pl)
 {
-    struct sweep_view sv = {0};
+    struct plot_sweep sv = {0};
     int rc = load_sweep(pl, &sv);
-    char note[512], title[700];
+    const char *defaults[] = {"makespan_s", sv.jct, "oom_events"};
+    const char *const *metrics = pl->o->n_metrics ? pl->o->metrics : defaults;
+    size_t nm = pl->o->n_metrics ? pl->o->n_metrics : 3;
+    for (size_t i = 0; !rc && i < nm; i++) {
+        /* A metric is a column of runs.csv with a number in some row. */
+        int cm = stats_csv_col(&sv.runs, metrics[i]);
+        bool num = false;
+        for (size_t r = 0; cm >= 0 && r < sv.runs.n_rows && !num; r++)
+            num = !isnan(plot_num_of(stats_csv_get(&sv.runs, r, cm)));
+        for (size_t k = 0; k < sv.nk; k++)
+            num &= cm != sv.col[k];
+        if (!num)
+            rc = cpn_fail(pl->err, sizeof pl->err, CPN_EINPUT,
+                          "--metrics: '%s' is not a metric of %s/runs.csv (a numeric column "
+                          "such as makespan_s)",
+                          metrics[i], pl->src);
+    }
     if (!rc) {
-        static const char *const m1[] = {"makespan_s"}, *const l1[] = {"makespan"};
-        static const char *const m2[] = {"jct_mean_s"}, *const l2[] = {"mean JCT"};
-        static const char *const m3[] = {"oom_events"}, *const l3[] = {"OOM kills"};
-        held_note(&sv, SIZE_MAX, true, note, sizeof note);
-        snprintf(title, sizeof title, "Makespan%s%s", note[0] ? ": " : "", note);
-        rc = bars(pl, &sv, &sv.sum, "makespan", m1, l1, NULL, 1, true, SIZE_MAX, NAN, title);
-        if (!rc) {
-            snprintf(title, sizeof title, "Mean job completion time%s%s", note[0] ? ": " : "",
-                     note);
-            rc = bars(pl, &sv, &sv.sum, "jct_mean", m2, l2, NULL, 1, true, SIZE_MAX, NAN, title);
-        }
-        if (!rc) {
-            snprintf(title, sizeof title, "OOM kills%s%s", note[0] ? ": " : "", note);
-            rc = bars(pl, &sv, &sv.sum, "oom", m3, l3, NULL, 1, false, SIZE_MAX, NAN, title);
-        }
+        /* One time unit for every figure, from the longest run. */
+        int cm = stats_csv_col(&sv.runs, "makespan_s");
+        double mx = 0;
+        for (size_t r = 0; r < sv.runs.n_rows; r++)
+            mx = fmax(mx, plot_num_of(stats_csv_get(&sv.runs, r, cm)));
+        pl->tu = plot_time_unit(mx);
     }
-    if (!rc && sv.has_base && sv.bl_key) {
-        static const char *const m[] = {"makespan_s", "jct_mean_s"};
-        static const char *const t[] = {"makespan", "mean JCT"};
-        char l0[128], l1[128];
-        snprintf(l0, sizeof l0, "ratio to %s", sv.bl_val);
-        snprintf(l1, sizeof l1, "ratio to %s", sv.bl_val);
-        const char *const labs[] = {l0, l1};
-        /* The baseline's own series is 1 by construction: left out, a dashed line. */
-        size_t skip = SIZE_MAX;
-        if (sv.s < sv.nk && strcmp(sv.bl_key, sv.k[sv.s].name) == 0)
-            for (size_t i = 0; i < sv.k[sv.s].n; i++)
-                if (strcmp(sv.k[sv.s].raw[i], sv.bl_val) == 0)
-                    skip = i;
-        if (skip == SIZE_MAX || n_series(&sv) > 1) {
-            held_note(&sv, SIZE_MAX, false, note, sizeof note);
-            size_t seeds = sv.seed < sv.nk ? sv.k[sv.seed].n : 1;
-            snprintf(title, sizeof title,
-                     "Paired ratio to %s=%s, mean of %zu seed%s with 95%% CI%s%s", sv.bl_key,
-                     sv.bl_val, seeds, seeds == 1 ? "" : "s", note[0] ? "; " : "", note);
-            rc = bars(pl, &sv, &sv.base, "ratio", m, labs, t, 2, false, skip, 1.0, title);
-        }
-    }
-    for (size_t k = 0; !rc && k < sv.nk; k++)
-        if (k != sv.s && k != sv.c && k != sv.seed && sv.k[k].n >= 2) {
-            double *pos = cpn_calloc(sv.k[k].n, sizeof *pos);
-            bool numeric = key_positions(&sv.k[k], pos);
-            free(pos);
-            if (numeric)
-                rc = ablation(pl, &sv, k);
-        }
+    for (size_t i = 0; !rc && i < nm; i++)
+        rc = bar_metric(pl, &sv, metrics[i]);
+    if (!rc && sv.bl_k < sv.nk)
+        rc = bar_ratio(pl, &sv, metrics, nm);
     if (!rc)
-        rc = sweep_cdf(pl, &sv);
+        rc = plot_ablations(pl, &sv);
+    if (!rc)
+        rc = plot_sweep_cdf(pl, &sv);
+    if (!rc)
+        rc = plot_sweep_timelines(pl, &sv);
     free_sweep(&sv);
     return rc;
 }
