@@ -1,4 +1,7 @@
-/* sim: the simulation loop and the truth model; the controller's side is controller.c.
+/* sim: the simulation loop, its event handlers and the truth model's jobs; the truth's
+ * rates (GPU time-slicing, CPU contention, background load) and the busy-time
+ * accounting are in sim_rate.c (declared in sim_int.h); the controller's side is
+ * controller.c.
  *
  * Truth. A placed job holds its node's CPU and memory requests and its GPUs from
  * placement to its end. While its data moves it is in TRANSFER; then it RUNS. A
@@ -21,10 +24,9 @@
  * scheduling point (arrival, a learnt end, retry, scrape), the policy is asked for
  * placements until it makes none. This is the only loop; policies never see it. */
 #include "sim.h"
+#include "sim_int.h"
 
 #include <errno.h>
-#include <gsl/gsl_cdf.h>
-#include <gsl/gsl_math.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,186 +43,7 @@ const char *const job_state_name[JS_NSTATES] = {
     [JS_UNFINISHED] = "unfinished",
 };
 
-/* ---- truth: rates and GPU residency ---- */
-
-/* The GPU-limited rate of job j: the slowest time-slicing share of its GPUs. */
-static double gpu_rate(const struct sim *s, uint32_t j)
-{
-    const struct job *jb = &s->jobs->v[j];
-    double rate = 1.0;
-    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
-        double r = catalog_share_rate(s->cat, s->gpu_running[s->job_gpus[s->slot_first[j] + k]]);
-        if (r < rate)
-            rate = r;
-    }
-    return rate;
-}
-
-/* Brings a running job's remaining work and the time it lost to CPU contention up to
- * now, at the rate and CPU share it has had since its last update. */
-static void catch_up(struct sim *s, struct jobrt *r)
-{
-    double dt = s->now - r->last_update_s;
-    r->work_left_s -= r->rate * dt;
-    if (r->work_left_s < 0)
-        r->work_left_s = 0;
-    r->cpu_lost_s += (1.0 - r->cpu_factor) * dt;
-    r->last_update_s = s->now;
-}
-
-/* Sets a running job's GPU-limited rate and CPU share, bringing it up to date first
- * when they change its progress, and pushes its END event again when its rate changed. */
-static void set_rate(struct sim *s, uint32_t j, double grate, double cfactor)
-{
-    struct jobrt *r = &s->rt[j];
-    double rate = grate * cfactor;
-    if (rate == r->rate && cfactor == r->cpu_factor) {
-        r->gpu_rate = grate;
-        return;
-    }
-    catch_up(s, r);
-    r->gpu_rate = grate;
-    r->cpu_factor = cfactor;
-    if (rate == r->rate)
-        return;
-    r->rate = rate;
-    r->gen++;
-    eq_schedule(&s->eq, s->key_end + j, s->now + r->work_left_s / rate, EV_END, j, r->gen);
-}
-
-/* Accumulates busy core-seconds up to now (before any change of cpu_used_total),
- * from the first submission on, the span the summary divides by. */
-static void account_cpu(struct sim *s)
-{
-    if (s->now > s->cpu_since_s) {
-        s->st.cpu_used_integral += s->cpu_used_total * (s->now - s->cpu_since_s);
-        s->cpu_since_s = s->now;
-    }
-}
-
-static void mark_node(struct sim *s, uint32_t n);
-
-/* Calls fn(s, job) for every running job that shares a GPU with job j (j included when
- * it runs); a job sharing several is visited once per GPU shared. */
-static void for_gpu_neighbours(struct sim *s, uint32_t j, void (*fn)(struct sim *, uint32_t))
-{
-    const struct job *jb = &s->jobs->v[j];
-    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
-        uint32_t g = s->job_gpus[s->slot_first[j] + k];
-        for (uint32_t e = s->gpu_resident[g]; e != VIEW_NONE; e = s->slots[e].next)
-            if (s->rt[s->slots[e].job].state == JS_RUNNING)
-                fn(s, s->slots[e].job);
-    }
-}
-
-static void update_gpu_rate(struct sim *s, uint32_t j) { s->rt[j].gpu_rate = gpu_rate(s, j); }
-
-static void apply_rate(struct sim *s, uint32_t j)
-{
-    set_rate(s, j, s->rt[j].gpu_rate, s->node_factor[s->job_node[j]]);
-}
-
-/* Node n's CPU after its running jobs, their GPU sharing or its background changed:
- * each job's demand (cpu_cores at its GPU-limited rate), the share of that demand the
- * node can serve, the jobs' rates, and what a scrape reads. The cores available to
- * jobs are cpus x (1 - background); when the jobs ask more, each progresses at
- * available / demand of its GPU-limited rate (proportional sharing).
- *
- * When `changed` names a job that just started or stopped on its GPUs, only the jobs
- * sharing a GPU with it can have a new GPU-limited rate; the others' rates change only
- * if the node's share does. So only those are recomputed and, unless the share moved,
- * only their rates are set again: the cost of a start or an end is the jobs of its
- * GPUs, not of its node. changed VIEW_NONE (the background changed) recomputes all. */
-static void refresh_node(struct sim *s, uint32_t n, uint32_t changed)
-{
-    const struct node *nd = &s->cl->nodes[n];
-    if (changed == VIEW_NONE)
-        for (uint32_t j = s->node_run_head[n]; j != VIEW_NONE; j = s->rt[j].rnext)
-            update_gpu_rate(s, j);
-    else
-        for_gpu_neighbours(s, changed, update_gpu_rate);
-    double demand = 0;
-    for (uint32_t j = s->node_run_head[n]; j != VIEW_NONE; j = s->rt[j].rnext)
-        demand += s->rt[j].cpu_cores * s->rt[j].gpu_rate;
-    double avail = nd->cpus * (1.0 - s->node_bg[n]);
-    double factor = demand > avail ? avail / demand : 1.0;
-    if (changed == VIEW_NONE || factor != s->node_factor[n]) {
-        s->node_factor[n] = factor;
-        for (uint32_t j = s->node_run_head[n]; j != VIEW_NONE; j = s->rt[j].rnext)
-            apply_rate(s, j);
-    } else {
-        for_gpu_neighbours(s, changed, apply_rate);
-    }
-    double used = (demand < avail ? demand : avail) + nd->cpus * s->node_bg[n];
-    if (used != s->node_cpu_used[n] || demand != s->node_demand[n]) {
-        account_cpu(s);
-        s->cpu_used_total += used - s->node_cpu_used[n];
-        s->site_cpu_used[nd->site] += used - s->node_cpu_used[n];
-        s->node_cpu_used[n] = used;
-        s->node_demand[n] = demand;
-        double u = nd->cpus > 0 ? used / nd->cpus : 0.0;
-        if (u != s->node_cpu_util[n]) {
-            s->node_cpu_util[n] = u;
-            mark_node(s, n);
-            if (s->cl->cfg.scrape_interval_s <= 0) { /* live metrics: the view changed */
-                s->view.version++;
-                controller_index_refresh(s, n);
-            }
-        }
-    }
-}
-
-/* Adds running job j to its node's list, or takes it out. */
-static void node_run_link(struct sim *s, uint32_t j)
-{
-    uint32_t n = s->job_node[j];
-    struct jobrt *r = &s->rt[j];
-    r->rprev = VIEW_NONE;
-    r->rnext = s->node_run_head[n];
-    if (r->rnext != VIEW_NONE)
-        s->rt[r->rnext].rprev = j;
-    s->node_run_head[n] = j;
-}
-
-static void node_run_unlink(struct sim *s, uint32_t j)
-{
-    struct jobrt *r = &s->rt[j];
-    if (r->rprev == VIEW_NONE)
-        s->node_run_head[s->job_node[j]] = r->rnext;
-    else
-        s->rt[r->rprev].rnext = r->rnext;
-    if (r->rnext != VIEW_NONE)
-        s->rt[r->rnext].rprev = r->rprev;
-    r->rnext = r->rprev = VIEW_NONE;
-}
-
 /* ---- background load of other tenants ---- */
-
-/* splitmix64: one step of its generator (the golden-ratio increment), then its finaliser. */
-static uint64_t mix64(uint64_t x) { return cpn_mix64(x + 0x9E3779B97F4A7C15ull); }
-
-/* A standard normal draw that depends only on (seed, node, step): a uniform in (0, 1)
- * from a hash of the three, through GSL's inverse normal CDF. Drawn this way the load
- * is the same whatever order events come in, so every policy of a run sees the same. */
-static double bg_gauss(uint64_t seed, uint32_t n, uint64_t k)
-{
-    uint64_t h = mix64(seed ^ mix64(((uint64_t)n << 32) ^ mix64(k)));
-    return gsl_cdf_ugaussian_Pinv(((double)(h >> 11) + 0.5) / 9007199254740992.0);
-}
-
-double sim_background(const struct sim *s, uint32_t n, double t)
-{
-    const struct cpu_background *b = &s->cl->nodes[n].bg;
-    if (!cpu_background_varies(b))
-        return b->mean;
-    double k = floor(t / b->step_s), t0 = k * b->step_s;
-    double x = b->mean;
-    if (b->amplitude != 0)
-        x += b->amplitude * sin(2.0 * M_PI * (t0 + b->phase_s) / b->period_s);
-    if (b->noise != 0)
-        x += b->noise * bg_gauss(s->seed, n, (uint64_t)k);
-    return x < 0 ? 0 : x > CLUSTER_MAX_BACKGROUND ? CLUSTER_MAX_BACKGROUND : x;
-}
 
 /* Node n's background takes its value for the step that begins now; the next step's
  * event is pushed. */
@@ -230,50 +53,9 @@ static void on_background(struct sim *s, uint32_t n)
     double bg = sim_background(s, n, s->now);
     if (bg != s->node_bg[n]) {
         s->node_bg[n] = bg;
-        refresh_node(s, n, VIEW_NONE);
+        sim_refresh_node(s, n, VIEW_NONE);
     }
     eq_push(&s->eq, (floor(s->now / b->step_s) + 1.0) * b->step_s, EV_BACKGROUND, n, 0);
-}
-
-static uint32_t site_of_gpu(const struct sim *s, uint32_t g)
-{
-    return s->cl->nodes[s->cl->gpu_node[g]].site;
-}
-
-static void mark_node(struct sim *s, uint32_t n)
-{
-    if (!s->node_dirty[n]) {
-        s->node_dirty[n] = 1;
-        s->dirty_nodes[s->n_dirty_nodes++] = n;
-    }
-}
-
-/* Notes that GPU g's utilisation or memory changed since the last scrape. */
-static void mark_gpu(struct sim *s, uint32_t g)
-{
-    if (!s->gpu_dirty[g]) {
-        s->gpu_dirty[g] = 1;
-        s->dirty_gpus[s->n_dirty_gpus++] = g;
-    }
-    mark_node(s, s->cl->gpu_node[g]);
-}
-
-static void recompute_gpu_mem(struct sim *s, uint32_t g)
-{
-    double m = 0;
-    for (uint32_t e = s->gpu_resident[g]; e != VIEW_NONE; e = s->slots[e].next)
-        if (s->rt[s->slots[e].job].peaked)
-            m += s->rt[s->slots[e].job].peak_gib;
-    s->site_mem_gib[site_of_gpu(s, g)] += m - s->gpu_mem_gib[g];
-    s->gpu_mem_gib[g] = m;
-    mark_gpu(s, g);
-}
-
-/* Accumulates GPU busy time up to now (before any change of busy_gpus). */
-static void account_busy(struct sim *s, double t)
-{
-    s->st.gpu_busy_integral += (double)s->busy_gpus * (t - s->busy_since_s);
-    s->busy_since_s = t;
 }
 
 /* Work (seconds at full rate), peak memory and CPU demand (cores at full solo speed)
@@ -304,7 +86,7 @@ static void release(struct sim *s, uint32_t j)
     struct jobrt *r = &s->rt[j];
     const struct job *jb = &s->jobs->v[j];
     bool was_running = r->state == JS_RUNNING;
-    account_busy(s, s->now);
+    sim_account_busy(s, s->now);
     for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         uint32_t e = s->slot_first[j] + k;
         struct slot *sl = &s->slots[e];
@@ -318,22 +100,22 @@ static void release(struct sim *s, uint32_t j)
         sl->next = sl->prev = VIEW_NONE;
         if (was_running && --s->gpu_running[g] == 0) {
             s->busy_gpus--;
-            s->site_busy[site_of_gpu(s, g)]--;
+            s->site_busy[sim_site_of_gpu(s, g)]--;
         }
         if (s->gpu_resident[g] == VIEW_NONE)
             s->gpu_util[g] = 0.0;
-        mark_gpu(s, g);
+        sim_mark_gpu(s, g);
     }
     r->peaked = 0;
     for (uint32_t k = 0; k < sim_job_nslots(jb); k++)
-        recompute_gpu_mem(s, s->job_gpus[s->slot_first[j] + k]);
+        sim_recompute_gpu_mem(s, s->job_gpus[s->slot_first[j] + k]);
     s->node_cpus_held[s->job_node[j]] -= jb->cpus;
     s->node_mem_held[s->job_node[j]] -= jb->mem_gib;
     if (--s->node_jobs[s->job_node[j]] == 0)
         s->node_cpus_held[s->job_node[j]] = s->node_mem_held[s->job_node[j]] = 0;
     if (was_running) {
-        catch_up(s, r);
-        node_run_unlink(s, j);
+        sim_catch_up(s, r);
+        sim_node_run_unlink(s, j);
         s->running--;
     }
     r->gen++;
@@ -343,7 +125,7 @@ static void release(struct sim *s, uint32_t j)
     s->last_change_s = s->now;
     s->view.version++;
     if (was_running)
-        refresh_node(s, s->job_node[j], j);
+        sim_refresh_node(s, s->job_node[j], j);
     controller_index_refresh(s, s->job_node[j]);
 }
 
@@ -382,7 +164,7 @@ static void start_running(struct sim *s, uint32_t j)
 {
     struct jobrt *r = &s->rt[j];
     const struct job *jb = &s->jobs->v[j];
-    account_busy(s, s->now);
+    sim_account_busy(s, s->now);
     r->state = JS_RUNNING;
     s->running++;
     r->start_s = s->now;
@@ -393,14 +175,14 @@ static void start_running(struct sim *s, uint32_t j)
         uint32_t g = s->job_gpus[s->slot_first[j] + k];
         if (s->gpu_running[g]++ == 0) {
             s->busy_gpus++;
-            s->site_busy[site_of_gpu(s, g)]++;
+            s->site_busy[sim_site_of_gpu(s, g)]++;
         }
     }
     r->gpu_rate = r->cpu_factor = 1.0;
-    node_run_link(s, j);
+    sim_node_run_link(s, j);
     s->last_change_s = s->now;
     s->view.version++;
-    refresh_node(s, s->job_node[j], j); /* includes j itself: pushes its END */
+    sim_refresh_node(s, s->job_node[j], j); /* includes j itself: pushes its END */
     policy_call_job_event(s, j, POLICY_JOB_STARTED);
     eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, s->attempts[j]);
 }
@@ -414,8 +196,8 @@ static void on_peak(struct sim *s, uint32_t j)
     for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         uint32_t g = s->job_gpus[s->slot_first[j] + k];
         s->gpu_mem_gib[g] += r->peak_gib;
-        s->site_mem_gib[site_of_gpu(s, g)] += r->peak_gib;
-        mark_gpu(s, g);
+        s->site_mem_gib[sim_site_of_gpu(s, g)] += r->peak_gib;
+        sim_mark_gpu(s, g);
         double cap = s->cl->types[s->cl->nodes[s->cl->gpu_node[g]].type].mem_gib;
         if (s->gpu_mem_gib[g] > cap + VIEW_FIT_EPS)
             over = true;
@@ -615,7 +397,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
             s->slots[sl->next].prev = e;
         s->gpu_resident[g] = e;
         s->gpu_util[g] = 1.0;
-        mark_gpu(s, g);
+        sim_mark_gpu(s, g);
         /* Another job is on the GPU: neither run is a run alone. (The controller knows it
          * in hindsight, from the start and end times of the jobs it placed there.) */
         if (sl->next != VIEW_NONE) {
@@ -875,7 +657,7 @@ int sim_run(struct sim *s, char *err, size_t errlen)
     for (uint32_t n = 0; n < s->cl->n_nodes; n++) {
         const struct cpu_background *b = &s->cl->nodes[n].bg;
         s->node_bg[n] = sim_background(s, n, 0.0);
-        refresh_node(s, n, VIEW_NONE);
+        sim_refresh_node(s, n, VIEW_NONE);
         if (cpu_background_varies(b))
             eq_push(&s->eq, b->step_s, EV_BACKGROUND, n, 0);
     }
@@ -910,12 +692,12 @@ int sim_run(struct sim *s, char *err, size_t errlen)
             s->progress->report(s->progress->ctx, s);
     }
 
-    account_busy(s, s->now);
-    account_cpu(s);
+    sim_account_busy(s, s->now);
+    sim_account_cpu(s);
     for (size_t j = 0; j < s->jobs->n; j++) {
         struct jobrt *r = &s->rt[j];
         if (r->state == JS_RUNNING) /* at the horizon */
-            catch_up(s, r);
+            sim_catch_up(s, r);
         if (r->cpu_lost_s > 0) {
             s->st.cpu_lost_gpu_s += r->cpu_lost_s * (double)s->jobs->v[j].gpus;
             s->st.cpu_slowed_jobs++;

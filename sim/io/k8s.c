@@ -9,11 +9,16 @@
  * number, yes is a boolean), so a manifest Kubernetes would reject is rejected here
  * too, with one exception: an unquoted number in an annotation, which the original
  * controller's own documented files use (`epoch: 100`), is read as its number with a
- * note. The values found go to sim/jobin, which applies the job CSV's rules. */
+ * note. The values found go to sim/jobin, which applies the job CSV's rules.
+ *
+ * This file reads a Job's fields (annotations, resources, spec) and drives libyaml;
+ * the generic node helpers it reads them with (scalar types, typed readers, errors
+ * and warnings) are in k8s_node.c, declared in k8s_int.h. */
 #include "k8s.h"
 
 #include "../engine/catalog.h"
 #include "jobin.h"
+#include "k8s_int.h"
 #include "k8s_quantity.h"
 #include "trace.h"
 #include "../base/util.h"
@@ -21,271 +26,18 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <nettle/sha2.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
 enum {
-    K8S_PATH_MAX = 256,    /* longest field path in a message */
-    K8S_SHOW_MAX = 40,     /* longest value quoted in a message */
-    K8S_WARN_MAX = 200,    /* distinct warnings kept; more are only counted */
     K8S_MILLI = 1000,      /* millis in a unit */
-    K8S_NAME_MAX = 253,    /* longest DNS-1123 subdomain (a Job's name) */
 };
 #define K8S_BYTES_PER_GIB 1073741824.0
 /* The simulator's default backoff_limit (sim/engine/cluster.c); a Job asking for another
  * is told that the cluster's value applies. */
 #define K8S_SIM_BACKOFF_LIMIT 4
 
-/* ------------------------------------------------------------------------- */
-/* The YAML reader. */
-
-struct kwarn {
-    char *text; /* "path: message" */
-    uint32_t line;
-    size_t count;
-};
-
-struct kr {
-    const char *name;
-    const struct catalog *cat;
-    char *err;
-    size_t errlen;
-    yaml_document_t *doc;
-    struct jobin *b;
-    struct kwarn *warns;
-    size_t nwarn, capwarn, warn_more;
-    /* The first annotation given as an unquoted number, and how many there were. */
-    char unquoted_path[K8S_PATH_MAX];
-    char unquoted_val[K8S_SHOW_MAX + 1];
-    uint32_t unquoted_line;
-    size_t unquoted_n;
-};
-
-enum ktype { KT_MAPPING, KT_SEQUENCE, KT_STRING, KT_NUMBER, KT_BOOL, KT_NULL };
-
-static const char *const kt_names[] = {
-    [KT_MAPPING] = "a mapping", [KT_SEQUENCE] = "a list", [KT_STRING] = "a string",
-    [KT_NUMBER] = "a number",   [KT_BOOL] = "a boolean",  [KT_NULL] = "null",
-};
-
-/* Plain scalars that YAML 1.1 (Kubernetes' decoder) reads as null or a boolean. */
-static const char *const kt_nulls[] = {"", "~", "null", "Null", "NULL"};
-static const char *const kt_bools[] = {"y",   "Y",   "yes", "Yes", "YES", "n",     "N",
-                                       "no",  "No",  "NO",  "true", "True", "TRUE", "false",
-                                       "False", "FALSE", "on",  "On",  "ON",  "off",   "Off",
-                                       "OFF"};
-
-static bool kt_in(const char *s, const char *const *set, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(s, set[i]) == 0)
-            return true;
-    return false;
-}
-
-static const char *k_str(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
-
-static enum ktype k_type(const yaml_node_t *n)
-{
-    if (n->type == YAML_MAPPING_NODE)
-        return KT_MAPPING;
-    if (n->type == YAML_SEQUENCE_NODE)
-        return KT_SEQUENCE;
-    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return KT_STRING;
-    const char *s = k_str(n);
-    double d;
-    if (kt_in(s, kt_nulls, sizeof kt_nulls / sizeof *kt_nulls))
-        return KT_NULL;
-    if (kt_in(s, kt_bools, sizeof kt_bools / sizeof *kt_bools))
-        return KT_BOOL;
-    if (cpn_parse_double(s, &d) == CPN_OK || strcmp(s, ".inf") == 0 || strcmp(s, "-.inf") == 0 ||
-        strcmp(s, ".nan") == 0)
-        return KT_NUMBER;
-    return KT_STRING;
-}
-
-static uint32_t k_line(const yaml_node_t *n)
-{
-    size_t l = n->start_mark.line + 1;
-    return l > UINT32_MAX ? UINT32_MAX : (uint32_t)l;
-}
-
-static yaml_node_t *k_node(const struct kr *k, int index)
-{
-    yaml_node_t *n = yaml_document_get_node(k->doc, index);
-    CPN_ASSERT(n);
-    return n;
-}
-
-static int k_fail(struct kr *k, const yaml_node_t *n, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int k_fail(struct kr *k, const yaml_node_t *n, const char *path, const char *fmt, ...)
-{
-    char msg[CPN_ERR_LEN];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return cpn_fail(k->err, k->errlen, CPN_EINPUT, "%s:%" PRIu32 ": %s: %s", k->name, k_line(n),
-                    path, msg);
-}
-
-/* Records a warning; the same path and message again only counts. */
-static void k_warn(struct kr *k, const yaml_node_t *n, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void k_warn(struct kr *k, const yaml_node_t *n, const char *path, const char *fmt, ...)
-{
-    char msg[CPN_ERR_LEN], text[CPN_ERR_LEN + K8S_PATH_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    snprintf(text, sizeof text, "%s: %s", path, msg);
-    for (size_t i = 0; i < k->nwarn; i++)
-        if (strcmp(k->warns[i].text, text) == 0) {
-            k->warns[i].count++;
-            return;
-        }
-    if (k->nwarn == K8S_WARN_MAX) {
-        k->warn_more++;
-        return;
-    }
-    cpn_grow((void **)&k->warns, &k->capwarn, k->nwarn + 1, sizeof *k->warns);
-    k->warns[k->nwarn++] = (struct kwarn){cpn_strdup(text), k_line(n), 1};
-}
-
-/* out = path.key (just key at the top), cut to K8S_PATH_MAX - 1 bytes. */
-static void k_path(char *out, const char *path, const char *key)
-{
-    size_t n = 0;
-    const char *parts[] = {path, *path ? "." : "", key};
-    for (size_t i = 0; i < 3; i++)
-        for (const char *c = parts[i]; *c && n + 1 < K8S_PATH_MAX; c++)
-            out[n++] = *c;
-    out[n] = '\0';
-}
-
-/* A key of a mapping and where its value goes. */
-struct kfield {
-    const char *key;
-    yaml_node_t *val;
-};
-
-/* Sorts the keys of mapping m (at path) into those in want (their values stored),
- * those in inert (no effect on a simulation: skipped) and the rest (ignored with a
- * warning). A non-mapping, a key that is not a string, and a repeated key are
- * errors. */
-static int k_map(struct kr *k, yaml_node_t *m, const char *path, struct kfield *want, size_t nwant,
-                 const char *const *inert)
-{
-    if (m->type != YAML_MAPPING_NODE)
-        return k_fail(k, m, path, "must be a mapping (got %s)", kt_names[k_type(m)]);
-    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-        yaml_node_t *kn = k_node(k, p->key);
-        if (kn->type != YAML_SCALAR_NODE)
-            return k_fail(k, kn, path, "a key must be a name (got %s)", kt_names[k_type(kn)]);
-        const char *key = k_str(kn);
-        char sub[K8S_PATH_MAX];
-        k_path(sub, path, key);
-        for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < p; q++) {
-            yaml_node_t *qn = k_node(k, q->key);
-            if (qn->type == YAML_SCALAR_NODE && strcmp(k_str(qn), key) == 0)
-                return k_fail(k, kn, sub, "duplicate key (also line %" PRIu32 ")", k_line(qn));
-        }
-        size_t i = 0;
-        while (i < nwant && strcmp(want[i].key, key) != 0)
-            i++;
-        if (i < nwant) {
-            want[i].val = k_node(k, p->value);
-            continue;
-        }
-        bool quiet = false;
-        for (const char *const *s = inert; s && *s && !quiet; s++)
-            quiet = strcmp(*s, key) == 0;
-        if (!quiet)
-            k_warn(k, kn, sub, "not modeled by the simulator; ignored");
-    }
-    return CPN_OK;
-}
-
-/* A string value (quoted, or plain that YAML reads as text); null is "" when
- * null_ok. Returns 0 with *out set, or CPN_EINPUT. */
-static int k_string(struct kr *k, const yaml_node_t *n, const char *path, bool null_ok,
-                    const char **out)
-{
-    enum ktype t = k_type(n);
-    if (t == KT_NULL && null_ok) {
-        *out = "";
-        return CPN_OK;
-    }
-    if (t != KT_STRING) {
-        if (n->type == YAML_SCALAR_NODE)
-            return k_fail(k, n, path,
-                          "must be a string (got %s '%.*s'; Kubernetes rejects it: quote it)",
-                          kt_names[t], K8S_SHOW_MAX, k_str(n));
-        return k_fail(k, n, path, "must be a string (got %s)", kt_names[t]);
-    }
-    if (strlen(k_str(n)) != n->data.scalar.length)
-        return k_fail(k, n, path, "contains a NUL byte");
-    *out = k_str(n);
-    return CPN_OK;
-}
-
-/* A whole number >= 0 given as a YAML number (an int32 field of the Job). */
-static int k_count(struct kr *k, const yaml_node_t *n, const char *path, uint64_t *out)
-{
-    enum ktype t = k_type(n);
-    if (t != KT_NUMBER)
-        return k_fail(k, n, path, "must be a number (got %s)", kt_names[t]);
-    if (cpn_parse_u64(k_str(n), out) != CPN_OK || *out > INT32_MAX)
-        return k_fail(k, n, path, "must be a whole number from 0 to %d (got '%.*s')", INT32_MAX,
-                      K8S_SHOW_MAX, k_str(n));
-    return CPN_OK;
-}
-
-/* A quantity: a string or a number (Kubernetes accepts both); null is zero. */
-static int k_quantity(struct kr *k, const yaml_node_t *n, const char *path, struct k8s_quantity *q)
-{
-    enum ktype t = k_type(n);
-    if (t == KT_NULL) {
-        return k8s_quantity_parse("0", q, NULL, 0);
-    }
-    if (t != KT_STRING && t != KT_NUMBER)
-        return k_fail(k, n, path, "must be a quantity (got %s)", kt_names[t]);
-    char why[CPN_ERR_LEN];
-    if (k8s_quantity_parse(k_str(n), q, why, sizeof why) != CPN_OK)
-        return k_fail(k, n, path, "%s", why);
-    if (q->negative)
-        return k_fail(k, n, path, "must be >= 0 (got '%.*s')", K8S_SHOW_MAX, k_str(n));
-    return CPN_OK;
-}
-
-/* A DNS-1123 subdomain: dot-separated labels of lower-case letters, digits and
- * inner hyphens, at most 253 characters; Kubernetes requires it of a Job's name. */
-static bool k_dns_subdomain(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > K8S_NAME_MAX)
-        return false;
-    for (const char *p = s;;) {
-        size_t len = strcspn(p, ".");
-        if (len == 0)
-            return false;
-        for (size_t i = 0; i < len; i++) {
-            char c = p[i];
-            bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                      (c == '-' && i > 0 && i + 1 < len);
-            if (!ok)
-                return false;
-        }
-        if (!p[len])
-            return true;
-        p += len + 1;
-    }
-}
 
 /* ---- annotations ---- */
 
@@ -316,47 +68,48 @@ struct klabels {
  * strings), but the original controller's documented files are written so, and the
  * simulator exists to replay them. Returns the number's text, as if it were quoted,
  * and remembers the first such value for one note per file. */
-static const char *k_unquoted(struct kr *k, const yaml_node_t *n, const char *label)
+static const char *k_unquoted(struct k8s_reader *k, const yaml_node_t *n, const char *label)
 {
     if (k->unquoted_n++ == 0) {
         snprintf(k->unquoted_path, sizeof k->unquoted_path, "%s", label);
-        snprintf(k->unquoted_val, sizeof k->unquoted_val, "%s", k_str(n));
-        k->unquoted_line = k_line(n);
+        snprintf(k->unquoted_val, sizeof k->unquoted_val, "%s", k8s_str(n));
+        k->unquoted_line = k8s_line(n);
     }
-    return k_str(n);
+    return k8s_str(n);
 }
 
-static int k_annotations(struct kr *k, yaml_node_t *m, struct jobin_row *row, struct klabels *lb)
+static int k_annotations(struct k8s_reader *k, yaml_node_t *m, struct jobin_row *row,
+                         struct klabels *lb)
 {
     static const char path[] = "metadata.annotations";
     if (m->type != YAML_MAPPING_NODE)
-        return k_fail(k, m, path, "must be a mapping (got %s)", kt_names[k_type(m)]);
-    struct kfield want[sizeof k8s_annotations / sizeof *k8s_annotations];
+        return k8s_fail(k, m, path, "must be a mapping (got %s)", k8s_type_names[k8s_type(m)]);
+    struct k8s_field want[sizeof k8s_annotations / sizeof *k8s_annotations];
     size_t nk = sizeof want / sizeof *want;
     for (size_t i = 0; i < nk; i++)
-        want[i] = (struct kfield){k8s_annotations[i].key, NULL};
-    int rc = k_map(k, m, path, want, nk, NULL);
+        want[i] = (struct k8s_field){k8s_annotations[i].key, NULL};
+    int rc = k8s_map(k, m, path, want, nk, NULL);
     for (size_t i = 0; i < nk && !rc; i++) {
         if (!want[i].val)
             continue;
         const struct kann *a = &k8s_annotations[i];
         char *label = lb->ann[a->field];
-        k_path(label, path, a->key);
+        k8s_path(label, path, a->key);
         const char *s = NULL;
-        if (k_type(want[i].val) == KT_NUMBER)
+        if (k8s_type(want[i].val) == KT_NUMBER)
             s = k_unquoted(k, want[i].val, label);
-        else if ((rc = k_string(k, want[i].val, label, true, &s)))
+        else if ((rc = k8s_string(k, want[i].val, label, true, &s)))
             break;
         struct jobin_val *v = &row->f[a->field];
-        *v = (struct jobin_val){.kind = JOBIN_TEXT, .text = s, .line = k_line(want[i].val),
+        *v = (struct jobin_val){.kind = JOBIN_TEXT, .text = s, .line = k8s_line(want[i].val),
                                 .label = label};
         double d;
         if (a->how == KA_SIZE && *s && cpn_parse_double(s, &d) != CPN_OK) {
             struct k8s_quantity q;
             uint64_t bytes = 0;
-            rc = k_quantity(k, want[i].val, label, &q);
+            rc = k8s_read_quantity(k, want[i].val, label, &q);
             if (!rc && k8s_quantity_scaled(&q, 0, &bytes) != CPN_OK)
-                rc = k_fail(k, want[i].val, label, "'%.*s' is too large", K8S_SHOW_MAX, s);
+                rc = k8s_fail(k, want[i].val, label, "'%.*s' is too large", K8S_SHOW_MAX, s);
             v->kind = JOBIN_NUM;
             v->num = (double)bytes / K8S_BYTES_PER_GIB;
         }
@@ -376,27 +129,27 @@ struct kreq {
     const yaml_node_t *node[KR_N];
 };
 
-static int k_reqs(struct kr *k, yaml_node_t *m, const char *path, struct kreq *out)
+static int k_reqs(struct k8s_reader *k, yaml_node_t *m, const char *path, struct kreq *out)
 {
-    struct kfield want[KR_N];
+    struct k8s_field want[KR_N];
     for (int r = 0; r < KR_N; r++)
-        want[r] = (struct kfield){k8s_res_names[r], NULL};
-    int rc = k_map(k, m, path, want, KR_N, NULL);
+        want[r] = (struct k8s_field){k8s_res_names[r], NULL};
+    int rc = k8s_map(k, m, path, want, KR_N, NULL);
     for (int r = 0; r < KR_N && !rc; r++) {
         if (!want[r].val)
             continue;
         char sub[K8S_PATH_MAX];
-        k_path(sub, path, k8s_res_names[r]);
+        k8s_path(sub, path, k8s_res_names[r]);
         struct k8s_quantity q;
-        rc = k_quantity(k, want[r].val, sub, &q);
+        rc = k8s_read_quantity(k, want[r].val, sub, &q);
         if (rc)
             break;
         if (k8s_quantity_scaled(&q, r == KR_MEM ? 0 : 3, &out->v[r]) != CPN_OK)
-            return k_fail(k, want[r].val, sub, "'%.*s' is too large", K8S_SHOW_MAX,
-                          k_str(want[r].val));
+            return k8s_fail(k, want[r].val, sub, "'%.*s' is too large", K8S_SHOW_MAX,
+                            k8s_str(want[r].val));
         if (r == KR_GPU && out->v[r] % K8S_MILLI)
-            return k_fail(k, want[r].val, sub, "must be a whole number of GPUs (got '%.*s')",
-                          K8S_SHOW_MAX, k_str(want[r].val));
+            return k8s_fail(k, want[r].val, sub, "must be a whole number of GPUs (got '%.*s')",
+                            K8S_SHOW_MAX, k8s_str(want[r].val));
         out->set[r] = true;
         out->node[r] = want[r].val;
     }
@@ -411,7 +164,7 @@ struct ktotal {
     const yaml_node_t *node[KR_N]; /* the first value given, for messages */
 };
 
-static int k_container(struct kr *k, yaml_node_t *c, const char *path, struct ktotal *tot,
+static int k_container(struct k8s_reader *k, yaml_node_t *c, const char *path, struct ktotal *tot,
                        struct klabels *lb)
 {
     static const char *const inert[] = {
@@ -419,55 +172,55 @@ static int k_container(struct kr *k, yaml_node_t *c, const char *path, struct kt
         "volumeDevices", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty",
         "terminationMessagePath", "terminationMessagePolicy", "livenessProbe", "readinessProbe",
         "startupProbe", "lifecycle", NULL};
-    struct kfield want[] = {{"image", NULL}, {"resources", NULL}};
-    int rc = k_map(k, c, path, want, 2, inert);
+    struct k8s_field want[] = {{"image", NULL}, {"resources", NULL}};
+    int rc = k8s_map(k, c, path, want, 2, inert);
     if (rc)
         return rc;
     char sub[K8S_PATH_MAX];
-    k_path(sub, path, "image");
+    k8s_path(sub, path, "image");
     const char *image = NULL;
     if (!want[0].val)
-        return k_fail(k, c, sub, "missing (a container needs an image)");
-    rc = k_string(k, want[0].val, sub, false, &image);
+        return k8s_fail(k, c, sub, "missing (a container needs an image)");
+    rc = k8s_string(k, want[0].val, sub, false, &image);
     if (!rc && !*image)
-        rc = k_fail(k, want[0].val, sub, "empty (a container needs an image)");
+        rc = k8s_fail(k, want[0].val, sub, "empty (a container needs an image)");
     if (rc || !want[1].val)
         return rc;
 
     char rpath[K8S_PATH_MAX];
-    k_path(rpath, path, "resources");
-    struct kfield rw[] = {{"requests", NULL}, {"limits", NULL}};
-    rc = k_map(k, want[1].val, rpath, rw, 2, NULL);
+    k8s_path(rpath, path, "resources");
+    struct k8s_field rw[] = {{"requests", NULL}, {"limits", NULL}};
+    rc = k8s_map(k, want[1].val, rpath, rw, 2, NULL);
     struct kreq req = {0}, lim = {0};
     char qpath[K8S_PATH_MAX], lpath[K8S_PATH_MAX];
-    k_path(qpath, rpath, "requests");
-    k_path(lpath, rpath, "limits");
+    k8s_path(qpath, rpath, "requests");
+    k8s_path(lpath, rpath, "limits");
     if (!rc && rw[0].val)
         rc = k_reqs(k, rw[0].val, qpath, &req);
     if (!rc && rw[1].val)
         rc = k_reqs(k, rw[1].val, lpath, &lim);
     for (int r = 0; r < KR_N && !rc; r++) {
         char rq[K8S_PATH_MAX], lm[K8S_PATH_MAX];
-        k_path(rq, qpath, k8s_res_names[r]);
-        k_path(lm, lpath, k8s_res_names[r]);
+        k8s_path(rq, qpath, k8s_res_names[r]);
+        k8s_path(lm, lpath, k8s_res_names[r]);
         if (r == KR_GPU && req.set[r] && !lim.set[r])
-            return k_fail(k, req.node[r], rq,
-                          "needs a limit too (Kubernetes does not overcommit extended "
-                          "resources: give limits.%s)",
-                          k8s_res_names[r]);
+            return k8s_fail(k, req.node[r], rq,
+                            "needs a limit too (Kubernetes does not overcommit extended "
+                            "resources: give limits.%s)",
+                            k8s_res_names[r]);
         if (r == KR_GPU && req.set[r] && req.v[r] != lim.v[r])
-            return k_fail(k, req.node[r], rq, "must equal %s ('%.*s')", lm, K8S_SHOW_MAX,
-                          k_str(lim.node[r]));
+            return k8s_fail(k, req.node[r], rq, "must equal %s ('%.*s')", lm, K8S_SHOW_MAX,
+                            k8s_str(lim.node[r]));
         if (req.set[r] && lim.set[r] && req.v[r] > lim.v[r])
-            return k_fail(k, req.node[r], rq, "must be <= %s ('%.*s')", lm, K8S_SHOW_MAX,
-                          k_str(lim.node[r]));
+            return k8s_fail(k, req.node[r], rq, "must be <= %s ('%.*s')", lm, K8S_SHOW_MAX,
+                            k8s_str(lim.node[r]));
         bool use_req = req.set[r];
         if (!use_req && !lim.set[r])
             continue;
         uint64_t v = use_req ? req.v[r] : lim.v[r];
         if (tot->v[r] > K8S_INT64_MAX - v)
-            return k_fail(k, use_req ? req.node[r] : lim.node[r], use_req ? rq : lm,
-                          "the Pod's total is too large");
+            return k8s_fail(k, use_req ? req.node[r] : lim.node[r], use_req ? rq : lm,
+                            "the Pod's total is too large");
         tot->v[r] += v;
         if (!tot->node[r]) {
             tot->node[r] = use_req ? req.node[r] : lim.node[r];
@@ -482,151 +235,153 @@ static int k_container(struct kr *k, yaml_node_t *c, const char *path, struct kt
 
 /* ---- one Job ---- */
 
-static int k_job_spec(struct kr *k, yaml_node_t *spec, struct ktotal *tot, struct klabels *lb)
+static int k_job_spec(struct k8s_reader *k, yaml_node_t *spec, struct ktotal *tot,
+                      struct klabels *lb)
 {
     static const char *const spec_inert[] = {"ttlSecondsAfterFinished", "selector",
                                              "manualSelector", NULL};
-    struct kfield sw[] = {{"template", NULL}, {"backoffLimit", NULL}, {"parallelism", NULL},
-                          {"completions", NULL}};
-    int rc = k_map(k, spec, "spec", sw, 4, spec_inert);
+    struct k8s_field sw[] = {
+        {"template", NULL}, {"backoffLimit", NULL}, {"parallelism", NULL}, {"completions", NULL}};
+    int rc = k8s_map(k, spec, "spec", sw, 4, spec_inert);
     if (rc)
         return rc;
     uint64_t v;
     if (sw[1].val) {
-        rc = k_count(k, sw[1].val, "spec.backoffLimit", &v);
+        rc = k8s_count(k, sw[1].val, "spec.backoffLimit", &v);
         if (!rc && v != K8S_SIM_BACKOFF_LIMIT)
-            k_warn(k, sw[1].val, "spec.backoffLimit",
-                   "the simulator applies the cluster's backoff_limit (default %d) to every "
-                   "job; this Job's %" PRIu64 " is ignored",
-                   K8S_SIM_BACKOFF_LIMIT, v);
+            k8s_warn(k, sw[1].val, "spec.backoffLimit",
+                     "the simulator applies the cluster's backoff_limit (default %d) to every "
+                     "job; this Job's %" PRIu64 " is ignored",
+                     K8S_SIM_BACKOFF_LIMIT, v);
     }
     for (size_t i = 2; i < 4 && !rc; i++) {
         char sub[K8S_PATH_MAX];
-        k_path(sub, "spec", sw[i].key);
-        if (sw[i].val && !(rc = k_count(k, sw[i].val, sub, &v)) && v != 1)
-            k_warn(k, sw[i].val, sub,
-                   "the simulator runs one Pod per Job; %" PRIu64 " is ignored", v);
+        k8s_path(sub, "spec", sw[i].key);
+        if (sw[i].val && !(rc = k8s_count(k, sw[i].val, sub, &v)) && v != 1)
+            k8s_warn(k, sw[i].val, sub,
+                     "the simulator runs one Pod per Job; %" PRIu64 " is ignored", v);
     }
     if (rc)
         return rc;
     if (!sw[0].val)
-        return k_fail(k, spec, "spec.template", "missing (a Job needs a Pod template)");
+        return k8s_fail(k, spec, "spec.template", "missing (a Job needs a Pod template)");
 
-    struct kfield tw[] = {{"spec", NULL}};
+    struct k8s_field tw[] = {{"spec", NULL}};
     static const char *const tmpl_inert[] = {"metadata", NULL};
-    rc = k_map(k, sw[0].val, "spec.template", tw, 1, tmpl_inert);
+    rc = k8s_map(k, sw[0].val, "spec.template", tw, 1, tmpl_inert);
     if (rc)
         return rc;
     if (!tw[0].val)
-        return k_fail(k, sw[0].val, "spec.template.spec", "missing (a Pod template needs a spec)");
+        return k8s_fail(k, sw[0].val, "spec.template.spec",
+                        "missing (a Pod template needs a spec)");
     static const char pspec[] = "spec.template.spec";
     static const char *const pod_inert[] = {
         "volumes", "imagePullSecrets", "serviceAccountName", "serviceAccount",
         "terminationGracePeriodSeconds", "securityContext", "hostname", "subdomain",
         "dnsPolicy", "dnsConfig", "enableServiceLinks", "automountServiceAccountToken", NULL};
-    struct kfield pw[] = {{"containers", NULL}, {"restartPolicy", NULL}};
-    rc = k_map(k, tw[0].val, pspec, pw, 2, pod_inert);
+    struct k8s_field pw[] = {{"containers", NULL}, {"restartPolicy", NULL}};
+    rc = k8s_map(k, tw[0].val, pspec, pw, 2, pod_inert);
     if (rc)
         return rc;
     if (pw[1].val) {
         const char *rp = NULL;
-        rc = k_string(k, pw[1].val, "spec.template.spec.restartPolicy", false, &rp);
+        rc = k8s_string(k, pw[1].val, "spec.template.spec.restartPolicy", false, &rp);
         if (!rc && strcmp(rp, "Never") != 0 && strcmp(rp, "OnFailure") != 0)
-            rc = k_fail(k, pw[1].val, "spec.template.spec.restartPolicy",
-                        "must be Never or OnFailure for a Job (got '%.*s')", K8S_SHOW_MAX, rp);
+            rc = k8s_fail(k, pw[1].val, "spec.template.spec.restartPolicy",
+                          "must be Never or OnFailure for a Job (got '%.*s')", K8S_SHOW_MAX, rp);
         if (rc)
             return rc;
     }
     yaml_node_t *cs = pw[0].val;
     static const char cpath[] = "spec.template.spec.containers";
     if (!cs)
-        return k_fail(k, tw[0].val, cpath, "missing (a Pod needs a container)");
+        return k8s_fail(k, tw[0].val, cpath, "missing (a Pod needs a container)");
     if (cs->type != YAML_SEQUENCE_NODE)
-        return k_fail(k, cs, cpath, "must be a list (got %s)", kt_names[k_type(cs)]);
+        return k8s_fail(k, cs, cpath, "must be a list (got %s)", k8s_type_names[k8s_type(cs)]);
     if (cs->data.sequence.items.start == cs->data.sequence.items.top)
-        return k_fail(k, cs, cpath, "empty (a Pod needs a container)");
+        return k8s_fail(k, cs, cpath, "empty (a Pod needs a container)");
     size_t i = 0;
     for (yaml_node_item_t *it = cs->data.sequence.items.start; it < cs->data.sequence.items.top && !rc;
          it++, i++) {
         char sub[K8S_PATH_MAX];
         snprintf(sub, sizeof sub, "%s[%zu]", cpath, i);
-        rc = k_container(k, k_node(k, *it), sub, tot, lb);
+        rc = k_container(k, k8s_node(k, *it), sub, tot, lb);
     }
     return rc;
 }
 
 /* The value of key in mapping m, or NULL. */
-static yaml_node_t *k_lookup(const struct kr *k, const yaml_node_t *m, const char *key)
+static yaml_node_t *k_lookup(const struct k8s_reader *k, const yaml_node_t *m, const char *key)
 {
     if (m->type != YAML_MAPPING_NODE)
         return NULL;
     for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-        yaml_node_t *kn = k_node(k, p->key);
-        if (kn->type == YAML_SCALAR_NODE && strcmp(k_str(kn), key) == 0)
-            return k_node(k, p->value);
+        yaml_node_t *kn = k8s_node(k, p->key);
+        if (kn->type == YAML_SCALAR_NODE && strcmp(k8s_str(kn), key) == 0)
+            return k8s_node(k, p->value);
     }
     return NULL;
 }
 
-static int k_document(struct kr *k, yaml_node_t *root)
+static int k_document(struct k8s_reader *k, yaml_node_t *root)
 {
-    if (root->type == YAML_SCALAR_NODE && k_type(root) == KT_NULL)
-        return k_fail(k, root, "document",
-                      "empty document (remove the extra '---', or give a Job)");
+    if (root->type == YAML_SCALAR_NODE && k8s_type(root) == KT_NULL)
+        return k8s_fail(k, root, "document",
+                        "empty document (remove the extra '---', or give a Job)");
     if (root->type != YAML_MAPPING_NODE)
-        return k_fail(k, root, "document", "must be a Kubernetes object, a mapping (got %s)",
-                      kt_names[k_type(root)]);
+        return k8s_fail(k, root, "document", "must be a Kubernetes object, a mapping (got %s)",
+                        k8s_type_names[k8s_type(root)]);
     const char *kind = NULL, *api = NULL;
     yaml_node_t *kn = k_lookup(k, root, "kind");
     if (!kn)
-        return k_fail(k, root, "kind", "missing (every Kubernetes object names its kind)");
-    int rc = k_string(k, kn, "kind", false, &kind);
+        return k8s_fail(k, root, "kind", "missing (every Kubernetes object names its kind)");
+    int rc = k8s_string(k, kn, "kind", false, &kind);
     if (rc)
         return rc;
     if (strcmp(kind, "Job") != 0) {
-        k_warn(k, kn, "kind", "'%.*s' is not a Job; the document is skipped", K8S_SHOW_MAX, kind);
+        k8s_warn(k, kn, "kind", "'%.*s' is not a Job; the document is skipped", K8S_SHOW_MAX, kind);
         return CPN_OK;
     }
-    struct kfield top[] = {{"apiVersion", NULL}, {"kind", NULL}, {"metadata", NULL},
-                           {"spec", NULL}};
+    struct k8s_field top[] = {
+        {"apiVersion", NULL}, {"kind", NULL}, {"metadata", NULL}, {"spec", NULL}};
     static const char *const top_inert[] = {"status", NULL};
-    rc = k_map(k, root, "", top, 4, top_inert);
+    rc = k8s_map(k, root, "", top, 4, top_inert);
     if (rc)
         return rc;
     if (!top[0].val)
-        return k_fail(k, root, "apiVersion", "missing (a Job is batch/v1)");
-    if ((rc = k_string(k, top[0].val, "apiVersion", false, &api)))
+        return k8s_fail(k, root, "apiVersion", "missing (a Job is batch/v1)");
+    if ((rc = k8s_string(k, top[0].val, "apiVersion", false, &api)))
         return rc;
     if (strcmp(api, "batch/v1") != 0)
-        return k_fail(k, top[0].val, "apiVersion", "must be batch/v1 for a Job (got '%.*s')",
-                      K8S_SHOW_MAX, api);
+        return k8s_fail(k, top[0].val, "apiVersion", "must be batch/v1 for a Job (got '%.*s')",
+                        K8S_SHOW_MAX, api);
     if (!top[2].val)
-        return k_fail(k, root, "metadata", "missing (a Job needs metadata.name)");
+        return k8s_fail(k, root, "metadata", "missing (a Job needs metadata.name)");
     if (!top[3].val)
-        return k_fail(k, root, "spec", "missing (a Job needs a spec)");
+        return k8s_fail(k, root, "spec", "missing (a Job needs a spec)");
 
     static const char *const meta_inert[] = {"namespace", "labels", "uid", "resourceVersion",
                                              "generation", "creationTimestamp", "managedFields",
                                              "ownerReferences", "finalizers", NULL};
-    struct kfield mw[] = {{"name", NULL}, {"annotations", NULL}};
-    if ((rc = k_map(k, top[2].val, "metadata", mw, 2, meta_inert)))
+    struct k8s_field mw[] = {{"name", NULL}, {"annotations", NULL}};
+    if ((rc = k8s_map(k, top[2].val, "metadata", mw, 2, meta_inert)))
         return rc;
     if (!mw[0].val)
-        return k_fail(k, top[2].val, "metadata.name", "missing (the Job's name is its id)");
+        return k8s_fail(k, top[2].val, "metadata.name", "missing (the Job's name is its id)");
     const char *name = NULL;
-    if ((rc = k_string(k, mw[0].val, "metadata.name", false, &name)))
+    if ((rc = k8s_string(k, mw[0].val, "metadata.name", false, &name)))
         return rc;
-    if (!k_dns_subdomain(name))
-        return k_fail(k, mw[0].val, "metadata.name",
-                      "'%.*s' is not a valid Job name (lower-case letters, digits, '-' and '.', "
-                      "at most 253 characters, starting and ending with a letter or digit)",
-                      K8S_SHOW_MAX, name);
+    if (!k8s_dns_subdomain(name))
+        return k8s_fail(k, mw[0].val, "metadata.name",
+                        "'%.*s' is not a valid Job name (lower-case letters, digits, '-' and '.', "
+                        "at most 253 characters, starting and ending with a letter or digit)",
+                        K8S_SHOW_MAX, name);
 
-    struct jobin_row row = {.line = k_line(root)};
+    struct jobin_row row = {.line = k8s_line(root)};
     struct klabels lb;
     memset(&lb, 0, sizeof lb);
     row.f[JOBIN_ID] = (struct jobin_val){.kind = JOBIN_TEXT, .text = name,
-                                         .line = k_line(mw[0].val), .label = "metadata.name"};
+                                         .line = k8s_line(mw[0].val), .label = "metadata.name"};
     if (mw[1].val && (rc = k_annotations(k, mw[1].val, &row, &lb)))
         return rc;
     /* Without an origin annotation the job comes from the run's default origin, the
@@ -665,24 +420,24 @@ static int k_document(struct kr *k, yaml_node_t *root)
                 if (k8s_annotations[a].field == r)
                     key = k8s_annotations[a].key;
             if (key) {
-                k_path(lb.ann[r], "metadata.annotations", key);
+                k8s_path(lb.ann[r], "metadata.annotations", key);
                 f[r].label = lb.ann[r];
-                f[r].line = k_line(mw[1].val ? mw[1].val : top[2].val);
+                f[r].line = k8s_line(mw[1].val ? mw[1].val : top[2].val);
             }
         }
     }
     f[JOBIN_CPUS] = (struct jobin_val){.kind = JOBIN_NUM, .num = (double)tot.v[KR_CPU] / K8S_MILLI,
-                                       .line = tot.node[KR_CPU] ? k_line(tot.node[KR_CPU]) : 0,
+                                       .line = tot.node[KR_CPU] ? k8s_line(tot.node[KR_CPU]) : 0,
                                        .label = lb.cpu[0] ? lb.cpu : NULL};
     f[JOBIN_MEM] = (struct jobin_val){.kind = JOBIN_NUM,
                                       .num = (double)tot.v[KR_MEM] / K8S_BYTES_PER_GIB,
-                                      .line = tot.node[KR_MEM] ? k_line(tot.node[KR_MEM]) : 0,
+                                      .line = tot.node[KR_MEM] ? k8s_line(tot.node[KR_MEM]) : 0,
                                       .label = lb.mem[0] ? lb.mem : NULL};
     /* Without nvidia.com/gpu a Job runs on one GPU, as in the original deployment,
      * where Jobs did not request GPUs as a resource. */
     f[JOBIN_GPUS] = (struct jobin_val){
         .kind = JOBIN_NUM, .num = tot.gpu_set ? (double)(tot.v[KR_GPU] / K8S_MILLI) : 1,
-        .line = tot.node[KR_GPU] ? k_line(tot.node[KR_GPU]) : 0,
+        .line = tot.node[KR_GPU] ? k8s_line(tot.node[KR_GPU]) : 0,
         .label = lb.gpu[0] ? lb.gpu : NULL};
     return jobin_add(k->b, &row, k->err, k->errlen);
 }
@@ -711,7 +466,7 @@ static int k_read(void *data, unsigned char *buffer, size_t size, size_t *size_r
     return 1;
 }
 
-static int k_syntax(struct kr *k, const yaml_parser_t *p)
+static int k_syntax(struct k8s_reader *k, const yaml_parser_t *p)
 {
     const char *problem = p->problem ? p->problem : "malformed YAML";
     if (p->error == YAML_READER_ERROR)
@@ -725,10 +480,10 @@ static int k_syntax(struct kr *k, const yaml_parser_t *p)
                     p->problem_mark.line + 1, problem);
 }
 
-static void k_print_warnings(const struct kr *k, FILE *warn)
+static void k_print_warnings(const struct k8s_reader *k, FILE *warn)
 {
     for (size_t i = 0; i < k->nwarn && warn; i++) {
-        const struct kwarn *w = &k->warns[i];
+        const struct k8s_warning *w = &k->warns[i];
         fprintf(warn, "cpnsim: warning: %s:%" PRIu32 ": %s", k->name, w->line, w->text);
         if (w->count > 1)
             fprintf(warn, " (%zu times)", w->count);
@@ -753,7 +508,7 @@ static int k_stream(const char *name, yaml_parser_t *p, const struct kin *in,
                     const struct catalog *cat, struct jobset *out, FILE *warn,
                     const char *sha_hex, char *err, size_t errlen)
 {
-    struct kr k = {.name = name, .cat = cat, .err = err, .errlen = errlen};
+    struct k8s_reader k = {.name = name, .cat = cat, .err = err, .errlen = errlen};
     k.b = jobin_create(name, cat);
     int rc = CPN_OK;
     size_t docs = 0;
