@@ -231,18 +231,17 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
             nd++;
         }
     gsl_sort(jct, 1, nd);
-    /* JCT over every submitted job: a completed job to its completion, a failed one to
-     * its failure, a stuck or unfinished one to the run's end (docs/metrics). A policy
-     * that fails jobs cannot look faster for it. Jobs submitted after the run's end
-     * (a horizon) are left out. */
+    /* JCT over every submitted job: a completed job to its completion; a failed, stuck
+     * or unfinished one to the run's end, as if it had completed last (it never did). A
+     * policy cannot look faster for failing jobs, nor for failing them early. Jobs
+     * submitted after the run's end (a horizon) are left out. */
     double *jall = cpn_calloc(js->n, sizeof *jall);
     size_t na = 0;
     for (size_t j = 0; j < js->n; j++) {
         const struct jobrt *r = &s->rt[j];
         if (js->v[j].submit_s > s->now)
             continue;
-        bool ended = r->state == JS_DONE || r->state == JS_FAILED;
-        jall[na++] = (ended ? r->end_s : s->now) - js->v[j].submit_s;
+        jall[na++] = (r->state == JS_DONE ? r->end_s : s->now) - js->v[j].submit_s;
     }
     gsl_sort(jall, 1, na);
     bool all_ended = st->completed + st->failed == js->n;
