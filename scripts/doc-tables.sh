@@ -53,9 +53,9 @@ jv() { awk -F'\t' -v k="\"$2\":" '$2 == k { v = $3; sub(/,$/, "", v); print v; e
 
 # run NAME ARGS...: one run into $tmp/NAME (once per invocation of this script).
 run() {
-    name=$1
+    run_dir=$tmp/$1 # sh has no locals: no name a caller uses
     shift
-    [ -f "$tmp/$name/summary.json" ] || "$bin" run "$@" --out "$tmp/$name" --quiet
+    [ -f "$run_dir/summary.json" ] || "$bin" run "$@" --out "$run_dir" --quiet
 }
 
 # sweep SPEC: the spec's sweep into $tmp/sweep-SPEC (once).
@@ -304,6 +304,23 @@ eval_table() {
 t_predict_eval_full() { eval_table "| method | held out | folds"; }
 t_predict_eval_margin() { eval_table "| method | held out | +0%"; }
 
+# The README's worked example: the default run's summary.json (abridged), and the first
+# lines of its jobs.csv and timeline.csv.
+t_default_summary() {
+    run default
+    awk -F'\t' '
+        BEGIN { n = split("policy seed jobs completed failed oom_events oom_jobs deadlock makespan_s " \
+                          "jct_mean_s jct_p95_s jct_all_mean_s not_completed wait_mean_s gpu_util_mean " \
+                          "cpu_util_mean cpu_lost_gpu_s cpu_slowed_jobs pred_factor_median " \
+                          "pred_factor_first_tenth pred_factor_last_tenth transfer_gib transfer_mean_s " \
+                          "cache_hit_rate", k, " ")
+                for (i = 1; i <= n; i++) want["\"" k[i] "\":"] = 1; print "{" }
+        $2 in want { print }
+        END { print "\t..."; print "}" }' "$tmp/default/summary.json"
+}
+t_default_jobs() { run default; head -n 3 "$tmp/default/jobs.csv"; }
+t_default_timeline() { run default; head -n 2 "$tmp/default/timeline.csv"; }
+
 # ---- the machinery ----
 
 # tables: "NAME FILE" for every marker in the docs.
@@ -323,10 +340,14 @@ show() {
     "$fn"
 }
 
-# doc_table FILE NAME: the table that follows NAME's marker in FILE.
+# doc_table FILE NAME: the table that follows NAME's marker in FILE, or the lines of
+# the fenced block (```) that follows it.
 doc_table() {
     awk -v n="$2" '
         index($0, "<!-- table " n ": ") == 1 { on = 1; next }
+        on && !seen && /^```/ { inb = 1; seen = 1; next }
+        inb && /^```/ { exit }
+        inb { print; next }
         on && /^\|/ { print; seen = 1; next }
         on && seen { exit }
         on && /^$/ { next }' "$1"
@@ -351,8 +372,12 @@ check | update)
             status=1
         else
             awk -v n="$name" -v want="$tmp/want" '
+                function put() { while ((getline l < want) > 0) print l; done = 1 }
                 index($0, "<!-- table " n ": ") == 1 { print; on = 1; next }
-                on && /^\|/ { if (!done) { while ((getline l < want) > 0) print l; done = 1 } next }
+                on && !done && !inb && /^```/ { print; inb = 1; put(); next }
+                inb && /^```/ { print; inb = 0; on = 0; next }
+                inb { next }
+                on && /^\|/ { if (!done) put(); next }
                 on && done { on = 0 }
                 { print }' "$file" > "$tmp/new"
             cat "$tmp/new" > "$file"
