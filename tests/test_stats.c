@@ -439,7 +439,8 @@ Test(stats_agg, identical_seeds_are_counted_and_warned_of)
     free(w);
     snprintf(wpath, sizeof wpath, "%s/groups.csv", tmpd);
     w = slurp(wpath);
-    cr_assert_str_eq(w, "policy,runs,distinct,seed_varies\nsame,3,1,predictor\nvaried,3,3,queue\n");
+    cr_assert_str_eq(w, "policy,runs,distinct,distinct_outcomes,seed_varies\nsame,3,1,1,predictor\n"
+                        "varied,3,3,3,queue\n");
     free(w);
     cr_assert(access(strcat(strcpy(wpath, tmpd), "/paired.csv"), F_OK) != 0, "no baseline");
 }
@@ -455,4 +456,43 @@ Test(stats_agg, csv_reader_reports_file_and_line)
     cr_assert_eq(stats_csv_read(path, &t, err, sizeof err), CPN_EINPUT);
     cr_assert_not_null(strstr(err, "bad.csv:"), "%s", err);
     cr_assert_null(t.col);
+}
+
+/* A group whose seeds differ only outside the outcome (the same makespan, JCTs, OOM
+ * kills and jobs not completed, another CPU utilisation) has several results but one
+ * outcome: groups.csv says so, and the warning names what differs. */
+Test(stats_agg, seeds_that_change_only_cpu_figures_are_warned_of)
+{
+    static const char *const keys[] = {"policy", "seed"};
+    static const char *const pol[] = {"cpu", "varied"};
+    const char *params[6][2];
+    char names[6][64];
+    struct stats_run runs[6];
+    grid_runs("policy", pol, 3, names, params, runs);
+    for (int i = 0; i < 6; i++) {
+        FILE *f = open_summary(names[i]);
+        fprintf(f, "{\"seed\": %d, \"makespan_s\": %d, \"jct_all_mean_s\": 50, \"cpu_util_mean\": 0.%d}\n",
+                i % 3 + 1, i < 3 ? 100 : 100 + i, i + 1);
+        fclose(f);
+        runs[i].group = i < 3 ? "policy=cpu" : "policy=varied";
+        runs[i].varies = "background_load";
+    }
+    char rdir[128], err[CPN_ERR_LEN], wpath[256];
+    snprintf(rdir, sizeof rdir, "%s/runs", tmpd);
+    snprintf(wpath, sizeof wpath, "%s/warnings", tmpd);
+    FILE *warn = fopen(wpath, "w");
+    cr_assert_not_null(warn);
+    struct stats_sweep sw = {.keys = keys, .n_keys = 2, .seed_key = 1, .runs = runs, .n_runs = 6,
+                             .runs_dir = rdir, .warn = warn};
+    cr_assert_eq(stats_aggregate(&sw, tmpd, NULL, err, sizeof err), 0, "%s", err);
+    fclose(warn);
+    char *w = slurp(wpath);
+    cr_assert_str_eq(w, "group policy=cpu: its 3 seeds gave the same makespan, JCTs, OOM kills and "
+                        "jobs not completed; only other figures (CPU, utilisation) differ\n");
+    free(w);
+    snprintf(wpath, sizeof wpath, "%s/groups.csv", tmpd);
+    w = slurp(wpath);
+    cr_assert_str_eq(w, "policy,runs,distinct,distinct_outcomes,seed_varies\n"
+                        "cpu,3,3,1,background_load\nvaried,3,3,3,background_load\n");
+    free(w);
 }

@@ -202,9 +202,9 @@ Test(sweep_gen, identical_seeds_are_named_for_a_fixed_queue_not_a_generated_one,
     free(e);
     snprintf(p, sizeof p, "%s/o/groups.csv", tmpd);
     e = slurp(p);
-    cr_assert_str_eq(e, "policy,jobs,runs,distinct,seed_varies\n"
-                        "fifo,q40.csv,3,1,predictor\n"
-                        "fifo,default,3,3,queue+predictor\n");
+    cr_assert_str_eq(e, "policy,jobs,runs,distinct,distinct_outcomes,seed_varies\n"
+                        "fifo,q40.csv,3,1,1,predictor\n"
+                        "fifo,default,3,3,3,queue+predictor\n");
     free(e);
     /* The default cluster's gz has noisy background load: the seed varies it too. */
     write_file("spec2.json", "{\"grid\": {\"seed\": [1, 2]}}");

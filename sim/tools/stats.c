@@ -180,6 +180,7 @@ struct agg {
     size_t n_groups;
     size_t *group_runs;     /* [n_groups]: runs with a summary */
     size_t *group_distinct; /* [n_groups]: distinct results among them */
+    size_t *group_outcomes; /* [n_groups]: distinct outcomes (stats_outcome_fields) */
     size_t *partner;      /* [n_baselines * n_runs]: run r's partner under baseline b at
                              [b * n_runs + r], or SIZE_MAX */
     char **bl_label;      /* [n_baselines]: "key=value;..." for the baseline column */
@@ -557,6 +558,28 @@ static char *result_text(const cJSON *sum)
     return s;
 }
 
+/* The fields a comparison of policies is about; two runs that agree on them have the
+ * same outcome though their CPU or utilisation figures (other tenants' noisy load on
+ * the default cluster) may differ. */
+static const char *const stats_outcome_fields[] = {"makespan_s",     "jct_mean_s",    "jct_all_mean_s",
+                                                   "oom_events",     "not_completed", "deadlock"};
+
+/* A run's outcome as text: those fields as the summary holds them. The caller frees it. */
+static char *outcome_text(const cJSON *sum)
+{
+    cJSON *c = cJSON_CreateObject();
+    for (size_t i = 0; i < sizeof stats_outcome_fields / sizeof stats_outcome_fields[0]; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(sum, stats_outcome_fields[i]);
+        if (v)
+            cJSON_AddItemToObject(c, stats_outcome_fields[i], cJSON_Duplicate(v, true));
+    }
+    char *t = cJSON_PrintUnformatted(c);
+    cJSON_Delete(c);
+    char *s = cpn_strdup(t ? t : "");
+    cJSON_free(t);
+    return s;
+}
+
 struct grouped_text {
     size_t group;
     char *text;
@@ -570,24 +593,35 @@ static int grouped_text_cmp(const void *a, const void *b)
     return strcmp(x->text, y->text);
 }
 
-/* Per group: its runs (with a summary) and the distinct results among them. */
-static void count_results(struct agg *a)
+/* Per group, the distinct texts (by text_of) of its runs with a summary, counted into
+ * distinct[group]; runs[group] (when not NULL) counts the runs. */
+static void count_distinct(struct agg *a, char *(*text_of)(const cJSON *), size_t *distinct,
+                           size_t *runs)
 {
     const struct stats_sweep *sw = a->sw;
     struct grouped_text *gt = cpn_calloc(sw->n_runs, sizeof *gt);
     size_t n = 0;
     for (size_t r = 0; r < sw->n_runs; r++)
         if (a->sum[r])
-            gt[n++] = (struct grouped_text){a->group[r], result_text(a->sum[r])};
+            gt[n++] = (struct grouped_text){a->group[r], text_of(a->sum[r])};
     qsort(gt, n, sizeof *gt, grouped_text_cmp);
     for (size_t i = 0; i < n; i++) {
-        a->group_runs[gt[i].group]++;
+        if (runs)
+            runs[gt[i].group]++;
         if (i == 0 || gt[i].group != gt[i - 1].group || strcmp(gt[i].text, gt[i - 1].text) != 0)
-            a->group_distinct[gt[i].group]++;
+            distinct[gt[i].group]++;
     }
     for (size_t i = 0; i < n; i++)
         free(gt[i].text);
     free(gt);
+}
+
+/* Per group: its runs (with a summary), the distinct results and the distinct outcomes
+ * among them. */
+static void count_results(struct agg *a)
+{
+    count_distinct(a, result_text, a->group_distinct, a->group_runs);
+    count_distinct(a, outcome_text, a->group_outcomes, NULL);
 }
 
 static int write_groups(FILE *f, const void *ctx)
@@ -595,11 +629,12 @@ static int write_groups(FILE *f, const void *ctx)
     const struct agg *a = ctx;
     const struct stats_sweep *sw = a->sw;
     put_sep_text(f, put_key_header(f, sw, false, true), "runs");
-    fputs(",distinct,seed_varies\n", f);
+    fputs(",distinct,distinct_outcomes,seed_varies\n", f);
     for (size_t g = 0; g < a->n_groups; g++) {
         size_t r0 = a->group_first[g];
         bool first = put_key_cells(f, sw, r0, false, true);
-        fprintf(f, "%s%zu,%zu,", first ? "" : ",", a->group_runs[g], a->group_distinct[g]);
+        fprintf(f, "%s%zu,%zu,%zu,", first ? "" : ",", a->group_runs[g], a->group_distinct[g],
+                a->group_outcomes[g]);
         put_text(f, sw->runs[r0].varies ? sw->runs[r0].varies : "");
         fputc('\n', f);
     }
@@ -613,11 +648,17 @@ static void warn_identical(const struct agg *a)
     const struct stats_sweep *sw = a->sw;
     for (size_t g = 0; sw->warn && g < a->n_groups; g++) {
         const struct stats_run *r0 = &sw->runs[a->group_first[g]];
+        const char *name = r0->group ? r0->group : r0->name;
         if (a->group_runs[g] >= 2 && a->group_distinct[g] == 1)
             fprintf(sw->warn,
                     "group %s: its %zu seeds gave identical results; the seed varies nothing "
                     "this run depends on\n",
-                    r0->group ? r0->group : r0->name, a->group_runs[g]);
+                    name, a->group_runs[g]);
+        else if (a->group_runs[g] >= 2 && a->group_outcomes[g] == 1)
+            fprintf(sw->warn,
+                    "group %s: its %zu seeds gave the same makespan, JCTs, OOM kills and jobs not "
+                    "completed; only other figures (CPU, utilisation) differ\n",
+                    name, a->group_runs[g]);
     }
 }
 
@@ -646,6 +687,7 @@ int stats_aggregate(const struct stats_sweep *sw, const char *out_dir, size_t *n
     a.group_first = cpn_calloc(sw->n_runs, sizeof *a.group_first);
     a.group_runs = cpn_calloc(sw->n_runs, sizeof *a.group_runs);
     a.group_distinct = cpn_calloc(sw->n_runs, sizeof *a.group_distinct);
+    a.group_outcomes = cpn_calloc(sw->n_runs, sizeof *a.group_outcomes);
     a.partner = cpn_calloc(nb * sw->n_runs + 1, sizeof *a.partner);
     a.bl_label = cpn_calloc(nb + 1, sizeof *a.bl_label);
     for (size_t b = 0; b < nb; b++)
@@ -682,6 +724,7 @@ int stats_aggregate(const struct stats_sweep *sw, const char *out_dir, size_t *n
     free(a.group_first);
     free(a.group_runs);
     free(a.group_distinct);
+    free(a.group_outcomes);
     free(a.partner);
     free(a.fields.v);
     free(a.metrics.v);
