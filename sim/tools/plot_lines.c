@@ -85,7 +85,7 @@ static double abl_scale(const struct plot *pl, const char *metric, char *lab, si
     } known[] = {
         {"gpu_util_mean", "GPU util. (%)", 0.01},
         {"cpu_util_mean", "CPU util. (%)", 0.01},
-        {"cpu_lost_gpu_s", "CPU-starved GPU-h", 3600},
+        {"cpu_lost_gpu_s", "CPU-starved\nGPU-hours", 3600},
         {"oom_events", "OOM kills", 1},
         {"not_completed", "not completed", 1},
         {"failed", "failed", 1},
