@@ -28,6 +28,10 @@
 #define PLOT_KEY_COLS 5
 #define PLOT_KEY_ROW_CM 0.5
 #define PLOT_BOTTOM_CM 1.8
+/* The same without a key (above) or an x axis label (below): a figure of a single
+ * unnamed cluster, whose bars carry the series' names. */
+#define PLOT_TOP_NOKEY_CM 0.3
+#define PLOT_BOTTOM_BARE_CM 1.1
 /* The widest bar of a figure with a single cluster, in clusters' widths. */
 #define PLOT_BAR_MAX_W 0.22
 /* The extra room below for x labels turned to fit, per character of the longest. */

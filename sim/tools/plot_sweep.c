@@ -511,8 +511,11 @@ static int bars_draw(struct plot *pl, const struct plot_sweep *sv, struct bar_fi
             }
         }
         bool rot = !bare && f->nc * (maxl + 2) > PLOT_XLABEL_CHARS;
-        double bot = PLOT_BOTTOM_CM + (rot ? PLOT_ROT_CM_PER_CHAR * (double)maxl : 0);
-        double hcm = PLOT_TOP_CM + PLOT_BARS_PANEL_CM * (double)f->np + bot;
+        bool nokey = bare || sv->s >= sv->nk;
+        double bot = (bare ? PLOT_BOTTOM_BARE_CM : PLOT_BOTTOM_CM) +
+                     (rot ? PLOT_ROT_CM_PER_CHAR * (double)maxl : 0);
+        double topcm = nokey ? PLOT_TOP_NOKEY_CM : PLOT_TOP_CM;
+        double hcm = topcm + PLOT_BARS_PANEL_CM * (double)f->np + bot;
         plot_gpv_str(&w, "data", dat);
         plot_gpv_num(&w, "npanel", (double)f->np);
         plot_series_vars(pl, sv, &w, f->skip);
@@ -522,7 +525,7 @@ static int bars_draw(struct plot *pl, const struct plot_sweep *sv, struct bar_fi
         plot_gpv_num(&w, "xrot", rot);
         plot_gpv_str(&w, "xtics", xt.s ? xt.s : "");
         plot_gpv_str(&w, "xticsbare", xb.s ? xb.s : "");
-        plot_gpv_num(&w, "topcm", PLOT_TOP_CM);
+        plot_gpv_num(&w, "topcm", topcm);
         plot_gpv_num(&w, "botcm", bot);
         char kb[128], xl[300] = "";
         for (size_t k = 0, used = 0; !bare && k < sv->nk && used < sizeof xl; k++)
@@ -530,7 +533,7 @@ static int bars_draw(struct plot *pl, const struct plot_sweep *sv, struct bar_fi
                 used += (size_t)snprintf(xl + used, sizeof xl - used, "%s%s", used ? ", " : "",
                                          plot_key_name(pl, sv->k[k].name, kb, sizeof kb));
         plot_gpv_str(&w, "xlabel", xl);
-        plot_gpv_num(&w, "nokey", bare || sv->s >= sv->nk);
+        plot_gpv_num(&w, "nokey", nokey);
         for (size_t p = 0; p < f->np; p++) {
             snprintf(var, sizeof var, "ylabel%zu", p + 1);
             plot_gpv_str(&w, var, f->p[p].ylabel);
