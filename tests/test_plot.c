@@ -61,6 +61,18 @@ static char *slurp_rel(const char *rel)
     return slurp(p);
 }
 
+/* Writes spec as tmpd/spec.json and sweeps it into tmpd/s. */
+static void sweep_into_s(const char *spec)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/spec.json", tmpd);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f);
+    fputs(spec, f);
+    fclose(f);
+    cr_assert_eq(sh("%s sweep %s/spec.json -j 2 --out %s/s >/dev/null 2>&1", bin(), tmpd, tmpd), 0);
+}
+
 /* The five policies on two 12-job queues, two seeds and two CPU thresholds, against
  * fifo: 40 short runs. */
 static void five_policies(void)
@@ -69,17 +81,10 @@ static void five_policies(void)
                     "-o qb.csv",
                     tmpd, bin(), bin()),
                  0);
-    char p[256];
-    snprintf(p, sizeof p, "%s/spec.json", tmpd);
-    FILE *f = fopen(p, "w");
-    cr_assert_not_null(f);
-    fputs("{\"grid\": {\"policy\": [\"fifo\", \"default\", \"optimal\", \"sjf\", \"easy\"],\n"
-          "          \"jobs\": [\"qa.csv\", \"qb.csv\"], \"cpu_threshold\": [0.7, 0.9],\n"
-          "          \"seed\": [1, 2]},\n"
-          " \"baseline\": {\"policy\": \"fifo\"}}\n",
-          f);
-    fclose(f);
-    cr_assert_eq(sh("%s sweep %s/spec.json -j 2 --out %s/s >/dev/null 2>&1", bin(), tmpd, tmpd), 0);
+    sweep_into_s("{\"grid\": {\"policy\": [\"fifo\", \"default\", \"optimal\", \"sjf\", \"easy\"],\n"
+                 "          \"jobs\": [\"qa.csv\", \"qb.csv\"], \"cpu_threshold\": [0.7, 0.9],\n"
+                 "          \"seed\": [1, 2]},\n"
+                 " \"baseline\": {\"policy\": \"fifo\"}}\n");
 }
 
 /* Every figure of a sweep of 5 policies x 2 queues comes out as PNG and PDF, every
@@ -235,16 +240,9 @@ Test(plot, a_runs_cdf_ends_at_the_fraction_completed, .timeout = 120)
 Test(plot, a_generated_queue_sweep_clusters_by_count, .timeout = 120)
 {
     NEED_GNUPLOT();
-    char p[256];
-    snprintf(p, sizeof p, "%s/spec.json", tmpd);
-    FILE *f = fopen(p, "w");
-    cr_assert_not_null(f);
-    fputs("{\"base\": {\"jobs\": null},\n"
-          " \"grid\": {\"policy\": [\"fifo\", \"sjf\"], \"count\": [8, 12], \"seed\": [1, 2]},\n"
-          " \"baseline\": {\"policy\": \"fifo\"}}\n",
-          f);
-    fclose(f);
-    cr_assert_eq(sh("%s sweep %s/spec.json -j 2 --out %s/s >/dev/null 2>&1", bin(), tmpd, tmpd), 0);
+    sweep_into_s("{\"base\": {\"jobs\": null},\n"
+                 " \"grid\": {\"policy\": [\"fifo\", \"sjf\"], \"count\": [8, 12], \"seed\": [1, 2]},\n"
+                 " \"baseline\": {\"policy\": \"fifo\"}}\n");
     cr_assert_eq(sh("%s plot %s/s --format png >/dev/null 2>&1", bin(), tmpd), 0);
     cr_assert(!has_magic("s/figures/ablation_count.png", "\x89PNG"), "count is not ablated");
     cr_assert(has_magic("s/figures/jct_cdf.png", "\x89PNG"));
@@ -266,7 +264,7 @@ Test(plot, a_generated_queue_sweep_clusters_by_count, .timeout = 120)
     /* fifo's makespans at count 8 from runs.csv, in seconds; the bar's unit is what
      * jct_cdf.dat's header names (s, min or h). */
     struct stats_csv t = {0};
-    char err[256];
+    char err[256], p[256];
     snprintf(p, sizeof p, "%s/s/runs.csv", tmpd);
     cr_assert_eq(stats_csv_read(p, &t, err, sizeof err), 0, "%s", err);
     int cp = stats_csv_col(&t, "policy"), cc = stats_csv_col(&t, "count");
