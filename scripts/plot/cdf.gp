@@ -8,7 +8,7 @@
 #     (room above the panels for the key, and below for the x axis), ptitle1..ptitleN
 #     per panel ('' for none).
 nrow = int((npanel + ncol - 1) / ncol)
-grow = nrow; gcol = ncol; gl = (ycm + 0.6) / wcm; gr = 0.97; hg = 0.9 / wcm; vg = 1.5 / hcm
+grow = nrow; gcol = ncol; gl = (ycm + 0.6) / wcm; gr = 0.97; hg = 0.9 / wcm; vg = 1.9 / hcm
 gb = botcm / hcm; gt = 1 - (tcm + topcm + kcm) / hcm
 set yrange [0 : 1.0001]
 set ytics 0, 0.25, 1
