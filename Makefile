@@ -89,14 +89,18 @@ bench: $(BUILD)/cpnsim
 # queues x CPU thresholds x seeds, compared with FIFO) run into results/thesis/, its
 # figures drawn into results/figures/ (PNG and PDF); then scripts/figures-queues.json
 # (the policies on ten generated 100-job queues, for the spread between queues) into
-# results/thesis-queues/ and results/figures/queues/. Resumable: runs already done are
-# kept, so after an interrupt `make figures` goes on where it stopped. docs/sweeps.md.
+# results/thesis-queues/ and results/figures/queues/; then scripts/figures-generated.json
+# (the policies on generated queues of 40 and 100 jobs) into results/thesis-generated/
+# and results/figures/generated/. Resumable: runs already done are kept, so after an
+# interrupt `make figures` goes on where it stopped. docs/sweeps.md.
 .PHONY: figures
 figures: deps $(BUILD)/cpnsim
 	$(BUILD)/cpnsim sweep scripts/figures.json --out results/thesis
 	$(BUILD)/cpnsim plot results/thesis --out results/figures
 	$(BUILD)/cpnsim sweep scripts/figures-queues.json --out results/thesis-queues
 	$(BUILD)/cpnsim plot results/thesis-queues --out results/figures/queues
+	$(BUILD)/cpnsim sweep scripts/figures-generated.json --out results/thesis-generated
+	$(BUILD)/cpnsim plot results/thesis-generated --out results/figures/generated
 
 # Fuzzing (docs/reliability.md): one libFuzzer harness per reader (tests/fuzz/fuzz_*.c),
 # built with clang, ASan and UBSan against the library compiled with clang in its own

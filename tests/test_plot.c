@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/tools/stats.h"
 #include "helpers.h"
 
 static const char *bin(void)
@@ -60,6 +61,18 @@ static char *slurp_rel(const char *rel)
     return slurp(p);
 }
 
+/* Writes spec as tmpd/spec.json and sweeps it into tmpd/s. */
+static void sweep_into_s(const char *spec)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/spec.json", tmpd);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f);
+    fputs(spec, f);
+    fclose(f);
+    cr_assert_eq(sh("%s sweep %s/spec.json -j 2 --out %s/s >/dev/null 2>&1", bin(), tmpd, tmpd), 0);
+}
+
 /* The five policies on two 12-job queues, two seeds and two CPU thresholds, against
  * fifo: 40 short runs. */
 static void five_policies(void)
@@ -68,17 +81,10 @@ static void five_policies(void)
                     "-o qb.csv",
                     tmpd, bin(), bin()),
                  0);
-    char p[256];
-    snprintf(p, sizeof p, "%s/spec.json", tmpd);
-    FILE *f = fopen(p, "w");
-    cr_assert_not_null(f);
-    fputs("{\"grid\": {\"policy\": [\"fifo\", \"default\", \"optimal\", \"sjf\", \"easy\"],\n"
-          "          \"jobs\": [\"qa.csv\", \"qb.csv\"], \"cpu_threshold\": [0.7, 0.9],\n"
-          "          \"seed\": [1, 2]},\n"
-          " \"baseline\": {\"policy\": \"fifo\"}}\n",
-          f);
-    fclose(f);
-    cr_assert_eq(sh("%s sweep %s/spec.json -j 2 --out %s/s >/dev/null 2>&1", bin(), tmpd, tmpd), 0);
+    sweep_into_s("{\"grid\": {\"policy\": [\"fifo\", \"default\", \"optimal\", \"sjf\", \"easy\"],\n"
+                 "          \"jobs\": [\"qa.csv\", \"qb.csv\"], \"cpu_threshold\": [0.7, 0.9],\n"
+                 "          \"seed\": [1, 2]},\n"
+                 " \"baseline\": {\"policy\": \"fifo\"}}\n");
 }
 
 /* Every figure of a sweep of 5 policies x 2 queues comes out as PNG and PDF, every
@@ -225,4 +231,57 @@ Test(plot, a_runs_cdf_ends_at_the_fraction_completed, .timeout = 120)
     free(d);
     cr_assert(done < jobs, "the test wants a run where some jobs fail (%g of %g)", done, jobs);
     cr_assert(fabs(last - done / jobs) < 1e-9, "%g against %g/%g", last, done, jobs);
+}
+
+/* A sweep over generated queues: the queue length (count) is the queue, one cluster
+ * of bars per count with readable names, not a numeric key to ablate. fifo's bar at
+ * 8 jobs is the mean of its two runs' makespans in runs.csv, in the figure set's time
+ * unit. */
+Test(plot, a_generated_queue_sweep_clusters_by_count, .timeout = 120)
+{
+    NEED_GNUPLOT();
+    sweep_into_s("{\"base\": {\"jobs\": null},\n"
+                 " \"grid\": {\"policy\": [\"fifo\", \"sjf\"], \"count\": [8, 12], \"seed\": [1, 2]},\n"
+                 " \"baseline\": {\"policy\": \"fifo\"}}\n");
+    cr_assert_eq(sh("%s plot %s/s --format png >/dev/null 2>&1", bin(), tmpd), 0);
+    cr_assert(!has_magic("s/figures/ablation_count.png", "\x89PNG"), "count is not ablated");
+    cr_assert(has_magic("s/figures/jct_cdf.png", "\x89PNG"));
+    char *d = slurp_rel("s/figures/data/makespan.dat");
+    cr_assert_not_null(d);
+    /* The first block: the header, then one row per count, then the blank lines. */
+    char *end = strstr(d, "\n\n\n");
+    cr_assert_not_null(end, "%s", d);
+    *end = '\0';
+    const char *r1 = strchr(d, '\n') + 1, *r2 = strchr(r1, '\n');
+    cr_assert_not_null(r2, "%s", d);
+    r2++;
+    cr_assert_null(strchr(r2, '\n'), "more than two rows: %s", d);
+    cr_assert_eq(strncmp(r1, "\"8 jobs\" ", 9), 0, "%s", r1);
+    cr_assert_eq(strncmp(r2, "\"12 jobs\" ", 10), 0, "%s", r2);
+    double x, m;
+    cr_assert_eq(sscanf(r1 + 9, "%lf %lf", &x, &m), 2, "%s", r1);
+    free(d);
+    /* fifo's makespans at count 8 from runs.csv, in seconds; the bar's unit is what
+     * jct_cdf.dat's header names (s, min or h). */
+    struct stats_csv t = {0};
+    char err[256], p[256];
+    snprintf(p, sizeof p, "%s/s/runs.csv", tmpd);
+    cr_assert_eq(stats_csv_read(p, &t, err, sizeof err), 0, "%s", err);
+    int cp = stats_csv_col(&t, "policy"), cc = stats_csv_col(&t, "count");
+    int cm = stats_csv_col(&t, "makespan_s");
+    double sum = 0;
+    size_t n = 0;
+    for (size_t r = 0; r < t.n_rows; r++)
+        if (strcmp(stats_csv_get(&t, r, cp), "fifo") == 0 &&
+            strcmp(stats_csv_get(&t, r, cc), "8") == 0) {
+            sum += atof(stats_csv_get(&t, r, cm));
+            n++;
+        }
+    stats_csv_free(&t);
+    cr_assert_eq(n, 2);
+    char *h = slurp_rel("s/figures/data/jct_cdf.dat");
+    cr_assert_not_null(h);
+    double div = strncmp(h, "# jct_h ", 8) == 0 ? 3600 : strncmp(h, "# jct_min ", 10) == 0 ? 60 : 1;
+    free(h);
+    cr_assert(fabs(m - sum / 2 / div) < 1e-6 * m, "%g against %g / 2", m, sum);
 }

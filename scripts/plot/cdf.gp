@@ -8,7 +8,7 @@
 #     (room above the panels for the key, and below for the x axis), ptitle1..ptitleN
 #     per panel ('' for none).
 nrow = int((npanel + ncol - 1) / ncol)
-grow = nrow; gcol = ncol; gl = (ycm + 0.4) / wcm; gr = 0.97; hg = 0.9 / wcm; vg = 1.5 / hcm
+grow = nrow; gcol = ncol; gl = (ycm + 0.6) / wcm; gr = 0.97; hg = 0.9 / wcm; vg = 1.9 / hcm
 gb = botcm / hcm; gt = 1 - (tcm + topcm + kcm) / hcm
 set yrange [0 : 1.0001]
 set ytics 0, 0.25, 1
@@ -22,7 +22,8 @@ do for [p = 1 : npanel] {
     unset label 1
     set label 1 value(sprintf('ptitle%d', p)) at graph 0.5, graph 1.1 center
     # The axis labels once: y on the first column, x on the last row.
-    set ylabel ((p - 1) % ncol == 0 ? (ncol > 1 ? "fraction of\nall jobs completed" : 'fraction of all jobs completed') : '')
+    # On two lines: on one, it is longer than a panel is high.
+    set ylabel ((p - 1) % ncol == 0 ? "fraction of\nall jobs completed" : '')
     set xlabel (p > npanel - ncol && (ncol <= 2 || p == npanel) ? xlabel : '')
     plot for [i = 1 : nseries] data index ((p - 1) * nseries + i - 1) \
         using 1:2 with steps ls style(i) notitle

@@ -28,15 +28,19 @@ set grid ytics lc rgb '#d0d0d0' lw 0.5 dt 1
 set key noopaque samplen 3 spacing 1.1
 
 # Line series: no two alike in grey level and dash pattern together (a dash pattern
-# each), with a marker each where points are drawn.
+# each), with a marker each where points are drawn. The PNG's lines are 2.5 times
+# thicker and their round caps would fill the gaps of the PDF's dash lengths, drawing
+# every dashed line solid: its dashes and gaps are 2.5 times longer (dk).
+dk = fmt eq 'png' ? 2.5 : 1
 set style line 1 lc rgb '#000000' dt 1 lw 1.2 pt 7 ps 0.6
-set style line 2 lc rgb '#505050' dt (6, 3) lw 1.2 pt 5 ps 0.6
-set style line 3 lc rgb '#000000' dt (1, 4) lw 1.8 pt 9 ps 0.7
-set style line 4 lc rgb '#808080' dt (10, 4, 1, 4) lw 1.4 pt 4 ps 0.6
-set style line 5 lc rgb '#303030' dt (16, 5) lw 1.2 pt 6 ps 0.6
+set style line 2 lc rgb '#505050' dt (6 * dk, 3 * dk) lw 1.2 pt 5 ps 0.6
+set style line 3 lc rgb '#000000' dt (1 * dk, 4 * dk) lw 1.8 pt 9 ps 0.7
+set style line 4 lc rgb '#808080' dt (10 * dk, 4 * dk, 1 * dk, 4 * dk) lw 1.4 pt 4 ps 0.6
+set style line 5 lc rgb '#303030' dt (16 * dk, 5 * dk) lw 1.2 pt 6 ps 0.6
 set style line 6 lc rgb '#a0a0a0' dt 1 lw 1.6 pt 8 ps 0.7
-set style line 7 lc rgb '#000000' dt (6, 2, 1, 2, 1, 2) lw 1.2 pt 11 ps 0.7
-set style line 8 lc rgb '#606060' dt (2, 5) lw 1.6 pt 13 ps 0.7
+set style line 7 lc rgb '#000000' dt (6 * dk, 2 * dk, 1 * dk, 2 * dk, 1 * dk, 2 * dk) lw 1.2 \
+    pt 11 ps 0.7
+set style line 8 lc rgb '#606060' dt (2 * dk, 5 * dk) lw 1.6 pt 13 ps 0.7
 nstyles = 8
 style(i) = (i - 1) % nstyles + 1
 

@@ -11,7 +11,7 @@
 #     and xmax (the x range, padded so that end points and their error bars show),
 #     topcm and botcm (room above the panels for the key and the panel titles, and
 #     below them for the x axis).
-grow = nrow; gcol = ncol; gl = ycm / wcm; gr = 0.97; hg = 1.4 / wcm; vg = 0.55 / hcm
+grow = nrow; gcol = ncol; gl = (ycm + 0.4) / wcm; gr = 0.97; hg = 1.4 / wcm; vg = 0.55 / hcm
 gb = botcm / hcm; gt = 1 - (tcm + topcm + kcm) / hcm
 set mxtics 1
 set multiplot title title
@@ -29,9 +29,12 @@ do for [p = 1 : npanel] {
     if (p <= ncol) {
         set label 1 value(sprintf('ptitle%d', p)) at graph 0.5, graph 1.08 center
     }
+    # The error bars solid (a dash pattern would break them up), the lines dashed.
     plot for [i = 1 : nseries] data index (p - 1) \
         using 2:(column(3 * i)):(column(3 * i + 1)):(column(3 * i + 2)) \
-        with yerrorlines ls style(i) notitle
+        with yerrorbars ls style(i) dt 1 pt -1 notitle, \
+        for [i = 1 : nseries] data index (p - 1) using 2:(column(3 * i)) \
+        with linespoints ls style(i) notitle
 }
 if (!nokey) {
     @keyplot

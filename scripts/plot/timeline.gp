@@ -8,7 +8,7 @@
 # In: data, nseries, sname1..snameN (the series), tunit, title.
 if (!exists('compare')) { compare = 0 }
 if (!compare) { nseries = nsites }
-grow = 2; gcol = 1; gl = ycm / wcm; gr = 0.97; hg = 0; vg = 0.6 / hcm
+grow = 2; gcol = 1; gl = ycm / wcm; gr = 0.96; hg = 0; vg = 0.6 / hcm
 gb = 1.8 / hcm; gt = 1 - (tcm + 0.8 + kcm) / hcm
 set multiplot title title
 p = 1
@@ -18,7 +18,10 @@ set format x ''
 set xlabel ''
 if (compare) {
     set ylabel 'busy GPUs'
-    set yrange [0 : *]
+    # [0, 1] with ticks 0 and 1 for a column of zeros (no job ever queued), which
+    # gnuplot would warn is an empty range and tick in fractions of a job.
+    ytop(c) = 'stats data using ' . c . ' nooutput; if (STATS_max > 0) { set yrange [0 : *] } else { set yrange [0 : 1]; set ytics 0, 1 }'
+    eval ytop(2)
     plot for [i = 1 : nseries] data index (i - 1) using 1:2 with steps ls style(i) notitle
 } else {
     set ylabel 'GPU utilisation (%)'
@@ -33,6 +36,7 @@ set xlabel sprintf('time (%s)', tunit)
 set ylabel (compare ? 'queued jobs' : 'jobs')
 set yrange [0 : *]
 set ytics autofreq
+if (compare) { eval ytop(3) }
 if (compare) {
     plot for [i = 1 : nseries] data index (i - 1) using 1:3 with steps ls style(i) notitle
 } else {

@@ -232,6 +232,9 @@ const char *plot_key_name(const struct plot *pl, const char *key, char *buf, siz
         {"link_gbps_scale", "WAN bandwidth (x the cluster's)"},
         {"warmup_s", "warm-up (s)"},
         {"jobs", "job queue"},
+        {"count", "queue length"},
+        {"arrival", "arrival"},
+        {"mix", "job mix"},
     };
     for (size_t i = 0; i < pl->o->n_labels; i++)
         if (!pl->o->labels[i].value && strcmp(pl->o->labels[i].key, key) == 0)

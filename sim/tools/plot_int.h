@@ -28,6 +28,10 @@
 #define PLOT_KEY_COLS 5
 #define PLOT_KEY_ROW_CM 0.5
 #define PLOT_BOTTOM_CM 1.8
+/* The same without a key (above) or an x axis label (below): a figure of a single
+ * unnamed cluster, whose bars carry the series' names. */
+#define PLOT_TOP_NOKEY_CM 0.3
+#define PLOT_BOTTOM_BARE_CM 1.1
 /* The widest bar of a figure with a single cluster, in clusters' widths. */
 #define PLOT_BAR_MAX_W 0.22
 /* The extra room below for x labels turned to fit, per character of the longest. */
@@ -133,22 +137,28 @@ void plot_put_cdf_block(const struct plot *pl, FILE *f, double *x, size_t n, siz
 
 /* ---- A sweep's tables (plot_sweep.c) ------------------------------------------------ */
 
+/* A grid key: its values as the spec wrote them (raw), as sweep.json labels them
+ * (label: run names, file-name suffixes) and as the figures show them (shown: a
+ * queue length "40 jobs", an arrival its spec "poisson:0.01", else the label). */
 struct plot_key {
     const char *name;
     size_t n;
     const char **raw, **label;
+    char **shown;
 };
 
-/* A sweep: its keys, which key is the series (policy), the cluster (jobs) and the
- * seed (nk when absent), runs.csv, the ratio figure's baseline (key index and value
- * index, bl_k == nk for none), and which JCT metric is honest: jct_all_mean_s, or
- * jct_mean_s in a sweep aggregated before it existed (old_jct), and the count of
- * jobs that did not complete shown beside it (not_completed, or there failed). */
+/* A sweep: its keys, which key is the series (policy) and the seed (nk when absent),
+ * the keys that make the job queue (q, a bit per key: jobs, count, arrival, mix),
+ * runs.csv, the ratio figure's baseline (key index and value index, bl_k == nk for
+ * none), and which JCT metric is honest: jct_all_mean_s, or jct_mean_s in a sweep
+ * aggregated before it existed (old_jct), and the count of jobs that did not complete
+ * shown beside it (not_completed, or there failed). */
 struct plot_sweep {
     void *doc; /* sweep.json (cJSON); the strings below point into it */
     struct plot_key *k;
     size_t nk;
-    size_t s, c, seed;
+    size_t s, seed;
+    unsigned long q;
     size_t bl_k, bl_v;
     struct stats_csv runs;
     int *col; /* [nk]: each key's column in runs.csv */
@@ -166,6 +176,22 @@ struct plot_cell {
  * key; the seed's is ignored), one per seed in out[0..nseeds) (NaN: no run). */
 void plot_seed_values(const struct plot_sweep *sv, const size_t *choice, int cm, double *out);
 size_t plot_nseeds(const struct plot_sweep *sv);
+/* How a figure names value j of key k: --label KEY:VALUE=TEXT, else k's shown name. */
+const char *plot_value_shown(const struct plot *pl, const struct plot_sweep *sv, size_t k,
+                             size_t j);
+/* The number of combinations of the values of the keys in keys (a bit per key), and
+ * combination i of them written into choice (the last key varying fastest; the other
+ * keys' entries left as they are). */
+size_t plot_combos(const struct plot_sweep *sv, unsigned long keys);
+void plot_combo(const struct plot_sweep *sv, unsigned long keys, size_t i, size_t *choice);
+/* "KEY VALUE" for value j of key k as a note names it ("CPU threshold 0.7"); a queue
+ * length or a job mix by its value alone ("40 jobs", "mix-example"), which says what
+ * it is. Returns buf. */
+const char *plot_key_value(const struct plot *pl, const struct plot_sweep *sv, size_t k,
+                           size_t j, char *buf, size_t len);
+/* The shown values of the keys in keys at choice, joined with ", " ("40 jobs, batch"). */
+void plot_combo_label(const struct plot *pl, const struct plot_sweep *sv, unsigned long keys,
+                      const size_t *choice, char *buf, size_t len);
 /* " mean lo hi" of a cell in a data file. */
 void plot_put_cell(FILE *f, const struct plot_cell *c);
 /* Mean, sd and 95% interval of the non-NaN values of x[0..n). */

@@ -63,8 +63,9 @@ static bool key_positions(const struct plot_key *k, double *x)
     return true;
 }
 
-/* One ablation figure: key a on the x axis; rows metrics[0..nm); a column per value
- * of the queue key when cols, else one; every other key at choice. */
+/* One ablation figure: key a on the x axis; rows metrics[0..nm); a column per job
+ * queue (combination of the queue keys' values) when cols, else one; every other key
+ * at choice. */
 struct abl {
     size_t a;
     const char *const *metrics;
@@ -84,7 +85,7 @@ static double abl_scale(const struct plot *pl, const char *metric, char *lab, si
     } known[] = {
         {"gpu_util_mean", "GPU util. (%)", 0.01},
         {"cpu_util_mean", "CPU util. (%)", 0.01},
-        {"cpu_lost_gpu_s", "CPU-starved GPU-h", 3600},
+        {"cpu_lost_gpu_s", "CPU-starved\nGPU-hours", 3600},
         {"oom_events", "OOM kills", 1},
         {"not_completed", "not completed", 1},
         {"failed", "failed", 1},
@@ -114,8 +115,9 @@ static int abl_figure(struct plot *pl, const struct plot_sweep *sv, const struct
                       size_t *choice, const char *name)
 {
     const size_t nx = sv->k[ab->a].n, nsv = sv->s < sv->nk ? sv->k[sv->s].n : 1;
-    const size_t nc = ab->cols ? sv->k[sv->c].n : 1, nseed = plot_nseeds(sv);
-    const size_t c0 = sv->c < sv->nk ? choice[sv->c] : 0;
+    const size_t nc = ab->cols ? plot_combos(sv, sv->q) : 1, nseed = plot_nseeds(sv);
+    size_t *c0 = cpn_calloc(sv->nk + 1, sizeof *c0);
+    memcpy(c0, choice, sv->nk * sizeof *c0);
     size_t *keep = cpn_calloc(ab->nm + 1, sizeof *keep), nkeep = 0;
     struct plot_cell *v = cpn_calloc(ab->nm * nc * nx * nsv + 1, sizeof *v);
     double *x = cpn_calloc(nseed, sizeof *x), *r = cpn_calloc(nseed, sizeof *r);
@@ -128,7 +130,7 @@ static int abl_figure(struct plot *pl, const struct plot_sweep *sv, const struct
         for (size_t c = 0; c < nc; c++)
             for (size_t s = 0; s < nsv; s++) {
                 if (ab->cols)
-                    choice[sv->c] = c;
+                    plot_combo(sv, sv->q, c, choice);
                 if (sv->s < sv->nk)
                     choice[sv->s] = s;
                 choice[ab->a] = ab->ref;
@@ -153,8 +155,7 @@ static int abl_figure(struct plot *pl, const struct plot_sweep *sv, const struct
         if (any)
             keep[nkeep++] = m;
     }
-    if (sv->c < sv->nk)
-        choice[sv->c] = c0;
+    memcpy(choice, c0, sv->nk * sizeof *c0);
     struct plot_gpv hdr = {0};
     plot_gpv_add(&hdr, "%s_label %s_x", sv->k[ab->a].name, sv->k[ab->a].name);
     for (size_t s = 0; s < nsv; s++) {
@@ -188,15 +189,14 @@ static int abl_figure(struct plot *pl, const struct plot_sweep *sv, const struct
         struct plot_gpv w = {0}, xt = {0}, bare = {0};
         char held[512], notes[1200], sn[160], head[256], var[32], kb[128];
         size_t np = nkeep * nc;
-        plot_held_note(pl, sv, (1ul << ab->a) | (ab->cols ? 1ul << sv->c : 0), choice, name, held,
+        plot_held_note(pl, sv, (1ul << ab->a) | (ab->cols ? sv->q : 0), choice, name, held,
                        sizeof held);
         plot_seed_note(v, ab->nm * nc * nx * nsv, sn, sizeof sn);
         const char *kn = plot_key_name(pl, sv->k[ab->a].name, kb, sizeof kb);
         if (nseed > 1)
             snprintf(notes, sizeof notes, "%s; intervals paired with %s %s seed by seed%s%s", sn,
                      kn,
-                     plot_value_name(pl, sv->k[ab->a].name, sv->k[ab->a].raw[ab->ref],
-                                     sv->k[ab->a].label[ab->ref]),
+                     plot_value_shown(pl, sv, ab->a, ab->ref),
                      held[0] ? "; " : "", held);
         else
             snprintf(notes, sizeof notes, "%s%s%s", sn, held[0] ? "; " : "", held);
@@ -211,8 +211,7 @@ static int abl_figure(struct plot *pl, const struct plot_sweep *sv, const struct
         for (size_t xi = 0; xi < nx; xi++) {
             size_t xo = ab->order[xi];
             plot_gpv_add(&xt, "%s\"%s\" %.10g", xi ? ", " : "",
-                         plot_value_name(pl, sv->k[ab->a].name, sv->k[ab->a].raw[xo],
-                                         sv->k[ab->a].label[xo]),
+                         plot_value_shown(pl, sv, ab->a, xo),
                          ab->pos[xo]);
             plot_gpv_add(&bare, "%s\"\" %.10g", xi ? ", " : "", ab->pos[xo]);
         }
@@ -226,10 +225,14 @@ static int abl_figure(struct plot *pl, const struct plot_sweep *sv, const struct
             size_t m = keep[p / nc], c = p % nc;
             snprintf(var, sizeof var, "ylabel%zu", p + 1);
             plot_gpv_str(&w, var, c == 0 ? lab[m] : "");
+            char qn[256] = "";
+            if (nc > 1) {
+                plot_combo(sv, sv->q, c, choice);
+                plot_combo_label(pl, sv, sv->q, choice, qn, sizeof qn);
+                memcpy(choice, c0, sv->nk * sizeof *c0);
+            }
             snprintf(var, sizeof var, "ptitle%zu", p + 1);
-            plot_gpv_str(&w, var, nc > 1 ? plot_value_name(pl, "jobs", sv->k[sv->c].raw[c],
-                                                            sv->k[sv->c].label[c])
-                                         : "");
+            plot_gpv_str(&w, var, qn);
             snprintf(var, sizeof var, "xlab%zu", p + 1);
             plot_gpv_num(&w, var, p + nc >= np ? 1 : 0);
             double top = 0;
@@ -252,6 +255,7 @@ static int abl_figure(struct plot *pl, const struct plot_sweep *sv, const struct
         free(bare.s);
     }
     free(dat);
+    free(c0);
     free(keep);
     free(v);
     free(x);
@@ -279,25 +283,20 @@ static int ablation(struct plot *pl, const struct plot_sweep *sv, size_t a, cons
     }
     struct abl ab = {.a = a, .metrics = metrics, .nm = nm, .pos = pos, .order = order,
                      .ref = sv->bl_k == a ? sv->bl_v : order[0]};
-    ab.cols = sv->c < sv->nk && sv->k[sv->c].n > 1 && sv->k[sv->c].n <= PLOT_ABL_MAXCOL;
+    size_t nq = plot_combos(sv, sv->q);
+    ab.cols = nq > 1 && nq <= PLOT_ABL_MAXCOL;
     unsigned long facets = 0;
     size_t total = 1;
     for (size_t k = 0; k < sv->nk; k++)
-        if (k != a && k != sv->s && k != sv->seed && sv->k[k].n > 1 && !(ab.cols && k == sv->c)) {
+        if (k != a && k != sv->s && k != sv->seed && sv->k[k].n > 1 &&
+            !(ab.cols && (sv->q >> k & 1))) {
             facets |= 1ul << k;
             total *= sv->k[k].n;
         }
     size_t *choice = cpn_calloc(sv->nk + 1, sizeof *choice);
     int rc = CPN_OK;
     for (size_t i = 0; !rc && i < total; i++) {
-        size_t rest = i;
-        for (size_t k = sv->nk; k-- > 0;) {
-            choice[k] = 0;
-            if (facets >> k & 1) {
-                choice[k] = rest % sv->k[k].n;
-                rest /= sv->k[k].n;
-            }
-        }
+        plot_combo(sv, facets, i, choice);
         char name[256], suf[200];
         plot_facet_suffix(sv, facets, choice, suf, sizeof suf);
         snprintf(name, sizeof name, "ablation_%s%s", sv->k[a].name, suf);
@@ -327,7 +326,7 @@ int plot_ablations(struct plot *pl, const struct plot_sweep *sv)
     }
     int rc = CPN_OK;
     for (size_t k = 0; !rc && k < sv->nk; k++)
-        if (k != sv->s && k != sv->c && k != sv->seed && sv->k[k].n >= 2) {
+        if (k != sv->s && !(sv->q >> k & 1) && k != sv->seed && sv->k[k].n >= 2) {
             double *pos = cpn_calloc(sv->k[k].n, sizeof *pos);
             if (key_positions(&sv->k[k], pos))
                 rc = nm ? ablation(pl, sv, k, pos, m, nm)
@@ -359,7 +358,7 @@ static const char *run_name(const struct plot_sweep *sv, const size_t *choice, s
  * at most PLOT_CDF_MAXCOL. */
 int plot_sweep_cdf(struct plot *pl, const struct plot_sweep *sv)
 {
-    const size_t nc = sv->c < sv->nk ? sv->k[sv->c].n : 1, ns = sv->s < sv->nk ? sv->k[sv->s].n : 1;
+    const size_t nc = plot_combos(sv, sv->q), ns = sv->s < sv->nk ? sv->k[sv->s].n : 1;
     double **x = cpn_calloc(nc * ns, sizeof *x);
     size_t *n = cpn_calloc(nc * ns, sizeof *n), *cap = cpn_calloc(nc * ns, sizeof *cap);
     size_t *tot = cpn_calloc(nc * ns, sizeof *tot);
@@ -368,8 +367,7 @@ int plot_sweep_cdf(struct plot *pl, const struct plot_sweep *sv)
     int rc = 0;
     for (size_t c = 0; c < nc && !rc; c++)
         for (size_t s = 0; s < ns && !rc; s++) {
-            if (sv->c < sv->nk)
-                choice[sv->c] = c;
+            plot_combo(sv, sv->q, c, choice);
             if (sv->s < sv->nk)
                 choice[sv->s] = s;
             for (size_t j = 0; j < plot_nseeds(sv) && !rc; j++) {
@@ -397,9 +395,8 @@ int plot_sweep_cdf(struct plot *pl, const struct plot_sweep *sv)
     if (!rc) {
         struct plot_gpv w = {0};
         char held[512], notes[700], xl[64], nm[32];
-        if (sv->c < sv->nk)
-            choice[sv->c] = 0;
-        plot_held_note(pl, sv, sv->c < sv->nk ? 1ul << sv->c : 0, choice, "jct_cdf", held,
+        plot_combo(sv, sv->q, 0, choice);
+        plot_held_note(pl, sv, sv->q, choice, "jct_cdf", held,
                        sizeof held);
         size_t seeds = plot_nseeds(sv);
         snprintf(notes, sizeof notes, "%zu seed%s%s%s", seeds, seeds == 1 ? "" : "s pooled",
@@ -422,10 +419,13 @@ int plot_sweep_cdf(struct plot *pl, const struct plot_sweep *sv)
         plot_gpv_title(pl, &w, "JCT distribution over all jobs (a failed or stuck job never "
                        "completes)", notes);
         for (size_t c = 0; c < nc; c++) {
+            char qn[256] = "";
+            if (nc > 1) {
+                plot_combo(sv, sv->q, c, choice);
+                plot_combo_label(pl, sv, sv->q, choice, qn, sizeof qn);
+            }
             snprintf(nm, sizeof nm, "ptitle%zu", c + 1);
-            plot_gpv_str(&w, nm, nc > 1 ? plot_value_name(pl, "jobs", sv->k[sv->c].raw[c],
-                                                           sv->k[sv->c].label[c])
-                                        : "");
+            plot_gpv_str(&w, nm, qn);
         }
         rc = plot_draw(pl, "jct_cdf", cpn_embed_plot_cdf, EMBED_LEN(cpn_embed_plot_cdf), &w,
                        PLOT_TOP_CM + (nc > 1 ? PLOT_LINES_PTITLE_CM : 0) +
@@ -492,12 +492,10 @@ int plot_sweep_timelines(struct plot *pl, const struct plot_sweep *sv)
         held[0] = '\0';
         for (size_t k = 0; k < sv->nk; k++)
             if (k != sv->s && sv->k[k].n > 1 && used < sizeof held) {
-                char kb[128];
-                used += (size_t)snprintf(held + used, sizeof held - used, "%s%s %s",
-                                         used ? ", " : "",
-                                         plot_key_name(pl, sv->k[k].name, kb, sizeof kb),
-                                         plot_value_name(pl, sv->k[k].name, sv->k[k].raw[0],
-                                                         sv->k[k].label[0]));
+                char kv[256];
+                used += (size_t)snprintf(held + used, sizeof held - used, "%s%s",
+                                         used ? ", " : "", plot_key_value(pl, sv, k, 0, kv,
+                                                                          sizeof kv));
             }
         if (held[0])
             fprintf(stderr, "cpnsim plot: timelines: the runs at %s\n", held);

@@ -3,12 +3,13 @@
  * the bar figures, plot_lines.c the line figures.
  *
  * Sweep figures compare policies (the grid key "policy": one series each) across job
- * queues (the key "jobs": one cluster of bars, or one panel, each). Every statistic
- * is computed here from runs.csv, seed by seed, so that a paired statistic pairs the
- * same seeds it describes: means and Student-t intervals over seeds, ratios to the
- * baseline seed by seed, and (plot_lines.c) the ablations' per-seed differences. Any
- * other grid key with several values is held at its first value; the title says so
- * and so does a line on stderr. */
+ * queues (the keys "jobs", "count", "arrival" and "mix": one cluster of bars, or one
+ * panel, per combination of their values). Every statistic is computed here from
+ * runs.csv, seed by seed, so that a paired statistic pairs the same seeds it
+ * describes: means and Student-t intervals over seeds, ratios to the baseline seed by
+ * seed, and (plot_lines.c) the ablations' per-seed differences. Any other grid key
+ * with several values is held at its first value; the title says so and so does a
+ * line on stderr. */
 #include "plot_int.h"
 
 #include <cjson/cJSON.h>
@@ -22,6 +23,33 @@
 
 /* ---- Reading the sweep ----------------------------------------------------------- */
 
+/* The grid keys that make the job queue: a file, or the generator's options. */
+static bool queue_key(const char *name)
+{
+    return strcmp(name, "jobs") == 0 || strcmp(name, "count") == 0 ||
+           strcmp(name, "arrival") == 0 || strcmp(name, "mix") == 0;
+}
+
+/* How a figure shows a value of key k by default: a queue length as "40 jobs", an
+ * arrival as its spec ("poisson:0.01", whose label would read "poisson_0.01"), the
+ * default job mix or generated queue as such, anything else as its label (a file's
+ * base name). */
+static char *shown_value(const struct plot_key *k, size_t j)
+{
+    char buf[160];
+    if (strcmp(k->name, "count") == 0)
+        snprintf(buf, sizeof buf, "%s jobs", k->raw[j]);
+    else if (strcmp(k->name, "arrival") == 0)
+        snprintf(buf, sizeof buf, "%s", k->raw[j]);
+    else if (strcmp(k->name, "mix") == 0 && strcmp(k->raw[j], "default") == 0)
+        snprintf(buf, sizeof buf, "default mix");
+    else if (strcmp(k->name, "jobs") == 0 && strcmp(k->raw[j], "default") == 0)
+        snprintf(buf, sizeof buf, "generated");
+    else
+        snprintf(buf, sizeof buf, "%s", k->label[j]);
+    return cpn_strdup(buf);
+}
+
 static int load_keys(struct plot *pl, struct plot_sweep *sv)
 {
     const cJSON *keys = cJSON_GetObjectItemCaseSensitive(sv->doc, "keys");
@@ -30,7 +58,7 @@ static int load_keys(struct plot *pl, struct plot_sweep *sv)
                         "description", pl->src);
     sv->nk = (size_t)cJSON_GetArraySize(keys);
     sv->k = cpn_calloc(sv->nk + 1, sizeof *sv->k);
-    sv->s = sv->c = sv->seed = sv->bl_k = sv->nk;
+    sv->s = sv->seed = sv->bl_k = sv->nk;
     size_t i = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, keys)
@@ -47,19 +75,28 @@ static int load_keys(struct plot *pl, struct plot_sweep *sv)
         k->n = (size_t)cJSON_GetArraySize(vals);
         k->raw = cpn_calloc(k->n + 1, sizeof *k->raw);
         k->label = cpn_calloc(k->n + 1, sizeof *k->label);
+        k->shown = cpn_calloc(k->n + 1, sizeof *k->shown);
         for (size_t j = 0; j < k->n; j++) {
             const cJSON *a = cJSON_GetArrayItem(vals, (int)j), *b = cJSON_GetArrayItem(labs, (int)j);
             k->raw[j] = cJSON_IsString(a) ? a->valuestring : "";
             k->label[j] = cJSON_IsString(b) ? b->valuestring : "";
+            k->shown[j] = shown_value(k, j);
         }
         if (strcmp(k->name, "policy") == 0)
             sv->s = i;
-        else if (strcmp(k->name, "jobs") == 0)
-            sv->c = i;
         else if (strcmp(k->name, "seed") == 0)
             sv->seed = i;
         i++;
     }
+    /* The queue is every queue key with several values (count and arrival together
+     * make "40 jobs, batch"); with none, the first queue key, so that a lone queue
+     * file still names its cluster. */
+    for (size_t k = 0; k < sv->nk; k++)
+        if (queue_key(sv->k[k].name) && sv->k[k].n > 1)
+            sv->q |= 1ul << k;
+    for (size_t k = 0; k < sv->nk && !sv->q; k++)
+        if (queue_key(sv->k[k].name))
+            sv->q = 1ul << k;
     return CPN_OK;
 }
 
@@ -140,6 +177,9 @@ static int load_sweep(struct plot *pl, struct plot_sweep *sv)
 static void free_sweep(struct plot_sweep *sv)
 {
     for (size_t i = 0; sv->k && i < sv->nk; i++) {
+        for (size_t j = 0; sv->k[i].shown && j < sv->k[i].n; j++)
+            free(sv->k[i].shown[j]);
+        free(sv->k[i].shown);
         free(sv->k[i].raw);
         free(sv->k[i].label);
     }
@@ -154,6 +194,55 @@ static void free_sweep(struct plot_sweep *sv)
 size_t plot_nseeds(const struct plot_sweep *sv)
 {
     return sv->seed < sv->nk ? sv->k[sv->seed].n : 1;
+}
+
+const char *plot_value_shown(const struct plot *pl, const struct plot_sweep *sv, size_t k,
+                             size_t j)
+{
+    const struct plot_key *key = &sv->k[k];
+    const char *v = plot_value_name(pl, key->name, key->raw[j], key->label[j]);
+    return v == key->label[j] ? key->shown[j] : v; /* the label: no --label matched */
+}
+
+size_t plot_combos(const struct plot_sweep *sv, unsigned long keys)
+{
+    size_t total = 1;
+    for (size_t k = 0; k < sv->nk; k++)
+        if (keys >> k & 1)
+            total *= sv->k[k].n;
+    return total;
+}
+
+void plot_combo(const struct plot_sweep *sv, unsigned long keys, size_t i, size_t *choice)
+{
+    for (size_t k = sv->nk; k-- > 0;)
+        if (keys >> k & 1) {
+            choice[k] = i % sv->k[k].n;
+            i /= sv->k[k].n;
+        }
+}
+
+const char *plot_key_value(const struct plot *pl, const struct plot_sweep *sv, size_t k,
+                           size_t j, char *buf, size_t len)
+{
+    const char *name = sv->k[k].name, *v = plot_value_shown(pl, sv, k, j);
+    char kb[128];
+    if (strcmp(name, "count") == 0 || strcmp(name, "mix") == 0)
+        snprintf(buf, len, "%s", v);
+    else
+        snprintf(buf, len, "%s %s", plot_key_name(pl, name, kb, sizeof kb), v);
+    return buf;
+}
+
+void plot_combo_label(const struct plot *pl, const struct plot_sweep *sv, unsigned long keys,
+                      const size_t *choice, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < sv->nk && used < len; k++)
+        if (keys >> k & 1)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+                                     plot_value_shown(pl, sv, k, choice[k]));
 }
 
 void plot_seed_values(const struct plot_sweep *sv, const size_t *choice, int cm, double *out)
@@ -231,11 +320,9 @@ void plot_held_note(const struct plot *pl, const struct plot_sweep *sv, unsigned
     for (size_t k = 0; k < sv->nk && used < len; k++) {
         if (k == sv->s || k == sv->seed || (free_keys >> k & 1) || sv->k[k].n < 2)
             continue;
-        char kb[128];
-        used += (size_t)snprintf(buf + used, len - used, "%s%s %s", used ? ", " : "",
-                                 plot_key_name(pl, sv->k[k].name, kb, sizeof kb),
-                                 plot_value_name(pl, sv->k[k].name, sv->k[k].raw[choice[k]],
-                                                 sv->k[k].label[choice[k]]));
+        char kv[256];
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+                                 plot_key_value(pl, sv, k, choice[k], kv, sizeof kv));
     }
     if (buf[0])
         fprintf(stderr, "cpnsim plot: %s: held at %s\n", name, buf);
@@ -271,9 +358,7 @@ size_t plot_series_vars(struct plot *pl, const struct plot_sweep *sv, struct plo
         char nm[32];
         snprintf(nm, sizeof nm, "sname%zu", ++n);
         plot_gpv_str(w, nm,
-                     sv->s < sv->nk ? plot_value_name(pl, "policy", sv->k[sv->s].raw[i],
-                                                      sv->k[sv->s].label[i])
-                                    : "runs");
+                     sv->s < sv->nk ? plot_value_shown(pl, sv, sv->s, i) : "runs");
     }
     plot_gpv_num(w, "nseries", (double)n);
     pl->key_cm = n > PLOT_KEY_COLS ? PLOT_KEY_ROW_CM : 0;
@@ -420,16 +505,17 @@ static int bars_draw(struct plot *pl, const struct plot_sweep *sv, struct bar_fi
                     continue;
                 double x = ((double)i - (double)(ns - 1) / 2) * bw;
                 plot_gpv_add(&xt, "%s\"%s\" %.6g", i ? ", " : "",
-                             sv->s < sv->nk ? plot_value_name(pl, "policy", sv->k[sv->s].raw[s],
-                                                              sv->k[sv->s].label[s])
-                                            : "runs",
+                             sv->s < sv->nk ? plot_value_shown(pl, sv, sv->s, s) : "runs",
                              x);
                 plot_gpv_add(&xb, "%s\"\" %.6g", i++ ? ", " : "", x);
             }
         }
         bool rot = !bare && f->nc * (maxl + 2) > PLOT_XLABEL_CHARS;
-        double bot = PLOT_BOTTOM_CM + (rot ? PLOT_ROT_CM_PER_CHAR * (double)maxl : 0);
-        double hcm = PLOT_TOP_CM + PLOT_BARS_PANEL_CM * (double)f->np + bot;
+        bool nokey = bare || sv->s >= sv->nk;
+        double bot = (bare ? PLOT_BOTTOM_BARE_CM : PLOT_BOTTOM_CM) +
+                     (rot ? PLOT_ROT_CM_PER_CHAR * (double)maxl : 0);
+        double topcm = nokey ? PLOT_TOP_NOKEY_CM : PLOT_TOP_CM;
+        double hcm = topcm + PLOT_BARS_PANEL_CM * (double)f->np + bot;
         plot_gpv_str(&w, "data", dat);
         plot_gpv_num(&w, "npanel", (double)f->np);
         plot_series_vars(pl, sv, &w, f->skip);
@@ -439,7 +525,7 @@ static int bars_draw(struct plot *pl, const struct plot_sweep *sv, struct bar_fi
         plot_gpv_num(&w, "xrot", rot);
         plot_gpv_str(&w, "xtics", xt.s ? xt.s : "");
         plot_gpv_str(&w, "xticsbare", xb.s ? xb.s : "");
-        plot_gpv_num(&w, "topcm", PLOT_TOP_CM);
+        plot_gpv_num(&w, "topcm", topcm);
         plot_gpv_num(&w, "botcm", bot);
         char kb[128], xl[300] = "";
         for (size_t k = 0, used = 0; !bare && k < sv->nk && used < sizeof xl; k++)
@@ -447,7 +533,7 @@ static int bars_draw(struct plot *pl, const struct plot_sweep *sv, struct bar_fi
                 used += (size_t)snprintf(xl + used, sizeof xl - used, "%s%s", used ? ", " : "",
                                          plot_key_name(pl, sv->k[k].name, kb, sizeof kb));
         plot_gpv_str(&w, "xlabel", xl);
-        plot_gpv_num(&w, "nokey", bare || sv->s >= sv->nk);
+        plot_gpv_num(&w, "nokey", nokey);
         for (size_t p = 0; p < f->np; p++) {
             snprintf(var, sizeof var, "ylabel%zu", p + 1);
             plot_gpv_str(&w, var, f->p[p].ylabel);
@@ -481,37 +567,20 @@ static int bars_draw(struct plot *pl, const struct plot_sweep *sv, struct bar_fi
 static void bar_clusters(const struct plot *pl, const struct plot_sweep *sv, unsigned long ckeys,
                          bool drop_baseline, struct bar_fig *f)
 {
-    size_t total = 1;
-    for (size_t k = 0; k < sv->nk; k++)
-        if (ckeys >> k & 1)
-            total *= sv->k[k].n;
+    size_t total = plot_combos(sv, ckeys);
     f->choice = cpn_calloc(total * sv->nk + 1, sizeof *f->choice);
     f->clabel = cpn_calloc(total + 1, sizeof *f->clabel);
     f->free_keys = ckeys;
     f->nc = 0;
     size_t *ch = cpn_calloc(sv->nk + 1, sizeof *ch);
     for (size_t i = 0; i < total; i++) {
-        size_t rest = i;
-        for (size_t k = sv->nk; k-- > 0;) {
-            ch[k] = 0;
-            if (ckeys >> k & 1) {
-                ch[k] = rest % sv->k[k].n;
-                rest /= sv->k[k].n;
-            }
-        }
+        plot_combo(sv, ckeys, i, ch);
         if (drop_baseline && sv->bl_k < sv->nk && (ckeys >> sv->bl_k & 1) &&
             ch[sv->bl_k] == sv->bl_v)
             continue;
         memcpy(f->choice + f->nc * sv->nk, ch, sv->nk * sizeof *ch);
-        size_t used = 0;
-        for (size_t k = 0; k < sv->nk; k++)
-            if ((ckeys >> k & 1) && used < sizeof f->clabel[0]) {
-                const char *vn = plot_value_name(pl, sv->k[k].name, sv->k[k].raw[ch[k]],
-                                                 sv->k[k].label[ch[k]]);
-                /* A value label with a double quote would end the tick's string. */
-                used += (size_t)snprintf(f->clabel[f->nc] + used, sizeof f->clabel[0] - used,
-                                         "%s%s", used ? ", " : "", vn);
-            }
+        plot_combo_label(pl, sv, ckeys, ch, f->clabel[f->nc], sizeof f->clabel[0]);
+        /* A value label with a double quote would end the tick's string. */
         for (char *c = f->clabel[f->nc]; *c; c++)
             if (*c == '"')
                 *c = '\'';
@@ -530,13 +599,9 @@ static void bar_fig_free(struct bar_fig *f)
 static const char *baseline_name(const struct plot *pl, const struct plot_sweep *sv, char *buf,
                                  size_t len)
 {
-    const struct plot_key *k = &sv->k[sv->bl_k];
-    const char *v = plot_value_name(pl, k->name, k->raw[sv->bl_v], k->label[sv->bl_v]);
     if (sv->bl_k == sv->s)
-        return v;
-    char kb[128];
-    snprintf(buf, len, "%s %s", plot_key_name(pl, k->name, kb, sizeof kb), v);
-    return buf;
+        return plot_value_shown(pl, sv, sv->bl_k, sv->bl_v);
+    return plot_key_value(pl, sv, sv->bl_k, sv->bl_v, buf, len);
 }
 
 static void set_panel(const struct plot *pl, const struct plot_sweep *sv, struct bar_panel *bp,
@@ -566,9 +631,7 @@ static void set_panel(const struct plot *pl, const struct plot_sweep *sv, struct
     }
     if (ratio)
         snprintf(bp->ylabel, sizeof bp->ylabel, "%s / %s's", what,
-                 sv->bl_k == sv->s ? plot_value_name(pl, "policy", sv->k[sv->s].raw[sv->bl_v],
-                                                     sv->k[sv->s].label[sv->bl_v])
-                                   : "baseline");
+                 sv->bl_k == sv->s ? plot_value_shown(pl, sv, sv->s, sv->bl_v) : "baseline");
     else if (bp->kind == BAR_TIME)
         snprintf(bp->ylabel, sizeof bp->ylabel, "%s (%s)", what, pl->tu.name);
     else if (bp->kind == BAR_PERCENT)
@@ -590,7 +653,7 @@ static int bar_metric(struct plot *pl, const struct plot_sweep *sv, const char *
     set_panel(pl, sv, &f.p[f.np++], metric, false);
     if (jct)
         set_panel(pl, sv, &f.p[f.np++], sv->fails, false);
-    bar_clusters(pl, sv, sv->c < sv->nk ? 1ul << sv->c : 0, false, &f);
+    bar_clusters(pl, sv, sv->q, false, &f);
     char head[256];
     snprintf(head, sizeof head, "%s", f.p[0].ylabel);
     if (head[0] >= 'a' && head[0] <= 'z') /* the axis label as a title */
@@ -622,7 +685,7 @@ static int bar_ratio(struct plot *pl, const struct plot_sweep *sv, const char *c
         return CPN_OK;
     if (jct)
         set_panel(pl, sv, &f.p[f.np++], sv->fails, false);
-    unsigned long ck = sv->c < sv->nk ? 1ul << sv->c : 0;
+    unsigned long ck = sv->q;
     if (sv->bl_k == sv->s)
         f.skip = sv->bl_v; /* 1 by construction: the dashed line */
     else
