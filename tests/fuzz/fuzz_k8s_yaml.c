@@ -1,7 +1,12 @@
 /* Fuzzes the Kubernetes Job YAML reader (k8s_read_jobs_buf), its warnings written to
- * /dev/null. A queue that reads must write back as CSV and read again unchanged. */
+ * /dev/null. A queue that reads must write back as CSV and read again unchanged, once
+ * its jobs without an origin have one, as a run gives them (--origin, else the
+ * controller's site): a CSV always names the origin. */
 #include "fuzz.h"
 
+#include <string.h>
+
+#include "../../sim/io/jobin.h"
 #include "../../sim/io/k8s.h"
 
 /* Where warnings go: opened once (libFuzzer's entry point takes no context). */
@@ -36,6 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     FUZZ_CHECK(js.n > 0, "success with no jobs");
+    uint32_t site = jobset_intern(&js, "bj");
+    for (size_t j = 0; j < js.n; j++)
+        if (strcmp(jobset_str(&js, js.v[j].origin), JOBIN_DEFAULT_ORIGIN) == 0)
+            js.v[j].origin = site;
     fuzz_check_csv_roundtrip(&js);
     jobset_free(&js);
     return 0;
