@@ -301,3 +301,35 @@ Test(run_progress, shown_cleared_and_results_unchanged, .init = scratch_init,
                     "cmp -s $TMPD/a/timeline.csv $TMPD/b/timeline.csv"),
                  0);
 }
+
+/* An empty output path is a usage error of every command that writes (exit 2, nothing
+ * written), not a write into the current directory or the root. */
+Test(cli, empty_paths_are_usage_errors)
+{
+    static const char *const cmd[] = {
+        "run --out ''", "run --jobs ''", "sweep scripts/network.json --out ''",
+        "plot $TMPD --out ''", "gen --count 3 -o ''", "import philly '' -o $TMPD/x.csv"};
+    for (size_t i = 0; i < sizeof cmd / sizeof cmd[0]; i++)
+        cr_assert_eq(sh("%s %s 2>$TMPD/err.txt; s=$?; grep -q 'an empty path' $TMPD/err.txt && "
+                        "exit $s",
+                        bin(), cmd[i]),
+                     2, "%s", cmd[i]);
+}
+
+/* An output that would replace an input is refused before anything is read or written:
+ * `run --jobs D/jobs.csv --out D` keeps the queue, and so does `import ... -o` the trace. */
+Test(cli, outputs_never_replace_inputs)
+{
+    cr_assert_eq(sh("%s gen --count 5 -o $TMPD/jobs.csv && cp $TMPD/jobs.csv $TMPD/orig.csv", bin()), 0);
+    cr_assert_eq(sh("%s run --jobs $TMPD/jobs.csv --out $TMPD --quiet 2>/dev/null", bin()), 2);
+    cr_assert_eq(sh("%s run --jobs $TMPD/jobs.csv --out $TMPD/../%s --quiet 2>/dev/null", bin(),
+                    strrchr(getenv("TMPD"), '/') + 1),
+                 2, "the same directory by another path");
+    cr_assert_eq(sh("cmp -s $TMPD/jobs.csv $TMPD/orig.csv && test ! -e $TMPD/summary.json"), 0);
+    cr_assert_eq(sh("%s import philly tests/data/import/philly_small.csv -o $TMPD/p.csv 2>/dev/null && "
+                    "cp $TMPD/p.csv $TMPD/p0.csv",
+                    bin()),
+                 0);
+    cr_assert_eq(sh("%s import philly $TMPD/p.csv -o $TMPD/p.csv 2>/dev/null", bin()), 2);
+    cr_assert_eq(sh("cmp -s $TMPD/p.csv $TMPD/p0.csv"), 0);
+}

@@ -77,7 +77,10 @@ int cmd_plot(int argc, char **argv)
     optind = 1;
     while (rc < 0 && (c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'o': figdir = optarg; break;
+        case 'o':
+            figdir = optarg;
+            rc = cmd_check_path("plot", "--out", optarg) ? 2 : -1;
+            break;
         case 'm': {
             char *s = own[nown++] = cpn_strdup(optarg);
             po.n_metrics = split_list(s, metrics, CMD_PLOT_MAX_ITEMS);

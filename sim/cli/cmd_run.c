@@ -114,7 +114,19 @@ static int parse_run(int argc, char **argv, struct run_args *a)
     }
     if (optind < argc)
         return cmd_usage_error("run", "unexpected argument");
-    return 0;
+    /* An empty path and an output over an input are refused before anything is read:
+     * `--jobs D/jobs.csv --out D` would replace the queue with the results. */
+    static const char *const outputs[] = {"jobs.csv", "timeline.csv", "summary.json", NULL};
+    const struct {
+        const char *opt, *path;
+    } in[] = {{"--jobs", a->jobs}, {"--cluster", a->cluster}, {"--mix", a->mix}};
+    int rc = cmd_check_path("run", "--out", a->out);
+    for (size_t i = 0; !rc && i < sizeof in / sizeof in[0]; i++) {
+        rc = cmd_check_path("run", in[i].opt, in[i].path);
+        if (!rc)
+            rc = cmd_check_not_overwritten("run", in[i].opt, in[i].path, a->out, outputs);
+    }
+    return rc;
 }
 
 /* The signal (SIGINT or SIGTERM) that asked the run to stop, or 0. A signal handler

@@ -86,7 +86,11 @@ static int parse_sweep(int argc, char **argv, struct sweep_args *a)
                 return cmd_usage_error("sweep", "-j: must be a whole number from 1 to 4096");
             a->jobs = (unsigned)v;
             break;
-        case 'o': a->out = optarg; break;
+        case 'o':
+            if (cmd_check_path("sweep", "--out", optarg))
+                return 2;
+            a->out = optarg;
+            break;
         case 'O':
             if (cpn_parse_u64(optarg, &v) != 0 || v >= SIZE_MAX)
                 return cmd_usage_error("sweep", "--only: must be a whole number >= 0");

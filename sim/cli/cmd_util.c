@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../engine/cluster.h"
 #include "cmd.h"
@@ -17,6 +18,41 @@ int cmd_fail(int rc, const char *err)
 {
     fprintf(stderr, "cpnsim: %s\n", err);
     return cpn_exit_status(rc);
+}
+
+int cmd_check_path(const char *cmd, const char *opt, const char *path)
+{
+    if (path && path[0] == '\0') {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s: an empty path", opt);
+        return cmd_usage_error(cmd, msg);
+    }
+    return 0;
+}
+
+bool cmd_same_file(const char *in, const char *out)
+{
+    struct stat a, b;
+    return in && out && stat(in, &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+int cmd_check_not_overwritten(const char *cmd, const char *opt, const char *in, const char *dir,
+                              const char *const *names)
+{
+    for (size_t i = 0; in && dir && names[i]; i++) {
+        char *out = cpn_path_join(dir, names[i]);
+        bool same = cmd_same_file(in, out);
+        free(out);
+        if (same) {
+            char msg[CPN_ERR_LEN];
+            snprintf(msg, sizeof msg, "%s %s is the %s this run would write into %s: refusing to "
+                     "overwrite an input; write the results elsewhere",
+                     opt, in, names[i], dir);
+            return cmd_usage_error(cmd, msg);
+        }
+    }
+    return 0;
 }
 
 int cmd_write_atomic(const char *path, int (*write)(FILE *f, const void *ctx), const void *ctx,
