@@ -406,11 +406,27 @@ Test(stats_agg, several_baselines_follow_one_another)
     free(both);
 }
 
+/* Aggregates six runs of two groups (keys policy and seed) into tmpd, their warnings
+ * written to tmpd/warnings, and returns the warnings' text (the caller frees it). */
+static char *aggregate_six_warned(struct stats_run runs[6])
+{
+    static const char *const keys[] = {"policy", "seed"};
+    char rdir[128], err[CPN_ERR_LEN], wpath[256];
+    snprintf(rdir, sizeof rdir, "%s/runs", tmpd);
+    snprintf(wpath, sizeof wpath, "%s/warnings", tmpd);
+    FILE *warn = fopen(wpath, "w");
+    cr_assert_not_null(warn);
+    struct stats_sweep sw = {.keys = keys, .n_keys = 2, .seed_key = 1, .runs = runs, .n_runs = 6,
+                             .runs_dir = rdir, .warn = warn};
+    cr_assert_eq(stats_aggregate(&sw, tmpd, NULL, err, sizeof err), 0, "%s", err);
+    fclose(warn);
+    return slurp(wpath);
+}
+
 /* groups.csv counts each group's distinct results: summaries equal but for the
  * wall-clock fields and the seed are one result, and such a group gets a warning. */
 Test(stats_agg, identical_seeds_are_counted_and_warned_of)
 {
-    static const char *const keys[] = {"policy", "seed"};
     static const char *const pol[] = {"same", "varied"};
     const char *params[6][2];
     char names[6][64];
@@ -424,16 +440,7 @@ Test(stats_agg, identical_seeds_are_counted_and_warned_of)
         runs[i].group = i < 3 ? "policy=same" : "policy=varied";
         runs[i].varies = i < 3 ? "predictor" : "queue";
     }
-    char rdir[128], err[CPN_ERR_LEN], wpath[256];
-    snprintf(rdir, sizeof rdir, "%s/runs", tmpd);
-    snprintf(wpath, sizeof wpath, "%s/warnings", tmpd);
-    FILE *warn = fopen(wpath, "w");
-    cr_assert_not_null(warn);
-    struct stats_sweep sw = {.keys = keys, .n_keys = 2, .seed_key = 1, .runs = runs, .n_runs = 6,
-                             .runs_dir = rdir, .warn = warn};
-    cr_assert_eq(stats_aggregate(&sw, tmpd, NULL, err, sizeof err), 0, "%s", err);
-    fclose(warn);
-    char *w = slurp(wpath);
+    char *w = aggregate_six_warned(runs), wpath[256];
     cr_assert_str_eq(w, "group policy=same: its 3 seeds gave identical results; the seed varies "
                         "nothing this run depends on\n");
     free(w);
@@ -463,7 +470,6 @@ Test(stats_agg, csv_reader_reports_file_and_line)
  * outcome: groups.csv says so, and the warning names what differs. */
 Test(stats_agg, seeds_that_change_only_cpu_figures_are_warned_of)
 {
-    static const char *const keys[] = {"policy", "seed"};
     static const char *const pol[] = {"cpu", "varied"};
     const char *params[6][2];
     char names[6][64];
@@ -477,16 +483,7 @@ Test(stats_agg, seeds_that_change_only_cpu_figures_are_warned_of)
         runs[i].group = i < 3 ? "policy=cpu" : "policy=varied";
         runs[i].varies = "background_load";
     }
-    char rdir[128], err[CPN_ERR_LEN], wpath[256];
-    snprintf(rdir, sizeof rdir, "%s/runs", tmpd);
-    snprintf(wpath, sizeof wpath, "%s/warnings", tmpd);
-    FILE *warn = fopen(wpath, "w");
-    cr_assert_not_null(warn);
-    struct stats_sweep sw = {.keys = keys, .n_keys = 2, .seed_key = 1, .runs = runs, .n_runs = 6,
-                             .runs_dir = rdir, .warn = warn};
-    cr_assert_eq(stats_aggregate(&sw, tmpd, NULL, err, sizeof err), 0, "%s", err);
-    fclose(warn);
-    char *w = slurp(wpath);
+    char *w = aggregate_six_warned(runs), wpath[256];
     cr_assert_str_eq(w, "group policy=cpu: its 3 seeds gave the same makespan, JCTs, OOM kills and "
                         "jobs not completed; only other figures (CPU, utilisation) differ\n");
     free(w);

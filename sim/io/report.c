@@ -27,9 +27,16 @@ static void put_text(FILE *f, const char *s)
 }
 
 /* A text cell made of two parts (a site's name and a suffix), quoted as one cell: a
- * site may be named anything its file allows, commas and quotes included. */
+ * site may be named anything its file allows, commas and quotes included. jobs.csv
+ * writes one per job, so the parts are joined (and allocated) only when the cell must
+ * be quoted. */
 static void put_text2(FILE *f, const char *a, const char *b)
 {
+    if (!strpbrk(a, ",\"\r\n") && !strpbrk(b, ",\"\r\n")) {
+        fputs(a, f);
+        fputs(b, f);
+        return;
+    }
     size_t na = strlen(a), nb = strlen(b);
     char *cell = cpn_calloc(na + nb + 1, 1);
     memcpy(cell, a, na);
@@ -221,28 +228,27 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
 {
     const struct jobset *js = s->jobs;
     const struct sim_stats *st = &s->st;
+    /* JCT and wait over completed jobs; and JCT over every submitted job (jall): a
+     * completed job to its completion, a failed, stuck or unfinished one to the run's
+     * end, as if it had completed last (it never did). A policy cannot look faster for
+     * failing jobs, nor for failing them early. Jobs submitted after the run's end (a
+     * horizon) are left out of jall. */
     double *jct = cpn_calloc(js->n, sizeof *jct);
     double *wait = cpn_calloc(js->n, sizeof *wait);
-    size_t nd = 0;
-    for (size_t j = 0; j < js->n; j++)
-        if (s->rt[j].state == JS_DONE) {
-            jct[nd] = s->rt[j].end_s - js->v[j].submit_s;
-            wait[nd] = s->rt[j].start_s - js->v[j].submit_s;
-            nd++;
-        }
-    gsl_sort(jct, 1, nd);
-    /* JCT over every submitted job: a completed job to its completion; a failed, stuck
-     * or unfinished one to the run's end, as if it had completed last (it never did). A
-     * policy cannot look faster for failing jobs, nor for failing them early. Jobs
-     * submitted after the run's end (a horizon) are left out. */
     double *jall = cpn_calloc(js->n, sizeof *jall);
-    size_t na = 0;
+    size_t nd = 0, na = 0;
     for (size_t j = 0; j < js->n; j++) {
         const struct jobrt *r = &s->rt[j];
-        if (js->v[j].submit_s > s->now)
-            continue;
-        jall[na++] = (r->state == JS_DONE ? r->end_s : s->now) - js->v[j].submit_s;
+        double submit = js->v[j].submit_s;
+        if (r->state == JS_DONE) {
+            jct[nd] = r->end_s - submit;
+            wait[nd] = r->start_s - submit;
+            nd++;
+        }
+        if (submit <= s->now)
+            jall[na++] = (r->state == JS_DONE ? r->end_s : s->now) - submit;
     }
+    gsl_sort(jct, 1, nd);
     gsl_sort(jall, 1, na);
     bool all_ended = st->completed + st->failed == js->n;
     double span = st->last_end_s - st->first_submit_s;
