@@ -95,4 +95,16 @@ double cpn_wall_s(void);
  * U+10FFFF). NUL counts as a sequence of 1. */
 size_t cpn_utf8_seq(const unsigned char *p, size_t n);
 
+/* Longest text of cpn_fmt_fixed, NUL included. */
+#define CPN_FIXED_BUF 352
+/* Writes v with `decimals` digits after the point (0 to 9) into buf, exactly as
+ * printf's "%.*f" does (glibc: the binary value rounded, ties to even, "-0.000" for a
+ * negative value that rounds to zero), and returns its length. Outputs print millions
+ * of such numbers; printf's exact conversion was a tenth of a run's time. Values whose
+ * rounding is not certain in double arithmetic (huge, non-finite, or within 2^-10 of
+ * a tie) are handed to snprintf itself, so the text is always printf's. */
+size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals);
+/* Writes v in decimal into buf (at least 21 bytes) and returns its length. */
+size_t cpn_fmt_u64(char *buf, uint64_t v);
+
 #endif

@@ -74,6 +74,9 @@ struct jobin;
 /* A builder for the jobs of the input called `name` (used in messages). */
 struct jobin *jobin_create(const char *name, const struct catalog *cat);
 void jobin_destroy(struct jobin *b); /* NULL is a no-op */
+/* Makes room for about `jobs` jobs and `pool_bytes` bytes of ids and origin names at
+ * once (a reader that knows its input's size), instead of growing by doubling. */
+void jobin_reserve(struct jobin *b, size_t jobs, size_t pool_bytes);
 
 /* Checks a row's fields in the table's order (the model must be in the catalogue, or
  * absent, empty or "-" when a duration is given; ids are unique) and appends the

@@ -30,10 +30,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Reader and writer tunables. */
 enum {
     TRACE_CHUNK_BYTES = 64 * 1024, /* bytes read and parsed at a time */
+    TRACE_RESERVE_MAX = 1 << 28,   /* no reservation above this many jobs: let it grow */
     TRACE_WHOLE_BUF = 24,          /* room for any uint64_t in decimal */
     TRACE_LABEL_BUF = 32,          /* room for "field N" and "column N" */
 };
@@ -218,6 +220,29 @@ static int rd_end(struct rd *r, const char sha256[65], struct jobset *out)
     return jobin_finish(r->b, sha256, out, r->err, r->errlen);
 }
 
+/* Sizes the job array and string pool for a regular file from its first chunk: its
+ * lines per byte times the file's size (a little over, so that the arrays are not
+ * copied as they double; pages never touched cost no memory). */
+static void reserve_for(struct rd *r, FILE *f, const char *chunk, size_t got)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size <= got)
+        return;
+    size_t lines = 0, id_bytes = 0;
+    for (const char *p = chunk, *end = chunk + got; (p = memchr(p, '\n', (size_t)(end - p)));) {
+        lines++;
+        const char *next = ++p;
+        const char *comma = memchr(next, ',', (size_t)(end - next));
+        id_bytes += comma ? (size_t)(comma - next) + 1 : 0;
+    }
+    if (lines < 2)
+        return;
+    double scale = (double)st.st_size / (double)got * 1.05;
+    if (scale * (double)lines > (double)TRACE_RESERVE_MAX)
+        return;
+    jobin_reserve(r->b, (size_t)(scale * (double)lines) + 16, (size_t)(scale * (double)id_bytes) + 64);
+}
+
 int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *out, char *err,
                    size_t errlen)
 {
@@ -230,6 +255,7 @@ int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *o
     sha256_init(&sha);
     char *chunk = cpn_malloc(TRACE_CHUNK_BYTES);
     int read_errno = 0;
+    bool first = true;
     while (!r.rc) {
         errno = 0;
         size_t got = fread(chunk, 1, TRACE_CHUNK_BYTES, f);
@@ -238,6 +264,10 @@ int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *o
             break;
         }
         sha256_update(&sha, got, (const uint8_t *)chunk);
+        if (first) {
+            reserve_for(&r, f, chunk, got);
+            first = false;
+        }
         rd_feed(&r, chunk, got);
     }
     if (!r.rc && ferror(f))

@@ -1,0 +1,59 @@
+/* cpn_fmt_fixed and cpn_fmt_u64, the number formatting behind jobs.csv: the text must be
+ * printf's to the byte, or outputs would change with the formatter. */
+#include <criterion/criterion.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../sim/base/util.h"
+
+static void same_as_printf(double v, int d)
+{
+    char want[CPN_FIXED_BUF], got[CPN_FIXED_BUF];
+    snprintf(want, sizeof want, "%.*f", d, v);
+    size_t n = cpn_fmt_fixed(got, v, d);
+    cr_assert_str_eq(got, want, "%%.%df of %.17g", d, v);
+    cr_assert_eq(n, strlen(want));
+}
+
+Test(fmt, hand_picked_values_match_printf)
+{
+    /* Exact ties (round half to even on the binary value), values just beside them,
+     * negative zero and negatives that round to zero, and the limits of the fast path. */
+    const double v[] = {0,       -0.0,     0.5,       1.5,        2.5,          0.0625,
+                        0.0005,  0.0015,   1.0005,    2434.2755,  -0.0004,      -1e-9,
+                        999.9995, 1e12,    1099511627.775, 1099511627776.0 / 1000,
+                        123456789.123456, 4.35e15, 1e300, -1e300, 5e-324, INFINITY,
+                        -INFINITY, NAN,    0.1,       0.7,        1.0 / 3,      2.0 / 3};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        for (int d = 0; d <= 9; d++)
+            same_as_printf(v[i], d);
+}
+
+Test(fmt, random_values_match_printf)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 17);
+    for (int i = 0; i < 200000; i++) {
+        /* Magnitudes from 1e-6 to 1e13, and times on a millisecond grid plus noise,
+         * where ties and near-ties are common. */
+        double mag = pow(10, -6 + 19 * gsl_rng_uniform(r));
+        double v = (gsl_rng_uniform(r) - 0.25) * mag;
+        if (i % 3 == 0)
+            v = floor(v * 2000) / 2000 + (gsl_rng_uniform(r) - 0.5) * 1e-12;
+        same_as_printf(v, (int)gsl_rng_uniform_int(r, 10));
+    }
+    gsl_rng_free(r);
+}
+
+Test(fmt, whole_numbers_in_decimal)
+{
+    char b[24];
+    cr_assert_eq(cpn_fmt_u64(b, 0), 1);
+    cr_assert_str_eq(b, "0");
+    cpn_fmt_u64(b, 4294967295u);
+    cr_assert_str_eq(b, "4294967295");
+    cr_assert_eq(cpn_fmt_u64(b, UINT64_MAX), 20);
+    cr_assert_str_eq(b, "18446744073709551615");
+}
