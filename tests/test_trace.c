@@ -422,6 +422,37 @@ Test(trace, bad_structure)
     catalog_destroy(cat);
 }
 
+Test(trace, duplicate_id_after_ids_in_order)
+{
+    /* Ids in increasing order need no set until one breaks the order (jobin.c); the
+     * duplicate of an early id after 3,000 ordered ones is still found, with its line,
+     * and so is one right after its first (the order's own check). */
+    struct catalog *cat = load_catalog();
+    size_t cap = 1 << 20, len = 0;
+    char *csv = malloc(cap);
+    len += (size_t)snprintf(csv + len, cap - len, "%s", HEADER);
+    for (int i = 0; i < 3000; i++)
+        len += (size_t)snprintf(csv + len, cap - len, "j%05d,0,resnet50,64,1,1,1,4,24,5,s\n", i);
+    size_t keep = len;
+    len += (size_t)snprintf(csv + len, cap - len, "j00017,0,resnet50,64,1,1,1,4,24,5,s\n");
+    struct jobset js;
+    jobset_init(&js);
+    char err[CPN_ERR_LEN] = "";
+    cr_assert_eq(trace_read_csv_buf("ordered.csv", csv, len, cat, &js, err, sizeof err), CPN_EINPUT);
+    assert_has(err, "ordered.csv:3002: id: duplicate id 'j00017' (first at line 19)");
+    len = keep + (size_t)snprintf(csv + keep, cap - keep, "j02999,0,resnet50,64,1,1,1,4,24,5,s\n");
+    cr_assert_eq(trace_read_csv_buf("ordered.csv", csv, len, cat, &js, err, sizeof err), CPN_EINPUT);
+    assert_has(err, "ordered.csv:3002: id: duplicate id 'j02999' (first at line 3001)");
+    /* An id out of order that repeats nothing is fine, and so are later ones. */
+    len = keep + (size_t)snprintf(csv + keep, cap - keep,
+                                  "a,0,resnet50,64,1,1,1,4,24,5,s\nz,0,resnet50,64,1,1,1,4,24,5,s\n");
+    read_buf(csv, cat, &js);
+    cr_assert_eq(js.n, 3002);
+    jobset_free(&js);
+    free(csv);
+    catalog_destroy(cat);
+}
+
 Test(trace, duplicate_id_among_many)
 {
     /* Enough rows to make the id set grow several times. */
