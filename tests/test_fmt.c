@@ -2,8 +2,10 @@
  * printf's to the byte, or outputs would change with the formatter. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort_double.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../sim/base/util.h"
@@ -56,4 +58,30 @@ Test(fmt, whole_numbers_in_decimal)
     cr_assert_str_eq(b, "4294967295");
     cr_assert_eq(cpn_fmt_u64(b, UINT64_MAX), 20);
     cr_assert_str_eq(b, "18446744073709551615");
+}
+
+Test(fmt, sorting_doubles_matches_gsl_sort)
+{
+    /* Above and below the radix sort's threshold, with negatives, zeros of both signs,
+     * repeats and infinities. */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    const size_t sizes[] = {0, 1, 7, 1000, 200000};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        double *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
+        for (size_t i = 0; i < n; i++) {
+            double u = gsl_rng_uniform(r);
+            a[i] = i % 11 == 0 ? 0.0 : i % 13 == 0 ? 1e6 : i % 17 == 0 ? -INFINITY
+                 : i % 19 == 0 ? INFINITY : (u - 0.3) * pow(10, (double)(i % 9) - 3);
+            b[i] = a[i];
+        }
+        cpn_sort_doubles(a, n);
+        gsl_sort(b, 1, n);
+        for (size_t i = 0; i < n; i++)
+            cr_assert(a[i] == b[i], "n %zu, element %zu: %g against %g", n, i, a[i], b[i]);
+        free(a);
+        free(b);
+    }
+    gsl_rng_free(r);
 }

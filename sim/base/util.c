@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <gsl/gsl_sort_double.h>
 #include <nettle/sha2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,4 +362,58 @@ size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
     }
     buf[len] = '\0';
     return len;
+}
+
+/* Below this many, a comparison sort is quicker than four passes over 64-Ki buckets. */
+#define CPN_RADIX_MIN 65536
+
+/* The bits of a double as an unsigned key that orders like the number: negatives have
+ * every bit flipped, the others the sign bit set. */
+static uint64_t radix_key(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return (u >> 63) ? ~u : u | (UINT64_C(1) << 63);
+}
+
+static double radix_value(uint64_t u)
+{
+    u = (u >> 63) ? u & ~(UINT64_C(1) << 63) : ~u;
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+void cpn_sort_doubles(double *v, size_t n)
+{
+    if (n < CPN_RADIX_MIN) {
+        gsl_sort(v, 1, n);
+        return;
+    }
+    /* Least significant digit first, four 16-bit digits; each pass is stable. */
+    uint64_t *a = cpn_malloc(n * sizeof *a), *b = cpn_malloc(n * sizeof *b);
+    size_t *count = cpn_malloc(((size_t)1 << 16) * sizeof *count);
+    for (size_t i = 0; i < n; i++)
+        a[i] = radix_key(v[i]);
+    for (unsigned shift = 0; shift < 64; shift += 16) {
+        memset(count, 0, ((size_t)1 << 16) * sizeof *count);
+        for (size_t i = 0; i < n; i++)
+            count[(a[i] >> shift) & 0xFFFF]++;
+        size_t sum = 0;
+        for (size_t d = 0; d < ((size_t)1 << 16); d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            b[count[(a[i] >> shift) & 0xFFFF]++] = a[i];
+        uint64_t *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = radix_value(a[i]);
+    free(count);
+    free(b);
+    free(a);
 }

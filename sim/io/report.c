@@ -7,7 +7,6 @@
 #include <cjson/cJSON.h>
 #include <csv.h>
 #include <errno.h>
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
@@ -246,7 +245,7 @@ static void add_prediction_errors(cJSON *o, const struct sim *s)
                  {"pred_factor_last_tenth", n - tenth, tenth}};
     for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
         memcpy(tmp, err + parts[k].from, parts[k].count * sizeof *tmp);
-        gsl_sort(tmp, 1, parts[k].count);
+        cpn_sort_doubles(tmp, parts[k].count);
         add_num_or_null(o, parts[k].key, parts[k].count > 0,
                         parts[k].count ? exp(gsl_stats_median_from_sorted_data(tmp, 1, parts[k].count)) : 0);
     }
@@ -313,8 +312,8 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
         if (submit <= s->now)
             jall[na++] = (r->state == JS_DONE ? r->end_s : s->now) - submit;
     }
-    gsl_sort(jct, 1, nd);
-    gsl_sort(jall, 1, na);
+    cpn_sort_doubles(jct, nd);
+    cpn_sort_doubles(jall, na);
     bool all_ended = st->completed + st->failed == js->n;
     double span = st->last_end_s - st->first_submit_s;
     if (!all_ended)
