@@ -233,9 +233,11 @@ static void add_prediction_errors(cJSON *o, const struct sim *s)
         if (s->rt[j].state == JS_DONE && s->alone_run_s[j] > 0)
             ix[n++] = (struct done_at){.placed_s = s->job_placed_s[j], .job = (uint32_t)j};
     qsort(ix, n, sizeof *ix, by_placement);
-    double *err = cpn_calloc(n + 1, sizeof *err), *tmp = cpn_calloc(n + 1, sizeof *tmp);
+    double *err = cpn_calloc(n + 1, sizeof *err);
     for (size_t i = 0; i < n; i++)
         err[i] = fabs(log(s->pred_run_s[ix[i].job] / s->alone_run_s[ix[i].job]));
+    free(ix); /* before tmp: a run's peak memory is often here */
+    double *tmp = cpn_calloc(n + 1, sizeof *tmp);
     size_t tenth = (n + 9) / 10;
     const struct {
         const char *key;
@@ -251,7 +253,6 @@ static void add_prediction_errors(cJSON *o, const struct sim *s)
     }
     free(tmp);
     free(err);
-    free(ix);
 }
 
 /* A JSON string of s that is valid UTF-8 whatever s holds: ids, paths and --set values
@@ -352,6 +353,11 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
                             span > 0 && cpus > 0 ? st->cpu_used_integral / (cpus * span) : 0);
     cJSON_AddNumberToObject(o, "cpu_lost_gpu_s", st->cpu_lost_gpu_s);
     cJSON_AddNumberToObject(o, "cpu_slowed_jobs", (double)st->cpu_slowed_jobs);
+    /* The job times are no longer needed; freed before the prediction errors allocate
+     * theirs, so that the two do not add up in the run's peak memory. */
+    free(jct);
+    free(jall);
+    free(wait);
     add_prediction_errors(o, s);
     const struct net_stats *ns = net_stats(s->net);
     cJSON_AddNumberToObject(o, "transfer_gib", ns->moved_gib);
@@ -382,9 +388,6 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
     cJSON_AddNumberToObject(o, "events_per_s", m->wall_s > 0 ? (double)st->events / m->wall_s : 0);
     char *txt = cJSON_Print(o);
     cJSON_Delete(o);
-    free(jct);
-    free(jall);
-    free(wait);
     return txt;
 }
 
