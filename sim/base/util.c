@@ -185,6 +185,9 @@ void cpn_sha256_digest_hex(struct sha256_ctx *ctx, char out[65])
         snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
+/* The write buffer of an afile. */
+#define CPN_AFILE_BUF ((size_t)1 << 20)
+
 int afile_open(struct afile *af, const char *dir, const char *name, char *err, size_t errlen)
 {
     size_t n = strlen(dir) + strlen(name) + 64;
@@ -198,6 +201,10 @@ int afile_open(struct afile *af, const char *dir, const char *name, char *err, s
         free(tmp);
         return cpn_fail(err, errlen, CPN_EIO, "%s/%s: cannot write: %s", dir, name, strerror(e));
     }
+    /* Large writes: a million-job jobs.csv is 130 MB, 16,000 write calls with stdio's
+     * default buffer and 130 with this one. */
+    af->buf = cpn_malloc(CPN_AFILE_BUF);
+    setvbuf(f, af->buf, _IOFBF, CPN_AFILE_BUF);
     af->f = f;
     af->tmp_path = tmp;
     af->path = path;
@@ -216,7 +223,10 @@ int afile_commit(struct afile *af, char *err, size_t errlen)
         bad = 1;
         e = errno;
     }
-    if (fclose(af->f) != 0 && !bad) {
+    int closed = fclose(af->f);
+    free(af->buf);
+    af->buf = NULL;
+    if (closed != 0 && !bad) {
         bad = 1;
         e = errno;
     }
@@ -240,6 +250,8 @@ void afile_abort(struct afile *af)
 {
     if (af->f)
         fclose(af->f);
+    free(af->buf);
+    af->buf = NULL;
     if (af->tmp_path)
         remove(af->tmp_path);
     free(af->tmp_path);

@@ -76,6 +76,7 @@ struct afile {
     FILE *f;
     char *tmp_path;
     char *path;
+    char *buf; /* f's buffer (glibc ignores a size given without one) */
 };
 /* Opens dir/name for writing. Returns 0 or CPN_EIO with a message. */
 int afile_open(struct afile *af, const char *dir, const char *name, char *err, size_t errlen);
