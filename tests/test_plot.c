@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../sim/tools/stats.h"
 #include "helpers.h"
@@ -284,4 +285,31 @@ Test(plot, a_generated_queue_sweep_clusters_by_count, .timeout = 120)
     double div = strncmp(h, "# jct_h ", 8) == 0 ? 3600 : strncmp(h, "# jct_min ", 10) == 0 ? 60 : 1;
     free(h);
     cr_assert(fabs(m - sum / 2 / div) < 1e-6 * m, "%g against %g / 2", m, sum);
+}
+
+/* A run directory whose jobs.csv is missing, is not CSV, or lacks the columns the CDF
+ * needs is refused with exit 2 and the file named, never drawn as a run that completed
+ * nothing; a site named with a comma (quoted in jobs.csv) plots. */
+Test(plot, a_broken_runs_jobs_csv_is_refused, .timeout = 120)
+{
+    NEED_GNUPLOT();
+    char root[4096];
+    cr_assert_not_null(getcwd(root, sizeof root));
+    cr_assert_eq(sh("cd %s && sed 's/\"bj\"/\"b,j\"/g' %s/traces/default-cluster.json > c.json && "
+                    "sed 's/,bj$/,\"b,j\"/' %s/traces/q40.csv > q.csv && "
+                    "%s run --cluster c.json --jobs q.csv --out run --quiet >/dev/null 2>&1 && "
+                    "grep -q '\"b,j\",\"b,j-n' run/jobs.csv",
+                    tmpd, root, root, bin()),
+                 0);
+    cr_assert_eq(sh("cd %s && %s plot run --out ok >/dev/null 2>&1", tmpd, bin()), 0);
+    cr_assert(has_magic("ok/jct_cdf.png", "\x89PNG"));
+    static const char *const bad[] = {"rm jobs.csv", "printf 'id,x\\na,1\\n' > jobs.csv",
+                                      "printf 'id,jct_s,status\\na,1,\"done\\n' > jobs.csv"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(sh("cd %s && cp -r run r%zu && cd r%zu && %s", tmpd, i, i, bad[i]), 0);
+        cr_assert_eq(sh("cd %s && %s plot r%zu --out f%zu 2>err%zu.txt >/dev/null; test $? -eq 2 && "
+                        "grep -q 'r%zu/jobs.csv' err%zu.txt",
+                        tmpd, bin(), i, i, i, i, i),
+                     0, "%s", bad[i]);
+    }
 }

@@ -421,6 +421,30 @@ static void engine_inputs(void)
     cr_assert_eq(sh("%s sweep %s/spec.json -j 2 --out %s/local >/dev/null 2>&1", cpnsim_bin(), tmpd, tmpd), 0);
 }
 
+/* Paths are words of a shell script: the aggregation line that the Slurm header suggests
+ * quotes its whole command for --wrap, so that a spec named with a quote and $(...)
+ * reaches cpnsim as it is and runs nothing; a path with a line end is refused, since it
+ * would end the command line and start another. */
+Test(sweep, emitted_scripts_quote_hostile_paths, .timeout = 60)
+{
+    engine_inputs();
+    cr_assert_eq(sh("cd %s && cp spec.json \"a'b\\$(touch X).json\" && "
+                    "%s sweep \"a'b\\$(touch X).json\" --out out --emit slurm >/dev/null",
+                    tmpd, cpnsim_bin()),
+                 0);
+    /* The word after --wrap, as sbatch gets it, and the words of the command it runs. */
+    cr_assert_eq(sh("cd %s && w=$(sed -n 's/^#.*--wrap //p' out/sweep.sbatch) && eval \"set -- $w\" && "
+                    "[ $# -eq 1 ] && eval \"set -- $1\" && [ $# -eq 6 ] && "
+                    "[ \"$3\" = \"$PWD/a'b\\$(touch X).json\" ] && [ \"$6\" = --aggregate ] && [ ! -e X ]",
+                    tmpd),
+                 0);
+    cr_assert_eq(sh("cd %s && n=$(printf 'n\\nl.json') && cp spec.json \"$n\" && "
+                    "%s sweep \"$n\" --out out2 --emit parallel 2>err.txt; test $? -eq 2 && "
+                    "grep -q 'a path with a line end' err.txt && [ ! -e out2/parallel.txt ]",
+                    tmpd, cpnsim_bin()),
+                 0);
+}
+
 Test(sweep, gnu_parallel_runs_the_emitted_job_list, .timeout = 120)
 {
     if (sh("command -v parallel >/dev/null") != 0) {

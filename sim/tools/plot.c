@@ -281,6 +281,13 @@ int plot_read_jcts(struct plot *pl, const char *rundir, double **v, size_t *n, s
     if (rc)
         return rc;
     int cj = stats_csv_col(&t, "jct_s"), cs = stats_csv_col(&t, "status");
+    if (cj < 0 || cs < 0) {
+        /* Not a run's jobs.csv: a CDF of no jobs would look like a run that completed none. */
+        rc = cpn_fail(pl->err, sizeof pl->err, CPN_EINPUT, "%s/jobs.csv: no column '%s'",
+                      rundir, cj < 0 ? "jct_s" : "status");
+        stats_csv_free(&t);
+        return rc;
+    }
     for (size_t r = 0; r < t.n_rows; r++) {
         double x = plot_num_of(stats_csv_get(&t, r, cj));
         if (strcmp(stats_csv_get(&t, r, cs), "done") == 0 && !isnan(x)) {

@@ -81,9 +81,23 @@ static int write_emit(FILE *f, const void *ctx)
             "#\n"
             "# When every task has ended, aggregate (or let Slurm do it):\n"
             "#   jid=$(sbatch --parsable %s/sweep.sbatch)\n"
-            "#   sbatch --dependency=afterany:$jid --wrap \"",
+            "#   sbatch --dependency=afterany:$jid --wrap ",
             e->spec, e->n_todo, e->n_points, e->todo[e->n_todo - 1], e->out, e->out);
-    put_command(f, e, " --aggregate\"\n");
+    /* --wrap takes the command as one word: quoted whole, so that no quote, $ or `
+     * of a path is read by the shell the line is pasted into. */
+    char *cmd = NULL;
+    size_t cmd_len = 0;
+    FILE *m = open_memstream(&cmd, &cmd_len);
+    if (!m)
+        return -1;
+    put_command(m, e, " --aggregate");
+    if (fclose(m) != 0) {
+        free(cmd);
+        return -1;
+    }
+    put_quoted(f, cmd);
+    free(cmd);
+    fputc('\n', f);
     fputs("#SBATCH --job-name=cpnsim-sweep\n#SBATCH --array=", f);
     put_ranges(f, e->todo, e->n_todo);
     fprintf(f,
@@ -126,6 +140,18 @@ int sweep_emit(const struct sweep_spec *sp, int kind, const char *bin, const cha
         free(abs_spec);
         return rc;
     }
+    /* Every command is one line of the script or the list: a line end in a path would
+     * end it and start another command (one that the path spells out). */
+    const char *named[] = {bin, abs_spec, abs_out};
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        if (strpbrk(named[i], "\n\r")) {
+            rc = cpn_fail(err, errlen, CPN_EINPUT,
+                          "%s: a path with a line end cannot be written into %s", named[i],
+                          kind == SWEEP_EMIT_SLURM ? "a Slurm script" : "a GNU Parallel list");
+            free(abs_out);
+            free(abs_spec);
+            return rc;
+        }
     /* Slurm reads #SBATCH lines as words, with % patterns: such paths cannot be said. */
     if (kind == SWEEP_EMIT_SLURM && strpbrk(abs_out, " \t\n%\"'\\")) {
         rc = cpn_fail(err, errlen, CPN_EINPUT,
