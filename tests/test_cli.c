@@ -333,3 +333,45 @@ Test(cli, outputs_never_replace_inputs)
     cr_assert_eq(sh("%s import philly $TMPD/p.csv -o $TMPD/p.csv 2>/dev/null", bin()), 2);
     cr_assert_eq(sh("cmp -s $TMPD/p.csv $TMPD/p0.csv"), 0);
 }
+
+/* Seeds are whole numbers end to end: summary.json records 123456789012345678 as
+ * written (a double would record ...680, and a rerun with it would draw another
+ * queue); a spec's seed above 2^53 reaches the run and runs.csv exactly; 2^64 - 1 is
+ * the largest seed for both `run` and a spec, and 2^64 is refused by both. */
+Test(cli, seeds_are_whole_numbers_end_to_end, .timeout = 60)
+{
+    cr_assert_eq(sh("%s run --count 3 --seed 123456789012345678 --out $TMPD/r --quiet && "
+                    "grep -q '\"seed\":.123456789012345678,$' $TMPD/r/summary.json",
+                    bin()),
+                 0);
+    cr_assert_eq(sh("%s run --count 3 --seed 18446744073709551615 --out $TMPD/r2 --quiet", bin()), 0);
+    cr_assert_eq(sh("%s run --count 3 --seed 18446744073709551616 --out $TMPD/r3 --quiet 2>$TMPD/e; "
+                    "s=$?; grep -q 'from 0 to 18446744073709551615' $TMPD/e && exit $s",
+                    bin()),
+                 2);
+    cr_assert_eq(sh("printf '{\"base\": {\"jobs\": null, \"count\": 3}, \"grid\": {\"seed\": "
+                    "[9007199254740992, 9007199254740993]}}' > $TMPD/s.json && "
+                    "%s sweep $TMPD/s.json --out $TMPD/sw >/dev/null 2>&1 && "
+                    "grep -q ',9007199254740993,fifo,9007199254740993,' $TMPD/sw/runs.csv && "
+                    "test -s $TMPD/sw/runs/seed=9007199254740992/jobs.csv && "
+                    "test -s $TMPD/sw/runs/seed=9007199254740993/jobs.csv && "
+                    "! cmp -s $TMPD/sw/runs/seed=9007199254740992/jobs.csv "
+                    "$TMPD/sw/runs/seed=9007199254740993/jobs.csv",
+                    bin()),
+                 0);
+}
+
+/* A job file is written as CSV or JSON: a .yaml name, which run would read as
+ * Kubernetes YAML, is refused; so is a generated queue whose arrivals pass what a job
+ * file allows (1e12 s), instead of writing a file that run then refuses. */
+Test(cli, gen_writes_only_what_run_reads)
+{
+    cr_assert_eq(sh("%s gen --count 3 -o $TMPD/q.yaml 2>$TMPD/e; s=$?; grep -q 'name the file .csv or .json' "
+                    "$TMPD/e && test ! -e $TMPD/q.yaml && exit $s",
+                    bin()),
+                 2);
+    cr_assert_eq(sh("%s gen --count 3 --arrival poisson:1e-300 -o $TMPD/q.csv 2>$TMPD/e; s=$?; "
+                    "grep -q 'past the 1e+12 s a job file allows' $TMPD/e && test ! -e $TMPD/q.csv && exit $s",
+                    bin()),
+                 2);
+}

@@ -62,8 +62,9 @@ static void skip_string(struct tok *t)
 
 /* Finds the next value start. Returns its first byte and sets *line, or returns 0
  * when the first value of the text has ended or the text is exhausted. */
-static char tok_next(struct tok *t, int *line)
+static char tok_next(struct tok *t, int *line, size_t *off, size_t *len)
 {
+    *len = 0;
     while (!t->done && t->i < t->len) {
         char c = t->s[t->i];
         if (c == '\n') {
@@ -77,11 +78,13 @@ static char tok_next(struct tok *t, int *line)
                 t->done = true;
         } else if (c == '{' || c == '[') {
             *line = t->line;
+            *off = t->i;
             t->i++;
             t->depth++;
             return c;
         } else if (c == '"') {
             int l = t->line;
+            size_t at = t->i;
             skip_string(t);
             size_t k = t->i;
             while (k < t->len && is_space(t->s[k]))
@@ -91,12 +94,15 @@ static char tok_next(struct tok *t, int *line)
             if (t->depth == 0)
                 t->done = true;
             *line = l;
+            *off = at;
             return c;
         } else {
             /* A number or a literal: cJSON accepted it, so it runs to a delimiter. */
             *line = t->line;
+            *off = t->i;
             while (t->i < t->len && !is_space(t->s[t->i]) && !strchr(",]}:", t->s[t->i]))
                 t->i++;
+            *len = t->i - *off;
             if (t->depth == 0)
                 t->done = true;
             return c;
@@ -125,10 +131,11 @@ static bool kind_fits(char k, const cJSON *item)
 static bool walk(const cJSON *item, struct tok *t, struct jpos *pos, size_t *cap)
 {
     int line = 0;
-    if (!kind_fits(tok_next(t, &line), item))
+    size_t off = 0, len = 0;
+    if (!kind_fits(tok_next(t, &line, &off, &len), item))
         return false;
     cpn_grow((void **)&pos->ents, cap, pos->n + 1, sizeof *pos->ents);
-    pos->ents[pos->n++] = (struct jpos_ent){.item = item, .line = line};
+    pos->ents[pos->n++] = (struct jpos_ent){.item = item, .line = line, .off = off, .len = len};
     for (const cJSON *ch = item->child; ch; ch = ch->next)
         if (!walk(ch, t, pos, cap))
             return false;
@@ -168,13 +175,28 @@ void jpos_free(struct jpos *pos)
     pos->n = 0;
 }
 
-int jpos_line(const struct jpos *pos, const cJSON *item)
+static const struct jpos_ent *find_ent(const struct jpos *pos, const cJSON *item)
 {
     if (!pos || !pos->n || !item)
-        return 0;
+        return NULL;
     struct jpos_ent key = {.item = item};
-    const struct jpos_ent *e = bsearch(&key, pos->ents, pos->n, sizeof *pos->ents, ent_cmp);
+    return bsearch(&key, pos->ents, pos->n, sizeof *pos->ents, ent_cmp);
+}
+
+int jpos_line(const struct jpos *pos, const cJSON *item)
+{
+    const struct jpos_ent *e = find_ent(pos, item);
     return e ? e->line : 0;
+}
+
+const char *jpos_number_text(const struct jpos *pos, const cJSON *item, const char *buf,
+                             size_t *n)
+{
+    const struct jpos_ent *e = find_ent(pos, item);
+    if (!e || !cJSON_IsNumber(item) || e->len == 0)
+        return NULL;
+    *n = e->len;
+    return buf + e->off;
 }
 
 int jpos_line_at(const char *buf, size_t len, const char *at)
@@ -210,6 +232,88 @@ static void snippet(const char *buf, size_t len, const char *at, char out[2 * JP
     out[n] = '\0';
 }
 
+/* Whether buf[0..n) is a number as RFC 8259 writes one:
+ * -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? */
+static bool json_number_ok(const char *b, size_t n)
+{
+    size_t i = 0;
+    if (i < n && b[i] == '-')
+        i++;
+    if (i >= n || b[i] < '0' || b[i] > '9')
+        return false;
+    if (b[i] == '0')
+        i++;
+    else
+        while (i < n && b[i] >= '0' && b[i] <= '9')
+            i++;
+    if (i < n && b[i] == '.') {
+        size_t d = ++i;
+        while (i < n && b[i] >= '0' && b[i] <= '9')
+            i++;
+        if (i == d)
+            return false;
+    }
+    if (i < n && (b[i] == 'e' || b[i] == 'E')) {
+        i++;
+        if (i < n && (b[i] == '+' || b[i] == '-'))
+            i++;
+        size_t d = i;
+        while (i < n && b[i] >= '0' && b[i] <= '9')
+            i++;
+        if (i == d)
+            return false;
+    }
+    return i == n;
+}
+
+/* Finds the first value cJSON would accept but change: a number outside RFC 8259's
+ * grammar or too small for a double (non-zero digits read as 0; one too large reads as
+ * infinity, which every reader refuses with its field's name), or a
+ * "\u0000" escape (cJSON ends the string there). Returns its position, with what is
+ * wrong in why, or NULL. Strings are skipped whole; everything else that starts a
+ * token with '-', a digit, '.', or '+' is a number token. */
+static const char *first_changed_value(const char *buf, size_t len, const char **why)
+{
+    for (size_t i = 0; i < len;) {
+        char c = buf[i];
+        if (c == '"') {
+            for (i++; i < len && buf[i] != '"'; i++) {
+                if (buf[i] != '\\')
+                    continue;
+                if (i + 5 < len && buf[i + 1] == 'u' && memcmp(buf + i + 2, "0000", 4) == 0) {
+                    *why = "a string holds \\u0000 (a NUL, which would cut it short)";
+                    return buf + i;
+                }
+                i++; /* the escaped byte */
+            }
+            i++;
+        } else if (c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9')) {
+            size_t j = i;
+            while (j < len && !is_space(buf[j]) && !strchr(",]}:", buf[j]))
+                j++;
+            if (!json_number_ok(buf + i, j - i)) {
+                *why = "not a JSON number (no leading zeros, '+', hex, or bare '.')";
+                return buf + i;
+            }
+            char tmp[64];
+            if (j - i < sizeof tmp) { /* a longer one is checked by its digits below */
+                memcpy(tmp, buf + i, j - i);
+                tmp[j - i] = '\0';
+                double d = strtod(tmp, NULL);
+                bool nonzero = strpbrk(tmp, "123456789") && strcspn(tmp, "eE") > strcspn(tmp, "123456789");
+                if (d == 0 && nonzero) {
+                    *why = "a number too small for a double (it would be read as 0)";
+                    return buf + i;
+                }
+            }
+            i = j;
+        } else {
+            i++;
+        }
+    }
+    return NULL;
+}
+
 int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, struct jpos *pos,
                char *err, size_t errlen)
 {
@@ -228,6 +332,14 @@ int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, stru
 
     const char *end = NULL;
     cJSON *r = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+    const char *why = NULL, *changed = r ? first_changed_value(buf, len, &why) : NULL;
+    if (changed) {
+        cJSON_Delete(r);
+        char near[2 * JPOS_SNIPPET_LEN + 1] = "";
+        snippet(buf, len, changed, near);
+        return cpn_fail(err, errlen, CPN_EINPUT, "%s:%d: %s: '%s'", name,
+                        jpos_line_at(buf, len, changed), why, near);
+    }
     if (!r) {
         int line = jpos_line_at(buf, len, end);
         char near[2 * JPOS_SNIPPET_LEN + 1] = "";

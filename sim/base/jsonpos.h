@@ -12,6 +12,8 @@
 struct jpos_ent {
     const cJSON *item;
     int line;
+    size_t off, len; /* where the value's text starts in the buffer, and for a number or
+                      * a literal its length (0 for strings, objects and arrays) */
 };
 
 /* A table from tree node to the line (1-based) where its value starts, sorted by
@@ -25,7 +27,10 @@ struct jpos {
  * builds its line table. name is used in messages. Returns 0 with *root owned by
  * the caller (cJSON_Delete) and *pos filled (jpos_free); or CPN_EINPUT with
  * "name:LINE: what is wrong" in err for an empty text, a syntax error or text after
- * the value, leaving *root and *pos untouched. */
+ * the value, leaving *root and *pos untouched. It is stricter than cJSON where cJSON
+ * would change a value in silence: a NUL byte, a number RFC 8259 does not allow (a
+ * leading zero, "1.", ".5", "+1", hex), one too small for a double (1e-400 would
+ * read as 0), and "\u0000" in a string (it would end the string there) are refused. */
 int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, struct jpos *pos,
                char *err, size_t errlen);
 
@@ -38,6 +43,12 @@ void jpos_free(struct jpos *pos); /* leaves an empty table; a zeroed table is fi
 /* Line where item's value starts, or 0 when the item is not in the table (a node
  * added to the tree after the table was built). */
 int jpos_line(const struct jpos *pos, const cJSON *item);
+
+/* The text of a number item as written (not NUL-terminated: *n bytes), from the buffer
+ * that was parsed; NULL when the item is not a number in the table. cJSON keeps
+ * numbers as doubles, which cannot hold every whole number above 2^53 (seeds). */
+const char *jpos_number_text(const struct jpos *pos, const cJSON *item, const char *buf,
+                             size_t *n);
 
 /* Line (1-based) of a position in buf[0..len]; 0 when at lies outside it. Turns a
  * cJSON parse failure (cJSON_GetErrorPtr, or the return_parse_end of

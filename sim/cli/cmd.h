@@ -24,6 +24,9 @@ int cmd_fail(int rc, const char *err);
  * name the current directory, or the root once joined). Returns 0, or 2 after the
  * message. */
 int cmd_check_path(const char *cmd, const char *opt, const char *path);
+/* A usage error (2) for a job file to write whose name says Kubernetes YAML (.yaml,
+ * .yml): run would read it as YAML, and jobs are written as CSV or JSON only. */
+int cmd_check_jobs_out(const char *cmd, const char *opt, const char *path);
 /* Whether writing `out` would replace the existing file `in` (the same file by device
  * and inode, whatever the paths say). Either may be NULL or not exist: then false. */
 bool cmd_same_file(const char *in, const char *out);

@@ -82,7 +82,8 @@ int cmd_gen(int argc, char **argv)
         return cmd_usage_error("gen", "unexpected argument");
     if (cli.count == 0 && !mix_path)
         return cmd_usage_error("gen", "--count is required");
-    if (cmd_check_path("gen", "-o", out_path) || cmd_check_path("gen", "--spec", mix_path) ||
+    if (cmd_check_path("gen", "-o", out_path) || cmd_check_jobs_out("gen", "-o", out_path) ||
+        cmd_check_path("gen", "--spec", mix_path) ||
         cmd_check_path("gen", "--cluster", cluster_path))
         return 2;
     if (cmd_same_file(mix_path, out_path) || cmd_same_file(cluster_path, out_path))

@@ -99,7 +99,8 @@ int cmd_import(int argc, char **argv)
     if (argc - optind != 2)
         return cmd_usage_error("import", "expected FORMAT and FILE");
     const char *format = argv[optind], *path = argv[optind + 1];
-    if (cmd_check_path("import", "-o", out_path) || cmd_check_path("import", "FILE", path) ||
+    if (cmd_check_path("import", "-o", out_path) || cmd_check_jobs_out("import", "-o", out_path) ||
+        cmd_check_path("import", "FILE", path) ||
         cmd_check_path("import", "--origins-from", origins_path))
         return 2;
     if (cmd_same_file(path, out_path) || cmd_same_file(origins_path, out_path))

@@ -87,7 +87,8 @@ static int parse_run(int argc, char **argv, struct run_args *a)
             break;
         case 's':
             if (cpn_parse_u64(optarg, &a->seed) != 0)
-                return cmd_usage_error("run", "--seed: must be a whole number >= 0");
+                return cmd_usage_error("run", "--seed: must be a whole number from 0 to "
+                                             "18446744073709551615 (2^64 - 1)");
             break;
         case 'r': a->predictor = optarg; break;
         case 'n':

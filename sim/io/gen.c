@@ -273,6 +273,27 @@ static void gen_one(const struct gen_spec *spec, const struct catalog *cat, cons
         j->origin = origin_off[gsl_rng_uniform_int(rng, spec->n_origins)];
 }
 
+/* Names a generated queue (its source) and hashes it as its CSV would be. */
+static void gen_describe(const struct gen_spec *spec, const struct catalog *cat, struct jobset *out)
+{
+    char source[GEN_SOURCE_BUF], arrival[GEN_SOURCE_BUF / 2];
+    if (spec->arrival == GEN_POISSON)
+        snprintf(arrival, sizeof arrival, "poisson:%g", spec->rate_per_s);
+    else if (spec->arrival == GEN_DIURNAL)
+        snprintf(arrival, sizeof arrival, "diurnal:%g", spec->rate_per_s);
+    else
+        snprintf(arrival, sizeof arrival, "batch");
+    if (spec->mix)
+        snprintf(source, sizeof source, "<generated: %zu jobs, seed %" PRIu64 ", %s, mix %s>",
+                 spec->count, spec->seed, arrival, spec->mix->name);
+    else
+        snprintf(source, sizeof source, "<generated: %zu jobs, seed %" PRIu64 ", %s>",
+                 spec->count, spec->seed, arrival);
+    free(out->source);
+    out->source = cpn_strdup(source);
+    trace_csv_sha256(out, cat, out->sha256);
+}
+
 int gen_jobs(const struct gen_spec *spec, const struct catalog *cat, struct jobset *out,
              char *err, size_t errlen)
 {
@@ -319,6 +340,14 @@ int gen_jobs(const struct gen_spec *spec, const struct catalog *cat, struct jobs
         else if (spec->arrival == GEN_DIURNAL)
             t = gen_diurnal_next(t, gsl_ran_exponential(rng, 1.0), spec->rate_per_s, hourly);
         j.submit_s = t;
+        if (!(t <= TRACE_MAX_TIME_S)) {
+            /* A queue that a job file could not hold, nor a run accept. */
+            rc = cpn_fail(err, errlen, CPN_EINPUT,
+                          "gen: job %zu arrives at %g s, past the %g s a job file allows: raise "
+                          "the arrival rate (%g jobs/s) or lower the count",
+                          i + 1, t, TRACE_MAX_TIME_S, spec->rate_per_s);
+            break;
+        }
 
         char id[GEN_ID_BUF];
         int id_len = snprintf(id, sizeof id, "j%0*zu", width, i + 1);
@@ -329,28 +358,15 @@ int gen_jobs(const struct gen_spec *spec, const struct catalog *cat, struct jobs
         jobset_push(out, &j);
     }
 
-    char source[GEN_SOURCE_BUF], arrival[GEN_SOURCE_BUF / 2];
-    if (spec->arrival == GEN_POISSON)
-        snprintf(arrival, sizeof arrival, "poisson:%g", spec->rate_per_s);
-    else if (spec->arrival == GEN_DIURNAL)
-        snprintf(arrival, sizeof arrival, "diurnal:%g", spec->rate_per_s);
+    if (!rc)
+        gen_describe(spec, cat, out);
     else
-        snprintf(arrival, sizeof arrival, "batch");
-    if (spec->mix)
-        snprintf(source, sizeof source, "<generated: %zu jobs, seed %" PRIu64 ", %s, mix %s>",
-                 spec->count, spec->seed, arrival, spec->mix->name);
-    else
-        snprintf(source, sizeof source, "<generated: %zu jobs, seed %" PRIu64 ", %s>",
-                 spec->count, spec->seed, arrival);
-    free(out->source);
-    out->source = cpn_strdup(source);
-    trace_csv_sha256(out, cat, out->sha256);
-
+        jobset_free(out);
     free(origin_off);
     free(models);
     gsl_ran_discrete_free(gpu_pick);
     gsl_rng_free(rng);
-    return CPN_OK;
+    return rc;
 }
 
 size_t gen_count_max(void) { return gen_table.count_max; }

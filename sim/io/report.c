@@ -8,6 +8,7 @@
 #include <csv.h>
 #include <errno.h>
 #include <gsl/gsl_statistics_double.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,7 +323,11 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
 
     cJSON *o = cJSON_CreateObject();
     add_text(o, "policy", m->policy);
-    cJSON_AddNumberToObject(o, "seed", (double)m->seed);
+    /* The seed as the whole number it is: a double would round seeds above 2^53, and a
+     * rerun with the recorded seed would draw another queue. */
+    char seed[24];
+    snprintf(seed, sizeof seed, "%" PRIu64, m->seed);
+    cJSON_AddRawToObject(o, "seed", seed);
     add_text(o, "predictor", m->predictor);
     cJSON_AddNumberToObject(o, "jobs", (double)js->n);
     cJSON_AddNumberToObject(o, "completed", (double)st->completed);

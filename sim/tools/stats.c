@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/jsonpos.h"
 #include "../base/util.h"
 
 /* ---- Descriptive statistics ----------------------------------------------------- */
@@ -191,6 +192,22 @@ static const struct stats_paired paired_metrics[] = STATS_PAIRED_METRICS;
 static const char *const stat_name[] = {[STATS_RATIO] = "ratio",
                                         [STATS_DIFFERENCE] = "difference"};
 
+/* Keeps a summary's seed as the digits written (a string item): cJSON reads numbers
+ * as doubles, which round seeds above 2^53, and runs.csv and paired.csv must name the
+ * seed that reruns the run. */
+static void exact_seed(cJSON *sum, const struct jpos *pos, const char *buf)
+{
+    cJSON *seed = cJSON_GetObjectItemCaseSensitive(sum, "seed");
+    size_t n = 0;
+    const char *text = seed ? jpos_number_text(pos, seed, buf, &n) : NULL;
+    if (!text || n == 0 || n > 20 || strspn(text, "0123456789") < n)
+        return;
+    char digits[24];
+    memcpy(digits, text, n);
+    digits[n] = '\0';
+    cJSON_ReplaceItemInObjectCaseSensitive(sum, "seed", cJSON_CreateString(digits));
+}
+
 static int load_summaries(struct agg *a, size_t *n_missing, char *err, size_t errlen)
 {
     const struct stats_sweep *sw = a->sw;
@@ -212,7 +229,11 @@ static int load_summaries(struct agg *a, size_t *n_missing, char *err, size_t er
             free(path);
             return rc;
         }
-        a->sum[r] = cJSON_ParseWithLength(buf, len);
+        struct jpos pos = {0};
+        char perr[CPN_ERR_LEN];
+        if (jpos_parse(path, buf, len, &a->sum[r], &pos, perr, sizeof perr) == CPN_OK)
+            exact_seed(a->sum[r], &pos, buf);
+        jpos_free(&pos);
         free(buf);
         if (!cJSON_IsObject(a->sum[r])) {
             rc = cpn_fail(err, errlen, CPN_EINPUT, "%s: not a run summary (a JSON object)", path);
@@ -525,7 +546,10 @@ static int write_paired(FILE *f, const void *ctx)
                 put_text(f, a->bl_label[b]);
                 put_sep_text(f, false, sw->runs[r].name);
                 put_key_cells(f, sw, r, false, false);
-                put_num(f, metric_of(a->sum[r], "seed"));
+                char *seed = cell_of(cJSON_GetObjectItemCaseSensitive(a->sum[r], "seed"));
+                fputc(',', f);
+                put_text(f, seed);
+                free(seed);
                 put_sep_text(f, false, paired_metrics[m].metric);
                 put_sep_text(f, false, stat_name[paired_metrics[m].stat]);
                 put_num(f, v);

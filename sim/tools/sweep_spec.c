@@ -9,6 +9,7 @@
  * checks. */
 #include "sweep.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -33,11 +34,13 @@ static const struct {
     {"arrival", SWEEP_ARRIVAL},     {"mix", SWEEP_MIX},
 };
 
-/* Largest seed a JSON number carries exactly. */
+/* Largest seed a JSON number written with an exponent or a fraction carries exactly;
+ * seeds written in digits alone go to 2^64 - 1. */
 #define SWEEP_MAX_SEED 9007199254740992.0
 
 struct parse {
     const char *name;
+    const char *buf; /* the spec's text, for numbers as written (seeds) */
     struct jpos pos;
     const char *dir;
     char *err;
@@ -87,7 +90,7 @@ static const char *whole_rule(int kind, char buf[64])
     if (kind == SWEEP_COUNT)
         snprintf(buf, 64, "a whole number from 1 to %zu", gen_count_max());
     else
-        snprintf(buf, 64, "a whole number >= 0");
+        snprintf(buf, 64, "a whole number from 0 to %" PRIu64 " (2^64 - 1)", UINT64_MAX);
     return buf;
 }
 
@@ -151,7 +154,18 @@ static int read_value(const struct parse *p, struct sweep_key *k, size_t i, cons
         if (k->kind == SWEEP_ARRIVAL && gen_parse_arrival(raw, &g) != 0)
             return bad(p, v, field, GEN_ARRIVAL_RULE " (got '%s')", raw);
     } else if (cJSON_IsNumber(v)) {
-        if (is_whole_kind(k->kind)) {
+        size_t tn = 0;
+        const char *text = jpos_number_text(&p->pos, v, p->buf, &tn);
+        if (k->kind == SWEEP_SEED && text && tn < sizeof num && strspn(text, "0123456789") >= tn) {
+            /* Digits alone: the seed as written, exactly (a double would round seeds
+             * above 2^53, and the run would draw another queue). */
+            memcpy(num, text, tn);
+            num[tn] = '\0';
+            uint64_t seed;
+            if (cpn_parse_u64(num, &seed) != 0)
+                return bad(p, v, field, "must be %s (got %s)", whole_rule(k->kind, rule), num);
+            snprintf(num, sizeof num, "%" PRIu64, seed); /* no leading zeros */
+        } else if (is_whole_kind(k->kind)) {
             double d = v->valuedouble;
             double lo = k->kind == SWEEP_COUNT ? 1 : 0;
             double hi = k->kind == SWEEP_COUNT ? (double)gen_count_max() : SWEEP_MAX_SEED;
@@ -465,7 +479,7 @@ static int check_queue_keys(const struct parse *p, const struct sweep_spec *sp)
 int sweep_spec_parse(const char *name, const char *buf, size_t len, const char *dir,
                      struct sweep_spec **out, char *err, size_t errlen)
 {
-    struct parse p = {.name = name, .dir = dir, .err = err, .errlen = errlen};
+    struct parse p = {.name = name, .buf = buf, .dir = dir, .err = err, .errlen = errlen};
     cJSON *root = NULL;
     int rc = jpos_parse(name, buf, len, &root, &p.pos, err, errlen);
     if (rc)
