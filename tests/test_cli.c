@@ -375,3 +375,13 @@ Test(cli, gen_writes_only_what_run_reads)
                     bin()),
                  2);
 }
+
+/* An unknown import format is named as one, with the formats there are. */
+Test(cli, unknown_import_format_says_format)
+{
+    cr_assert_eq(sh("%s import bogus tests/data/import/philly_small.csv -o $TMPD/x.csv 2>$TMPD/e; s=$?; "
+                    "grep -q \"unknown format 'bogus': FORMAT is philly, openb, gavel\" $TMPD/e && "
+                    "test ! -e $TMPD/x.csv && exit $s",
+                    bin()),
+                 2);
+}

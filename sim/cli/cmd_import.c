@@ -106,10 +106,14 @@ int cmd_import(int argc, char **argv)
     if (cmd_same_file(path, out_path) || cmd_same_file(origins_path, out_path))
         return cmd_usage_error("import", "-o names an input file: refusing to overwrite it");
     bool jobs = import_is_job_format(format);
-    if (!jobs && !import_is_cluster_format(format))
-        return cmd_usage_error("import",
-                               "FORMAT: philly, openb, gavel, philly-machines, openb-nodes or "
-                               "pai-machines");
+    if (!jobs && !import_is_cluster_format(format)) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "unknown format '%.40s': FORMAT is philly, openb, gavel, philly-machines, "
+                 "openb-nodes or pai-machines",
+                 format);
+        return cmd_usage_error("import", msg);
+    }
     if (jobs && (io.site || origins_path))
         return cmd_usage_error("import", "--site and --origins-from apply to cluster formats");
     if (!jobs && (io.max_gpus || io.origin || io.gpu_mem_gib > 0))
