@@ -22,6 +22,7 @@
 #include "../sim/tools/run.h"
 #include "../sim/base/util.h"
 #include "helpers.h"
+#include "../sim/io/report.h"
 
 /* How long a child may take before the test gives up on it, and how often the test
  * looks for a file to appear. */
@@ -375,6 +376,34 @@ static void stop_mid_run(int sig, const char *said)
 Test(failure, sigint_during_the_simulation) { stop_mid_run(SIGINT, "cpnsim: interrupted"); }
 
 Test(failure, sigterm_during_the_simulation) { stop_mid_run(SIGTERM, "cpnsim: terminated"); }
+
+/* A signal that arrives while the outputs are written (after the last event): the
+ * writer checks the stop flag before it commits jobs.csv and before summary.json, so
+ * the run ends as stopped (CPN_ESTOP, and cpnsim dies of the signal) with neither file
+ * and no temporary; with no signal the same call writes both. */
+Test(failure, signal_while_writing_the_outputs)
+{
+    struct run r;
+    run_start(&r, one_node_cluster(2, 80, 60, "poll"), NULL, 0,
+              "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s\n"
+              "a,0,-,1,1,0,1,1,1,0,a,100\nb,5,-,1,1,0,1,1,1,0,a,50\n",
+              "fifo");
+    char dir[512], err[CPN_ERR_LEN] = "";
+    snprintf(dir, sizeof dir, "%s/w", scratch);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    volatile sig_atomic_t flag = SIGTERM;
+    struct report_meta m = {.policy = "fifo", .seed = 1, .predictor = "oracle", .stop = &flag};
+    int rc = report_write_run(dir, r.s, &m, err, sizeof err);
+    cr_assert_eq(rc, CPN_ESTOP, "rc %d: %s", rc, err);
+    cr_assert_not_null(strstr(err, "stopped by signal 15 while writing the outputs"), "%s", err);
+    assert_not_complete("w");
+    cr_assert(!exists("w/jobs.csv"));
+    cr_assert_eq(sh("test -z \"$(ls -A %s)\"", dir), 0, "temporaries left in %s", dir);
+    flag = 0;
+    cr_assert_eq(report_write_run(dir, r.s, &m, err, sizeof err), 0, "%s", err);
+    cr_assert(exists("w/jobs.csv") && exists("w/summary.json"));
+    run_free(&r);
+}
 
 /* SIGINT while cpnsim waits for more of its job file (a FIFO): the read returns, and
  * it dies of the signal without starting the run. */

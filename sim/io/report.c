@@ -396,6 +396,15 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
     return txt;
 }
 
+/* CPN_ESTOP when a signal asked the run to stop, else 0. */
+static int stopped(const struct report_meta *m, char *err, size_t errlen)
+{
+    if (m->stop && *m->stop)
+        return cpn_fail(err, errlen, CPN_ESTOP, "stopped by signal %d while writing the outputs",
+                        (int)*m->stop);
+    return CPN_OK;
+}
+
 int report_write_run(const char *dir, const struct sim *s, const struct report_meta *m,
                      char *err, size_t errlen)
 {
@@ -408,6 +417,10 @@ int report_write_run(const char *dir, const struct sim *s, const struct report_m
         afile_abort(&af);
         return cpn_fail(err, errlen, CPN_EIO, "%s/jobs.csv: write failed: %s", dir, strerror(e));
     }
+    if ((rc = stopped(m, err, errlen)) != 0) {
+        afile_abort(&af);
+        return rc;
+    }
     if ((rc = afile_commit(&af, err, errlen)) != 0)
         return rc;
     char *txt = report_summary_json(s, m);
@@ -418,5 +431,9 @@ int report_write_run(const char *dir, const struct sim *s, const struct report_m
     fputs(txt, af.f);
     fputc('\n', af.f);
     free(txt);
+    if ((rc = stopped(m, err, errlen)) != 0) {
+        afile_abort(&af);
+        return rc;
+    }
     return afile_commit(&af, err, errlen);
 }

@@ -6,6 +6,7 @@
 #ifndef CPN_REPORT_H
 #define CPN_REPORT_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -19,6 +20,10 @@ struct report_meta {
     const char *const *sets; /* the --set overrides, as given */
     size_t n_sets;
     double wall_s; /* set by the caller after the run */
+    /* Set (to the signal's number) by a signal handler that asks the run to stop; NULL
+     * when none is installed. Checked before each output is committed, so that a run
+     * stopped while it writes leaves no summary.json. */
+    const volatile sig_atomic_t *stop;
 };
 
 /* Timeline CSV: a header, then one row per sample; ctx is the FILE written to. They

@@ -200,7 +200,8 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     else
         afile_abort(&tl);
     struct report_meta m = {.policy = pol->name, .seed = req->seed, .predictor = req->predictor,
-                            .sets = req->sets, .n_sets = req->n_sets, .wall_s = wall};
+                            .sets = req->sets, .n_sets = req->n_sets, .wall_s = wall,
+                            .stop = req->stop};
     if (!rc)
         rc = report_write_run(req->out, s, &m, err, errlen);
     if (!rc && res) {
