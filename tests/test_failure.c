@@ -405,6 +405,31 @@ Test(failure, signal_while_writing_the_outputs)
     run_free(&r);
 }
 
+/* A run killed outright (SIGKILL) leaves its temporaries; the next run into the same
+ * directory removes those of writers that are gone, and keeps one whose writer still
+ * runs (another run into the directory). */
+Test(failure, stale_temporaries_are_removed)
+{
+    cr_assert_eq(sh("mkdir -p %s/run && { sleep 30 >/dev/null 2>&1 & echo $! > %s/live.pid; }", scratch, scratch), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/live.pid", scratch);
+    char *pid = slurp(path);
+    cr_assert_not_null(pid);
+    pid[strcspn(pid, "\n")] = '\0';
+    cr_assert_eq(sh("cd %s/run && : > .timeline.csv.tmp.2147483646 && : > .jobs.csv.tmp.x && "
+                    ": > .jobs.csv.tmp.%s",
+                    scratch, pid),
+                 0);
+    cr_assert_eq(sh("%s run --quiet --jobs traces/q40.csv --out %s/run", bin(), scratch), 0);
+    cr_assert(exists("run/summary.json"));
+    cr_assert(!exists("run/.timeline.csv.tmp.2147483646") && !exists("run/.jobs.csv.tmp.x"));
+    char live[64];
+    snprintf(live, sizeof live, "run/.jobs.csv.tmp.%s", pid);
+    cr_assert(exists(live), "the live writer's temporary was removed");
+    sh("kill %s 2>/dev/null", pid);
+    free(pid);
+}
+
 /* SIGINT while cpnsim waits for more of its job file (a FIFO): the read returns, and
  * it dies of the signal without starting the run. */
 Test(failure, sigint_while_reading_jobs)

@@ -4,7 +4,9 @@
 #define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (Linux) */
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <gsl/gsl_sort_double.h>
 #include <nettle/sha2.h>
@@ -244,6 +246,30 @@ int afile_commit(struct afile *af, char *err, size_t errlen)
     free(af->path);
     af->tmp_path = af->path = NULL;
     return rc;
+}
+
+void afile_remove_stale(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *t = e->d_name[0] == '.' ? strstr(e->d_name, ".tmp.") : NULL;
+        if (!t)
+            continue;
+        char *end;
+        errno = 0;
+        long pid = strtol(t + strlen(".tmp."), &end, 10);
+        /* A live process's temporary is its own business (another run into the same
+         * directory); kill(pid, 0) fails with ESRCH once the writer is gone. */
+        if (*end || errno || pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
+            char *p = cpn_path_join(dir, e->d_name);
+            remove(p);
+            free(p);
+        }
+    }
+    closedir(d);
 }
 
 void afile_abort(struct afile *af)

@@ -78,6 +78,9 @@ struct afile {
     char *path;
     char *buf; /* f's buffer (glibc ignores a size given without one) */
 };
+/* Removes the temporaries (".NAME.tmp.PID") that a killed writer left in dir: those
+ * whose PID is no longer a process. */
+void afile_remove_stale(const char *dir);
 /* Opens dir/name for writing. Returns 0 or CPN_EIO with a message. */
 int afile_open(struct afile *af, const char *dir, const char *name, char *err, size_t errlen);
 /* Flushes, closes and renames. Returns 0, or CPN_EIO (and removes the temporary). */

@@ -167,6 +167,7 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
         snprintf(old, n, "%s/summary.json", req->out);
         remove(old);
         free(old);
+        afile_remove_stale(req->out); /* a killed run's, beside the results to come */
         rc = afile_open(&tl, req->out, "timeline.csv", err, errlen);
     }
     struct sim_sampler timeline = {report_timeline_header, report_timeline_row, tl.f};

@@ -49,22 +49,6 @@ bool sweep_file_exists(const char *dir, const char *name)
     return ok;
 }
 
-/* Removes the temporaries (".NAME.tmp.PID", util.h's afile) that a killed run left. */
-static void clear_temporaries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' && strstr(e->d_name, ".tmp.")) {
-            char *p = cpn_path_join(dir, e->d_name);
-            remove(p);
-            free(p);
-        }
-    }
-    closedir(d);
-}
 
 /* The child: run the point, leave a message in error.txt on failure, exit with the
  * run's status. It never returns, and leaves through _exit so that the parent's
@@ -205,7 +189,7 @@ static void ended(struct runner *ru, const struct slot *s, int st, int stopping)
     bool by_us = stopping && WIFSIGNALED(st) &&
                  (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL || WTERMSIG(st) == stopping);
     if (!ok)
-        clear_temporaries(dir);
+        afile_remove_stale(dir);
     if (!ok && s->term_s > 0) {
         /* Stopped by the time limit: a failure, with its cause in error.txt. */
         char msg[128];
@@ -247,7 +231,7 @@ static int start(struct runner *ru, struct slot *s, size_t point, const struct s
     char *dir = sweep_run_dir(ru->o->out, name);
     int rc = cpn_mkdir_p(dir, err, errlen);
     if (!rc) {
-        clear_temporaries(dir);
+        afile_remove_stale(dir);
         fflush(NULL); /* or the child would write the parent's buffered output again */
         pid_t pid = fork();
         if (pid == 0)
