@@ -385,3 +385,28 @@ Test(cli, unknown_import_format_says_format)
                     bin()),
                  2);
 }
+
+/* Unbounded input: every reader refuses /dev/zero at its first NUL byte (exit 2 within
+ * the test's timeout, never the kernel's OOM killer), a sweep's spec check included. */
+Test(cli, endless_inputs_are_refused_at_once, .timeout = 120)
+{
+    static const char *const cmd[] = {
+        "run --quiet --jobs /dev/zero",
+        "run --quiet --cluster /dev/zero",
+        "import philly /dev/zero -o $TMPD/x.csv",
+        "import gavel /dev/zero -o $TMPD/x.csv",
+        "import openb /dev/zero -o $TMPD/x.csv",
+        "import pai-machines /dev/zero -o $TMPD/x.json",
+        "import philly /dev/urandom -o $TMPD/x.csv",
+    };
+    for (size_t i = 0; i < sizeof cmd / sizeof cmd[0]; i++)
+        cr_assert_eq(sh("ulimit -v 4000000; timeout -s KILL 20 %s %s 2>$TMPD/e >/dev/null; "
+                        "s=$?; grep -q 'NUL byte' $TMPD/e && exit $s",
+                        bin(), cmd[i]),
+                     2, "%s", cmd[i]);
+    cr_assert_eq(sh("printf '{\"base\": {\"jobs\": \"/dev/zero\"}, \"grid\": {\"policy\": [\"fifo\"]}}' "
+                    "> $TMPD/s.json; timeout -s KILL 20 %s sweep $TMPD/s.json --out $TMPD/sw 2>$TMPD/e "
+                    ">/dev/null; s=$?; grep -q 'NUL byte' $TMPD/e && exit $s",
+                    bin()),
+                 2);
+}

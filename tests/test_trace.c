@@ -822,3 +822,24 @@ Test(gen, invalid_specs)
     sp.n_origins = 2;
     expect_bad_spec(sp, "origin 2");
 }
+
+/* A field that never ends (a quoted field of 2 MB, newlines in it) is refused at the
+ * reader's limit, naming the line where it begins, instead of being read whole. */
+Test(trace, an_endless_field_is_refused_at_its_limit)
+{
+    struct catalog *cat = load_catalog();
+    size_t n = 2u << 20, len = 0;
+    char *csv = malloc(n + 256);
+    len += (size_t)snprintf(csv, 256, "%s\"", HEADER);
+    for (size_t i = 0; i < n / 2; i++, len += 2)
+        memcpy(csv + len, "x\n", 2);
+    len += (size_t)snprintf(csv + len, 64, "\",0,resnet50,64,1,1,1,4,24,5,bj\n");
+    struct jobset js;
+    jobset_init(&js);
+    char err[CPN_ERR_LEN] = "";
+    cr_assert_eq(trace_read_csv_buf("long.csv", csv, len, cat, &js, err, sizeof err), CPN_EINPUT);
+    assert_has(err, "long.csv:2: id: a field over 1048576 bytes");
+    assert_empty(&js);
+    free(csv);
+    catalog_destroy(cat);
+}

@@ -40,6 +40,11 @@ static void on_field(void *s, size_t n, void *data)
         return;
     const char *f = n ? s : "";
     r->pending_cr = false;
+    if (n > CSVROW_FIELD_MAX || r->len + n > CSVROW_RECORD_MAX) {
+        r->syntax = CSVROW_TOO_LONG;
+        r->rc = CPN_EINPUT;
+        return;
+    }
     size_t ends = scan_field(f, n, r->opts & CSVROW_NUL);
     if (ends == SIZE_MAX) {
         r->syntax = CSVROW_NUL_BYTE;
@@ -119,10 +124,24 @@ int csvrow_feed(struct csvrow_reader *r, const char *buf, size_t n)
             n -= bom;
         }
     }
-    size_t done = csv_parse(&r->p, buf, n, on_field, on_record, r);
-    if (done < n && !r->rc) {
+    /* libcsv hands a field over only when it ends: a NUL is looked for as the bytes
+     * come (the bytes before it are parsed first, so that the line is right), and a
+     * field or record that never ends is stopped at its limit instead of filling
+     * memory (/dev/zero, a file of one unending quoted field). */
+    const char *nul = (r->opts & CSVROW_NUL) ? memchr(buf, '\0', n) : NULL;
+    size_t part = nul ? (size_t)(nul - buf) : n;
+    size_t done = csv_parse(&r->p, buf, part, on_field, on_record, r);
+    if (done < part && !r->rc) {
         r->csv_err = csv_error(&r->p);
         r->syntax = r->csv_err == CSV_EPARSE ? CSVROW_BAD_QUOTING : CSVROW_LIBCSV;
+        r->rc = CPN_EINPUT;
+    }
+    if (!r->rc && nul) {
+        r->syntax = CSVROW_NUL_BYTE;
+        r->rc = CPN_EINPUT;
+    }
+    if (!r->rc && (r->p.entry_pos > CSVROW_FIELD_MAX || r->len > CSVROW_RECORD_MAX)) {
+        r->syntax = CSVROW_TOO_LONG;
         r->rc = CPN_EINPUT;
     }
     return r->rc;

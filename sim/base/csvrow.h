@@ -38,7 +38,14 @@ enum csvrow_syntax {
     CSVROW_UNTERMINATED, /* the input ended inside a quoted field */
     CSVROW_NUL_BYTE,     /* with CSVROW_NUL */
     CSVROW_LIBCSV,       /* any other libcsv error (csvrow_strerror) */
+    CSVROW_TOO_LONG,     /* a field over CSVROW_FIELD_MAX bytes, or a record over
+                            CSVROW_RECORD_MAX */
 };
+
+/* The longest field and record a reader accepts: a job row is a hundred bytes, and the
+ * longest line of the traces cpnsim imports a few kilobytes. */
+#define CSVROW_FIELD_MAX ((size_t)1 << 20)
+#define CSVROW_RECORD_MAX ((size_t)16 << 20)
 
 /* The reader's state; the caller owns it (usually on the stack). Read it only
  * through the functions below. */

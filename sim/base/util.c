@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <inttypes.h>
 #include <math.h>
 #include <gsl/gsl_sort_double.h>
 #include <nettle/sha2.h>
@@ -150,20 +151,44 @@ int cpn_read_file(const char *path, char **buf, size_t *len, char *err, size_t e
     if (!f)
         return cpn_fail(err, errlen, CPN_EINPUT, "%s: cannot open: %s", path, strerror(errno));
     size_t cap = 1 << 16, n = 0;
+    uint64_t lines = 1; /* of the bytes read so far, for the message of a NUL */
     char *b = cpn_malloc(cap);
+    int rc = CPN_OK;
     for (;;) {
         if (n + 1 >= cap)
             cpn_grow((void **)&b, &cap, n + 2, 1);
-        size_t got = fread(b + n, 1, cap - n - 1, f);
+        size_t want = cap - n - 1;
+        if (want > CPN_READ_MAX + 1 - n)
+            want = CPN_READ_MAX + 1 - n;
+        size_t got = fread(b + n, 1, want, f);
+        /* Checked as read, so that /dev/zero or a binary file fails at once rather
+         * than after filling memory. */
+        const char *nul = memchr(b + n, '\0', got);
+        for (const char *p = b + n, *end = nul ? nul : b + n + got; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+            lines++;
         n += got;
+        if (nul) {
+            rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:%" PRIu64 ": a NUL byte (not a text file)",
+                          path, lines);
+            break;
+        }
+        if (n > CPN_READ_MAX) {
+            rc = cpn_fail(err, errlen, CPN_EINPUT,
+                          "%s: larger than %u MiB, the most cpnsim reads of a JSON, YAML or "
+                          "trace file (docs/reliability.md)",
+                          path, (unsigned)(CPN_READ_MAX >> 20));
+            break;
+        }
         if (got == 0)
             break;
     }
     int bad = ferror(f);
     fclose(f);
-    if (bad) {
+    if (!rc && bad)
+        rc = cpn_fail(err, errlen, CPN_EINPUT, "%s: read error", path);
+    if (rc) {
         free(b);
-        return cpn_fail(err, errlen, CPN_EINPUT, "%s: read error", path);
+        return rc;
     }
     b[n] = '\0';
     *buf = b;

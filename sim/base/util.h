@@ -59,8 +59,11 @@ char *cpn_path_join(const char *a, const char *b);
 int cpn_parse_double(const char *s, double *out);
 int cpn_parse_u64(const char *s, uint64_t *out);
 
-/* Reads a whole file into a NUL-terminated buffer that the caller frees.
- * Returns 0, or CPN_EINPUT with "path: reason" in err. */
+/* The most cpn_read_file reads: 2 GiB, ten times the JSON of a million jobs. */
+#define CPN_READ_MAX ((size_t)2 << 30)
+/* Reads a whole file into a NUL-terminated buffer that the caller frees. Returns 0, or
+ * CPN_EINPUT with "path: reason" in err: a text file holds no NUL byte (refused as soon
+ * as it is read, with its line), and none is larger than CPN_READ_MAX. */
 int cpn_read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen);
 
 /* SHA-256 of a buffer as 64 lower-case hex digits and a NUL. */

@@ -118,6 +118,7 @@ static int icsv_parse(const char *name, const char *buf, size_t len, import_row_
     if (rc && csvrow_syntax(&r) != CSVROW_SYNTAX_OK)
         rc = cpn_fail(err, errlen, CPN_EINPUT, "%s:%" PRIu64 ": CSV: %s", name, csvrow_line(&r),
                       csvrow_syntax(&r) == CSVROW_UNTERMINATED ? "unterminated quoted field"
+                      : csvrow_syntax(&r) == CSVROW_TOO_LONG   ? "a field over 1 MiB or a line over 16 MiB"
                                                                : "bad quoting");
     csvrow_free(&r);
     return rc;

@@ -182,6 +182,10 @@ static void rd_syntax(struct rd *r)
     const char *label = rd_label(r, csvrow_field_index(&r->csv), tmp, sizeof tmp);
     switch (csvrow_syntax(&r->csv)) {
     case CSVROW_NUL_BYTE: rd_fail(r, line, label, "contains a NUL byte"); break;
+    case CSVROW_TOO_LONG:
+        rd_fail(r, line, label, "a field over %zu bytes or a row over %zu (not a job file?)",
+                CSVROW_FIELD_MAX, CSVROW_RECORD_MAX);
+        break;
     case CSVROW_BAD_QUOTING:
         rd_fail(r, line, label,
                 "bad quoting (a quote inside an unquoted field, or text after a closing "
