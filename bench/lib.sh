@@ -14,3 +14,10 @@ median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (N
 
 # json_num FILE KEY: a number from cpnsim's summary.json
 json_num() { sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\([-0-9.eE+]*\),\{0,1\}\$/\1/p" "$1" | head -n 1; }
+
+# cluster_gpus FILE: the GPUs of a cluster file, each node entry's gpus times its count
+# (1 when absent); the count comes before the gpus in an entry, as cpnsim writes them.
+cluster_gpus() {
+    grep -o '"\(count\|gpus\)":[[:space:]]*[0-9]*' "$1" |
+        awk -F':[[:space:]]*' '$1 ~ /count/ {c = $2; next} {s += (c == "" ? 1 : c) * $2; c = ""} END {print s}'
+}
