@@ -27,7 +27,7 @@ REPS=${BENCH_REPS:-5}
 ONE_RUN_S=${BENCH_ONE_RUN_S:-20}
 LIMIT_S=${BENCH_LIMIT_S:-45}
 OUT=${BENCH_OUT:-results}
-. "$(dirname "$0")/lib.sh" # now, median, json_num, cluster_gpus, RATE_PER_GPU
+. "$(dirname "$0")/lib.sh" # now, median, json_num, cluster_gpus, cluster_file, jobs_file
 SEED=1
 DATA=$BUILD/bench-data
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cpnsim-bench.XXXXXX")
@@ -146,23 +146,6 @@ measure() {
     echo "$row" | awk -F, -v f="$ROWFMT" '{printf f, $1, $2, $3, $4, $5, $6, ($11 == "" ? "-" : $11), $7, $8, $9, $10, $12}'
 }
 
-# cluster_file GPUS: the 8-site benchmark cluster (bench/bench_cluster).
-cluster_file() {
-    f=$DATA/cluster-$1.json
-    [ -s "$f" ] || "$CLUSTER" "$1" 8 >"$f"
-    echo "$f"
-}
-
-# jobs_file N GPUS: N Poisson jobs at RATE_PER_GPU x GPUS per second.
-jobs_file() {
-    f=$DATA/jobs-$1-g$2.csv
-    if [ ! -s "$f" ]; then
-        rate=$(awk -v g="$2" -v r="$RATE_PER_GPU" 'BEGIN {print g * r}')
-        "$CPN" gen --count "$1" --seed $SEED --arrival "poisson:$rate" --cluster "$(cluster_file "$2")" -o "$f"
-    fi
-    echo "$f"
-}
-
 # sim CASE POLICY N GPUS: a generated queue on the benchmark cluster.
 sim() {
     JOBS_HINT=$3
@@ -215,6 +198,9 @@ for np in 500:3.5 5000:25 50000:255; do
     JOBS_HINT=$n
     measure "gavel-$n" fifo "$gavel_gpus" gavel "$CPN" run --cluster $GAVEL_CLUSTER --jobs "$TMP/gavel.csv" \
         --policy fifo --seed $SEED --quiet --out "$TMP/run"
+    # Every generated line must have become a job: a skipped one would flatter the time.
+    got=$(tail -n 1 "$ROWS" | cut -d, -f3)
+    [ "$got" = "$n" ] || { echo "bench: gavel-$n: the import gave $got jobs, not $n" >&2; exit 1; }
     JOBS_HINT= PEER_S=
 done
 awk -F, '$1 ~ /^gavel-/ && $12 == "ok" {
