@@ -79,10 +79,13 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libcpnsim.a
 bench: deps $(BENCH_SRC:%.c=$(BUILD)/%)
 	@echo "== network: a million WAN transfers (bench/bench_flows.c)"
 	$(BUILD)/bench/bench_flows 1000000
-	@echo "== the engine, q100 per policy, 100k/1M generated jobs, Philly, scaling (bench/run.sh)"
+	@echo "== the engine, q100 per policy, 100k/1M generated jobs, Gavel-format traces, Philly, scaling (bench/run.sh)"
 	sh bench/run.sh $(BUILD)
+	@if [ "$(BENCH_LARGEST)" = 1 ]; then echo "== the largest run within 8 GiB (bench/largest.sh)"; \
+	    sh bench/largest.sh $(BUILD); fi
 
-# The runner (bench/run.sh) drives the simulator itself; docs/performance.md.
+# The runner (bench/run.sh) drives the simulator itself; docs/performance.md. BENCH_LARGEST=1
+# also runs bench/largest.sh (minutes, gigabytes).
 bench: $(BUILD)/cpnsim
 
 # The thesis experiment from scratch: the grid of scripts/figures.json (policies x job

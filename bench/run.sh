@@ -1,30 +1,33 @@
 #!/bin/sh
 # The benchmark runner behind `make bench` (docs/performance.md). Usage:
 #   bench/run.sh BUILD_DIR
-# BUILD_DIR holds cpnsim and bench/bench_engine, bench/bench_cluster built with
-# optimisation. Runs every case, prints a table, and writes results/bench.csv and
-# results/bench/scaling-*.csv (atomically: a temporary file renamed into place), then
+# BUILD_DIR holds cpnsim and bench/bench_engine, bench/bench_cluster and bench/gavel_gen
+# built with optimisation. Runs every case, prints a table, and writes results/bench.csv
+# and results/bench/scaling-*.csv (atomically: a temporary file renamed into place), then
 # the log-log scaling curves (PNG and PDF, greyscale) with gnuplot into results/bench/.
 #
-# Each case is run BENCH_REPS times (default 5) and the median wall time is reported;
-# a case whose first run takes more than BENCH_ONE_RUN_S (default 20 s) is run once.
-# A run that passes BENCH_LIMIT_S (default 45 s) is stopped (SIGTERM, which cpnsim
-# handles) and reported as "over_limit" rather than hanging the bench. Wall seconds are
-# the simulation loop's own (summary.json's wall_s; bench_engine's timed loop), not the
-# loading of inputs or the writing of outputs, which process_s includes. Peak RSS is
-# the child's, from /usr/bin/time -f %M. Tests never call this: wall time is not
-# something to assert on.
+# Each case is run BENCH_REPS times (default 5) and the median is reported; a case
+# whose first run takes more than BENCH_ONE_RUN_S (default 20 s) is run once. A run
+# that passes BENCH_LIMIT_S (default 45 s) is stopped (SIGTERM, which cpnsim handles)
+# and reported as "over_limit" rather than hanging the bench. Two times per case:
+# loop_s (wall_s in the CSV) is the simulation loop's own (summary.json's wall_s;
+# bench_engine's timed loop), without loading inputs or writing outputs; proc_s
+# (process_s) is the whole process as a user waits for it, from its start to its exit
+# (for the Gavel cases, the import's process plus the run's). Peak RSS is the child's,
+# from /usr/bin/time -f %M. Tests never call this: wall time is not something to
+# assert on.
 set -eu
 
 BUILD=${1:?usage: bench/run.sh BUILD_DIR}
 CPN=$BUILD/cpnsim
 ENGINE=$BUILD/bench/bench_engine
 CLUSTER=$BUILD/bench/bench_cluster
+GAVEL_GEN=$BUILD/bench/gavel_gen
 REPS=${BENCH_REPS:-5}
 ONE_RUN_S=${BENCH_ONE_RUN_S:-20}
 LIMIT_S=${BENCH_LIMIT_S:-45}
 OUT=${BENCH_OUT:-results}
-. "$(dirname "$0")/lib.sh" # now, median, json_num, RATE_PER_GPU
+. "$(dirname "$0")/lib.sh" # now, median, json_num, cluster_gpus, cluster_file, jobs_file
 SEED=1
 DATA=$BUILD/bench-data
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cpnsim-bench.XXXXXX")
@@ -33,20 +36,21 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 mkdir -p "$DATA" "$OUT/bench"
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
 
-# One CSV row per case; the header names the units.
-HEADER="case,policy,jobs,gpus,events,wall_s,reps,events_per_s,jobs_per_s,peak_rss_mib,process_s,status"
+# One CSV row per case; the header names the units. import_s is the Gavel cases'
+# import (included in process_s); peer_s the time the Gavel simulator took on such a
+# trace (issue 17 quotes it; the lower end of a range).
+HEADER="case,policy,jobs,gpus,events,wall_s,reps,events_per_s,jobs_per_s,peak_rss_mib,process_s,status,import_s,peer_s"
 ROWS=$TMP/rows.csv
 : >"$ROWS"
+ROWFMT="%-22s %-8s %8s %6s %9s %10s %9s %8s %12s %10s %8s %s\n"
 
 # kv KEY < LINE: a value from bench_engine's key=value line
 kv() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
-# once KIND CMD...: runs one repetition, leaving wall, events, jobs, rss (KiB) and
-# process seconds in $TMP/once; returns 1 when it passed the time limit.
-once() {
-    kind=$1
-    shift
-    rm -rf "$TMP/run" "$TMP/once" "$TMP/out"
+# timed CMD...: runs CMD once under the time limit, its output in $TMP/out and $TMP/err,
+# and sets proc (whole-process seconds) and rss (peak KiB). Returns 1 when it passed the
+# limit; a failure stops the bench.
+timed() {
     t0=$(now)
     set +e
     timeout -s TERM -k 5 "$LIMIT_S" /usr/bin/time -f %M -o "$TMP/rss" "$@" >"$TMP/out" 2>"$TMP/err"
@@ -63,23 +67,44 @@ once() {
         exit 1
     fi
     rss=$(tail -n 1 "$TMP/rss")
-    if [ "$kind" = run ]; then
-        wall=$(json_num "$TMP/run/summary.json" wall_s)
-        events=$(json_num "$TMP/run/summary.json" events)
-        jobs=$(json_num "$TMP/run/summary.json" jobs)
-    else
+}
+
+# once KIND CMD...: runs one repetition, leaving wall, events, jobs, rss (KiB), process
+# seconds and import seconds in $TMP/once; returns 1 when it passed the time limit.
+# KIND run: a cpnsim run into $TMP/run; gavel: the same after `cpnsim import gavel
+# $GAVEL_TRACE -o $TMP/gavel.csv`, timed apart (CMD reads that file); engine: a
+# bench_engine case.
+once() {
+    kind=$1
+    shift
+    rm -rf "$TMP/run" "$TMP/once" "$TMP/out" "$TMP/gavel.csv"
+    imp=0 imp_rss=0
+    if [ "$kind" = gavel ]; then
+        timed "$CPN" import gavel "$GAVEL_TRACE" -o "$TMP/gavel.csv" || return 1
+        imp=$proc imp_rss=$rss
+    fi
+    timed "$@" || return 1
+    [ "$imp_rss" -gt "$rss" ] && rss=$imp_rss
+    if [ "$kind" = engine ]; then
         line=$(grep '^case=' "$TMP/out")
         wall=$(echo "$line" | kv wall_s)
         events=$(echo "$line" | kv events)
         jobs=$(echo "$line" | kv jobs)
         runs=$(echo "$line" | kv runs)
-        # q100 reports the mean of many runs in one process
+        # q100 reports the mean of many runs in one process, which then means nothing
+        # as a whole process: bench/run.sh times a cpnsim run of q100 beside it.
         [ "$runs" -gt 1 ] && reps_inner=$runs
+    else
+        wall=$(json_num "$TMP/run/summary.json" wall_s)
+        events=$(json_num "$TMP/run/summary.json" events)
+        jobs=$(json_num "$TMP/run/summary.json" jobs)
     fi
-    echo "$wall $events $jobs $rss $proc" >"$TMP/once"
+    echo "$wall $events $jobs $rss $proc $imp" | awk '{printf "%s %s %s %s %.3f %.3f\n", $1, $2, $3, $4, $5 + $6, $6}' \
+        >"$TMP/once"
 }
 
-# measure CASE POLICY GPUS KIND CMD...: repetitions, medians, one row.
+# measure CASE POLICY GPUS KIND CMD...: repetitions, medians, one row. PEER_S, when
+# set, is the peer's time for the CSV.
 measure() {
     name=$1 policy=$2 gpus=$3
     shift 3
@@ -100,39 +125,25 @@ measure() {
         fi
     done
     if [ "$status" = over_limit ] && [ $i -eq 0 ]; then
-        row="$name,$policy,${JOBS_HINT:-},$gpus,,>$LIMIT_S,0,,,,>$LIMIT_S,over_limit"
+        row="$name,$policy,${JOBS_HINT:-},$gpus,,>$LIMIT_S,0,,,,>$LIMIT_S,over_limit,,${PEER_S:-}"
     else
         wall=$(cut -d' ' -f1 "$TMP/reps" | median)
         events=$(head -n 1 "$TMP/reps" | cut -d' ' -f2)
         jobs=$(head -n 1 "$TMP/reps" | cut -d' ' -f3)
         rss=$(cut -d' ' -f4 "$TMP/reps" | sort -g | tail -n 1)
         proc=$(cut -d' ' -f5 "$TMP/reps" | median)
+        imp=$(cut -d' ' -f6 "$TMP/reps" | median)
         reps=$i
-        [ -n "$reps_inner" ] && reps="$i x $reps_inner"
+        [ -n "$reps_inner" ] && reps="$i x $reps_inner" proc=
+        [ "$1" = gavel ] || imp=
         row=$(awk -v c="$name" -v p="$policy" -v j="$jobs" -v g="$gpus" -v e="$events" -v w="$wall" \
-                  -v r="$reps" -v m="$rss" -v pr="$proc" -v s="$status" 'BEGIN {
-            printf "%s,%s,%s,%s,%s,%.6f,%s,%.0f,%.0f,%.1f,%.3f,%s", c, p, j, g, e, w, r,
-                   e / w, (j > 0 ? j / w : 0), m / 1024, pr, s }')
+                  -v r="$reps" -v m="$rss" -v pr="$proc" -v s="$status" -v im="$imp" -v pe="${PEER_S:-}" 'BEGIN {
+            printf "%s,%s,%s,%s,%s,%.6f,%s,%.0f,%.0f,%.1f,%s,%s,%s,%s", c, p, j, g, e, w, r,
+                   e / w, (j > 0 ? j / w : 0), m / 1024, (pr == "" ? "" : sprintf("%.3f", pr)), s,
+                   (im == "" ? "" : sprintf("%.3f", im)), pe }')
     fi
     echo "$row" >>"$ROWS"
-    echo "$row" | awk -F, '{printf "%-22s %-8s %8s %6s %9s %10s %6s %12s %10s %8s %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12}'
-}
-
-# cluster_file GPUS: the 8-site benchmark cluster (bench/bench_cluster).
-cluster_file() {
-    f=$DATA/cluster-$1.json
-    [ -s "$f" ] || "$CLUSTER" "$1" 8 >"$f"
-    echo "$f"
-}
-
-# jobs_file N GPUS: N Poisson jobs at RATE_PER_GPU x GPUS per second.
-jobs_file() {
-    f=$DATA/jobs-$1-g$2.csv
-    if [ ! -s "$f" ]; then
-        rate=$(awk -v g="$2" -v r="$RATE_PER_GPU" 'BEGIN {print g * r}')
-        "$CPN" gen --count "$1" --seed $SEED --arrival "poisson:$rate" --cluster "$(cluster_file "$2")" -o "$f"
-    fi
-    echo "$f"
+    echo "$row" | awk -F, -v f="$ROWFMT" '{printf f, $1, $2, $3, $4, $5, $6, ($11 == "" ? "-" : $11), $7, $8, $9, $10, $12}'
 }
 
 # sim CASE POLICY N GPUS: a generated queue on the benchmark cluster.
@@ -143,19 +154,28 @@ sim() {
     JOBS_HINT=
 }
 
-printf "%-22s %-8s %8s %6s %9s %10s %6s %12s %10s %8s %s\n" case policy jobs gpus events wall_s reps \
-    events/s jobs/s rss_MiB status
-echo "== the engine alone against a bare binary heap"
+printf "$ROWFMT" case policy jobs gpus events loop_s proc_s reps events/s jobs/s rss_MiB status
+echo "== the engine alone against a bare binary heap (proc_s: the bench_engine process, its input drawn)"
 ENGINE_JOBS=1000000
 measure engine noop 1024 engine "$ENGINE" engine $ENGINE_JOBS
 engine_events=$(tail -n 1 "$ROWS" | cut -d, -f5)
 measure heap-push-pop - - engine "$ENGINE" heap "$engine_events"
 measure eq-push-pop - - engine "$ENGINE" eq "$engine_events"
 measure heap-hold-256 - - engine "$ENGINE" hold "$engine_events" 256
+# The engine's speed as a fraction of the held heap's, on the same number of events:
+# the heap's time over the engine's, for the loops and for the whole processes.
+awk -F, '$1 == "engine" {el = $6; ep = $11} $1 == "heap-hold-256" {hl = $6; hp = $11}
+    END {if (el > 0 && ep > 0 && hl > 0 && hp > 0)
+        printf "engine / heap held at 256, events per second: loop %.3f, whole process %.3f\n", hl / el, hp / ep}' "$ROWS"
 
-echo "== q100 on the default cluster, each policy (wall_s is one run, the mean of many)"
+echo "== q100 on the default cluster, each policy: in-process (loop_s: one run, the mean of many), then cpnsim run"
+q100_gpus=$(cluster_gpus traces/default-cluster.json)
 for p in $("$CPN" policies | awk '/^[^ ]/ {print $1}'); do
-    measure q100 "$p" 64 engine "$ENGINE" q100 "$p" 1
+    measure q100 "$p" "$q100_gpus" engine "$ENGINE" q100 "$p" 1
+    # `cpnsim run` with no --cluster and --jobs: the embedded default cluster and q100;
+    # the oracle, as bench_engine's q100 runs, so that both rows time the same schedule.
+    measure q100-run "$p" "$q100_gpus" run "$CPN" run --policy "$p" --predictor oracle --seed $SEED --quiet \
+        --out "$TMP/run"
 done
 
 echo "== generated jobs on 10,000 GPUs in 8 sites"
@@ -165,17 +185,44 @@ for n in 100000 1000000; do
     done
 done
 
-echo "== the Philly import on its own machine list"
+echo "== Gavel-format traces on Gavel's 36 V100 + 36 P100 + 36 K80, fifo (proc_s: import + run)"
+GAVEL_CLUSTER=bench/gavel-cluster.json
+gavel_gpus=$(cluster_gpus $GAVEL_CLUSTER)
+# Gavel's own simulator on such traces, as issue 17 quotes it: 3.5 s for 500 jobs, 25 s
+# for 5,000, 255-271 s for 50,000 (the lower end is taken, the ratio the smaller).
+for np in 500:3.5 5000:25 50000:255; do
+    n=${np%%:*} PEER_S=${np#*:}
+    GAVEL_TRACE=$DATA/gavel-$n.trace
+    if [ ! -s "$GAVEL_TRACE" ]; then
+        "$GAVEL_GEN" "$n" $SEED >"$GAVEL_TRACE.tmp.$$"
+        mv "$GAVEL_TRACE.tmp.$$" "$GAVEL_TRACE"
+    fi
+    JOBS_HINT=$n
+    measure "gavel-$n" fifo "$gavel_gpus" gavel "$CPN" run --cluster $GAVEL_CLUSTER --jobs "$TMP/gavel.csv" \
+        --policy fifo --seed $SEED --quiet --out "$TMP/run"
+    # Every generated line must have become a job: a skipped one would flatter the time.
+    got=$(tail -n 1 "$ROWS" | cut -d, -f3)
+    [ "$got" = "$n" ] || { echo "bench: gavel-$n: the import gave $got jobs, not $n" >&2; exit 1; }
+    JOBS_HINT= PEER_S=
+done
+# The run's share is the median sum less the median import.
+awk -F, '$1 ~ /^gavel-/ && $12 == "ok" {
+    printf "%-12s import %7.3f s + run %7.3f s = %7.3f s; Gavel %6s s: %5.0fx faster\n", $1, $13, $11 - $13, $11,
+           ($1 == "gavel-50000" ? "255-271" : $14), $14 / $11 }' "$ROWS"
+
+echo "== the Philly import on its own machine list; default also with GPU requests (gpu_as_resource)"
 PHILLY=$DATA/philly.csv
 [ -s "$PHILLY" ] || "$CPN" import philly traces/philly/philly_jobs_pollux.csv --max-gpus 8 -o "$PHILLY" >/dev/null
 PHILLY_CLUSTER=traces/philly/philly-cluster.json
-philly_gpus=$(awk -F'[:,]' '/"count"/ {c = $2 + 0} /"gpus"/ {s += c * ($2 + 0); c = 1} END {print s}' $PHILLY_CLUSTER)
+philly_gpus=$(cluster_gpus $PHILLY_CLUSTER)
+JOBS_HINT=$(($(wc -l <"$PHILLY") - 1))
 for p in fifo default optimal; do
-    JOBS_HINT=$(($(wc -l <"$PHILLY") - 1))
     measure philly "$p" "$philly_gpus" run "$CPN" run --cluster $PHILLY_CLUSTER --jobs "$PHILLY" \
         --policy "$p" --seed $SEED --quiet --out "$TMP/run"
-    JOBS_HINT=
 done
+measure philly-gpu-req default "$philly_gpus" run "$CPN" run --cluster $PHILLY_CLUSTER --jobs "$PHILLY" \
+    --policy default --set gpu_as_resource=true --seed $SEED --quiet --out "$TMP/run"
+JOBS_HINT=
 
 echo "== scaling: jobs at 10,000 GPUs; GPUs at 30,000 jobs; fifo, default and optimal"
 for p in fifo default optimal; do
