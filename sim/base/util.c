@@ -428,7 +428,7 @@ size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
 }
 
 /* Below this many, a comparison sort is quicker than four passes over 64-Ki buckets. */
-#define CPN_RADIX_MIN 65536
+#define CPN_RADIX_MIN 16384
 
 /* The bits of a double as an unsigned key that orders like the number: negatives have
  * every bit flipped, the others the sign bit set. */

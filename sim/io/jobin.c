@@ -11,7 +11,7 @@
  * Jobs accumulate in a private jobset that jobin_finish hands over whole. Ids are
  * checked for uniqueness, and origin names are stored once, with open-addressing
  * hash sets over offsets into the set's string pool. While the ids come in strictly
- * increasing order (generated queues, imports, cpnsim's own outputs) no id can repeat
+ * increasing (shortlex) order (generated queues, imports, cpnsim's own outputs) no id can repeat
  * one before it, so the id set is built only at the first id out of order: a million
  * random probes into a set of 48 MB were the largest cost of reading a queue. */
 #include "jobin.h"
@@ -172,13 +172,22 @@ static void ids_fill(struct jobin *b, struct jslot *sl, uint32_t id, size_t idx)
     b->ids.n++;
 }
 
+/* Whether id comes after prev in shortlex order (shorter first, then byte by byte): a
+ * strict total order in which numbered ids increase whether or not they are padded
+ * (gavel-9, gavel-10; j0000009, j0000010). */
+static bool ids_after(const char *id, const char *prev)
+{
+    size_t a = strlen(id), b = strlen(prev);
+    return a != b ? a > b : strcmp(id, prev) > 0;
+}
+
 /* The slot of a new row's id in the id set, or NULL when the ids are still in
  * increasing order and this one continues it (so it cannot be a duplicate). The
  * first id out of order builds the set from the ids before it. */
 static struct jslot *ids_slot(struct jobin *b, const char *id)
 {
     if (b->sorted) {
-        if (b->js.n == 0 || strcmp(id, jobset_str(&b->js, b->js.v[b->js.n - 1].id)) > 0)
+        if (b->js.n == 0 || ids_after(id, jobset_str(&b->js, b->js.v[b->js.n - 1].id)))
             return NULL;
         b->sorted = false;
         for (size_t k = 0; k < b->js.n; k++)
