@@ -438,16 +438,28 @@ static int64_t dflt_balanced(int64_t req_a, int64_t cap_a, int64_t req_b, int64_
     return (int64_t)((1 - sd) * DFLT_MAX_NODE_SCORE);
 }
 
+/* llround(x), to the nearest integer with halves away from zero, for |x| < 2^63, without
+ * the library call (a scheduling point scores every node of a site that fits, four
+ * roundings each). For x >= 0, x minus its truncation is exact, so comparing it with one
+ * half decides exactly as llround does; a negative x rounds as its opposite. */
+static int64_t dflt_llround(double x)
+{
+    if (x < 0)
+        return -dflt_llround(-x);
+    int64_t i = (int64_t)x;
+    return i + (x - (double)i >= 0.5);
+}
+
 /* The node's score for job j: LeastAllocated + BalancedAllocation, both over the
  * node's requested CPU and memory with the job's added. */
 static int64_t dflt_score(const struct view *v, uint32_t n, uint32_t j)
 {
     const struct node *nd = &v->cl->nodes[n];
     const struct view_job *jb = view_job(v, j);
-    int64_t cap_cpu = llround(nd->cpus * DFLT_MILLI_PER_CPU);
-    int64_t cap_mem = llround(nd->mem_gib * DFLT_BYTES_PER_GIB);
-    int64_t req_cpu = llround((v->node_cpus_req[n] + jb->cpus) * DFLT_MILLI_PER_CPU);
-    int64_t req_mem = llround((v->node_mem_req_gib[n] + jb->mem_gib) * DFLT_BYTES_PER_GIB);
+    int64_t cap_cpu = dflt_llround(nd->cpus * DFLT_MILLI_PER_CPU);
+    int64_t cap_mem = dflt_llround(nd->mem_gib * DFLT_BYTES_PER_GIB);
+    int64_t req_cpu = dflt_llround((v->node_cpus_req[n] + jb->cpus) * DFLT_MILLI_PER_CPU);
+    int64_t req_mem = dflt_llround((v->node_mem_req_gib[n] + jb->mem_gib) * DFLT_BYTES_PER_GIB);
     int64_t least = (dflt_least_requested(req_cpu, cap_cpu) + dflt_least_requested(req_mem, cap_mem)) / 2;
     /* BalancedAllocation skips pods that request nothing (best-effort pods). */
     int64_t balanced = jb->cpus > 0 || jb->mem_gib > 0 ? dflt_balanced(req_cpu, cap_cpu, req_mem, cap_mem) : 0;

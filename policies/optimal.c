@@ -232,6 +232,8 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
                 st->node_grp[n] = (uint32_t)st->n_grp;
                 st->node_pos[n] = k - g.first;
                 st->grp_nodes[k++] = n;
+                g.uniform = g.max_gpus == 0 || (g.uniform && nd->gpu_count == g.max_gpus &&
+                                                nd->cpus == g.max_cpus && nd->mem_gib == g.max_mem_gib);
                 g.max_gpus = nd->gpu_count > g.max_gpus ? nd->gpu_count : g.max_gpus;
                 g.max_cpus = fmax(g.max_cpus, nd->cpus);
                 g.max_mem_gib = fmax(g.max_mem_gib, nd->mem_gib);
@@ -265,6 +267,10 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->grp_run = opt_alloc(st->n_grp, sizeof *st->grp_run);
     st->grp_cpu = opt_alloc(st->n_grp, sizeof *st->grp_cpu);
     st->site_xfer = opt_alloc(cl->n_sites, sizeof *st->site_xfer);
+    st->tp_ok = opt_alloc(nt, sizeof *st->tp_ok);
+    st->tp_run = opt_alloc(nt, sizeof *st->tp_run);
+    st->tp_mem = opt_alloc(nt, sizeof *st->tp_mem);
+    st->tp_cpu = opt_alloc(nt, sizeof *st->tp_cpu);
     st->node_head = opt_alloc(cl->n_nodes, sizeof *st->node_head);
     st->node_epoch = opt_alloc(cl->n_nodes, sizeof *st->node_epoch);
     for (size_t n = 0; n < cl->n_nodes; n++)
@@ -336,6 +342,10 @@ static void opt_destroy(void *state)
     free(st->grp_run);
     free(st->grp_cpu);
     free(st->site_xfer);
+    free(st->tp_ok);
+    free(st->tp_run);
+    free(st->tp_mem);
+    free(st->tp_cpu);
     free(st->node_grp);
     free(st->node_pos);
     free(st->tree);

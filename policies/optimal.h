@@ -46,6 +46,7 @@ struct opt_group {
     uint32_t first, count; /* into grp_nodes */
     uint32_t max_gpus;
     double max_cpus, max_mem_gib;
+    bool uniform;    /* every node has max_gpus GPUs, max_cpus CPUs and max_mem_gib memory */
     uint32_t leaves; /* a power of two >= count */
     size_t tree;     /* offset of the tree in opt_state.tree: [2 * leaves * max_gpus] */
 };
@@ -60,6 +61,9 @@ struct opt_state {
     double *grp_cpu;       /* [n_grp] scratch: the CPU cores it would keep busy there */
     double *grp_lb;        /* [n_grp] scratch: no slot there finishes sooner */
     double *site_xfer;     /* [sites] scratch: transfer estimate of the job to each site */
+    int8_t *tp_ok;         /* [types] scratch of one pass over the groups: -1 not asked yet,
+                            * 1 the job may run on the type and its memory fits, else 0 */
+    double *tp_run, *tp_mem, *tp_cpu; /* [types] its estimates there, when tp_ok is 1 */
     uint32_t *node_grp;    /* [nodes] its group, VIEW_NONE for a node without GPUs */
     uint32_t *node_pos;    /* [nodes] its position in the group */
     double *tree;          /* every group's segment tree */

@@ -78,6 +78,55 @@ bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j)
     return st->known[j] == 0;
 }
 
+/* Whether group g's largest node is big enough for job j's GPUs and requests (each
+ * maximum may come from another node): a group that fails it has no node for the job. */
+static bool opt_group_may_host(const struct opt_group *g, const struct view_job *jb)
+{
+    return g->max_gpus >= jb->gpus && g->max_cpus + VIEW_FIT_EPS >= jb->cpus &&
+           g->max_mem_gib + VIEW_FIT_EPS >= jb->mem_gib;
+}
+
+/* Starts a pass over the groups for one job: no GPU type asked yet. */
+static void opt_types_reset(struct opt_state *st, const struct view *v)
+{
+    memset(st->tp_ok, -1, v->cl->n_types * sizeof *st->tp_ok);
+}
+
+/* Whether job j may run on GPU type t (view_job_runs_on) with its predicted memory
+ * fitting a GPU there, and if so its estimates there in st->tp_run, tp_mem, tp_cpu.
+ * Every group of a type gives the same answer, so a pass over the groups asks once
+ * per type, at the type's first group: the estimates are then asked (and cached) in
+ * the order a pass asking at every group would ask them. */
+static bool opt_type_ok(struct opt_state *st, const struct view *v, uint32_t j, uint32_t t)
+{
+    if (st->tp_ok[t] < 0) {
+        st->tp_ok[t] = 0;
+        if (view_job_runs_on(v, j, t)) {
+            opt_est(st, v, j, t, &st->tp_run[t], &st->tp_mem[t]);
+            st->tp_cpu[t] = st->est_cpu[(size_t)j * v->cl->n_types + t];
+            st->tp_ok[t] = st->tp_mem[t] <= v->cl->types[t].mem_gib;
+        }
+    }
+    return st->tp_ok[t] == 1;
+}
+
+/* Whether a node of group g has the GPUs, CPU and memory for job j's requests, given
+ * that its GPU type suits the job (opt_type_ok): a uniform group's nodes are all its
+ * maxima, which opt_group_may_host checked. */
+static bool opt_group_hosts(const struct opt_state *st, const struct view *v,
+                            const struct opt_group *g, const struct view_job *jb)
+{
+    if (g->uniform)
+        return true;
+    for (uint32_t q = 0; q < g->count; q++) {
+        const struct node *nd = &v->cl->nodes[st->grp_nodes[g->first + q]];
+        if (nd->gpu_count >= jb->gpus && nd->cpus + VIEW_FIT_EPS >= jb->cpus &&
+            nd->mem_gib + VIEW_FIT_EPS >= jb->mem_gib)
+            return true;
+    }
+    return false;
+}
+
 /* Predicted run time on the fastest node that could take the job; INFINITY when
  * none can. */
 double opt_len(struct opt_state *st, const struct view *v, uint32_t j)
@@ -85,20 +134,13 @@ double opt_len(struct opt_state *st, const struct view *v, uint32_t j)
     opt_est_current(st, v, j);
     if (isnan(st->len[j])) {
         const struct view_job *jb = view_job(v, j);
-        double best = INFINITY, run, mem;
+        double best = INFINITY;
+        opt_types_reset(st, v);
         for (size_t i = 0; i < st->n_grp; i++) {
             const struct opt_group *g = &st->grp[i];
-            if (g->max_gpus < jb->gpus || g->max_cpus + VIEW_FIT_EPS < jb->cpus ||
-                g->max_mem_gib + VIEW_FIT_EPS < jb->mem_gib || !view_job_runs_on(v, j, g->type))
-                continue;
-            opt_est(st, v, j, g->type, &run, &mem);
-            if (run >= best || mem > v->cl->types[g->type].mem_gib)
-                continue;
-            for (uint32_t q = 0; q < g->count; q++)
-                if (opt_can_host(st, v, j, st->grp_nodes[g->first + q], &run, &mem)) {
-                    best = run;
-                    break;
-                }
+            if (opt_group_may_host(g, jb) && opt_type_ok(st, v, j, g->type) &&
+                st->tp_run[g->type] < best && opt_group_hosts(st, v, g, jb))
+                best = st->tp_run[g->type];
         }
         st->len[j] = best;
     }
@@ -388,21 +430,17 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint3
     for (size_t si = 0; si < cl->n_sites; si++)
         st->site_xfer[si] = NAN;
     size_t m = 0;
+    opt_types_reset(st, v);
     for (uint32_t i = 0; i < st->n_grp; i++) {
         const struct opt_group *g = &st->grp[i];
-        double run, mem;
-        if (g->max_gpus < jb->gpus || g->max_cpus + VIEW_FIT_EPS < jb->cpus ||
-            g->max_mem_gib + VIEW_FIT_EPS < jb->mem_gib || !view_job_runs_on(v, j, g->type))
-            continue;
-        opt_est(st, v, j, g->type, &run, &mem);
-        if (mem > cl->types[g->type].mem_gib)
+        if (!opt_group_may_host(g, jb) || !opt_type_ok(st, v, j, g->type))
             continue;
         if (isnan(st->site_xfer[g->site]))
             st->site_xfer[g->site] = view_transfer_estimate_s(v, j, g->site);
-        double dur = st->site_xfer[g->site] + run;
+        double dur = st->site_xfer[g->site] + st->tp_run[g->type];
         st->grp_dur[i] = dur;
-        st->grp_run[i] = run;
-        st->grp_cpu[i] = opt_est_cpu(st, v, j, g->type);
+        st->grp_run[i] = st->tp_run[g->type];
+        st->grp_cpu[i] = st->tp_cpu[g->type];
         /* No slot of the group finishes before its tree's bound (or now) plus dur. */
         bool can_now;
         double lb = opt_bound(st, v, g, 1, jb->gpus, dur, alone, false, &can_now) + dur;

@@ -2,7 +2,8 @@
  * a position whose three values all reach their thresholds. A subtree is skipped when
  * any of its maxima is below its threshold; the maxima may come from different
  * nodes, so a search may descend into a subtree and find nothing, but on clusters
- * whose nodes are filled in order it visits O(log n) subtrees per query. */
+ * whose nodes are filled in order it visits O(log n) subtrees per query, and a walk
+ * over consecutive fitting nodes O(1) per node on average. */
 #include "nodeidx.h"
 
 #include <math.h>
@@ -71,24 +72,43 @@ static int fits(const struct nodeidx *ix, size_t k, double cpu, double mem, uint
            ix->idle[k] >= idle;
 }
 
-/* Leftmost leaf >= from in subtree k (covering [lo, lo + width)) that fits. */
-static uint32_t search(const struct nodeidx *ix, size_t k, size_t lo, size_t width, size_t from,
-                       double cpu, double mem, uint32_t idle)
+/* Leftmost leaf of subtree k, which fits, that fits, or UINT32_MAX: the subtree's maxima
+ * may come from different leaves, so a subtree that fits may hold none. */
+static uint32_t leftmost(const struct nodeidx *ix, size_t k, double cpu, double mem, uint32_t idle)
 {
-    if (lo + width <= from || !fits(ix, k, cpu, mem, idle))
-        return UINT32_MAX;
-    if (width == 1)
-        return lo < ix->n ? (uint32_t)lo : UINT32_MAX;
-    size_t half = width / 2;
-    uint32_t r = search(ix, 2 * k, lo, half, from, cpu, mem, idle);
-    if (r != UINT32_MAX)
-        return r;
-    return search(ix, 2 * k + 1, lo + half, half, from, cpu, mem, idle);
+    if (k >= ix->leaves)
+        return k - ix->leaves < ix->n ? (uint32_t)(k - ix->leaves) : UINT32_MAX;
+    if (fits(ix, 2 * k, cpu, mem, idle)) {
+        uint32_t r = leftmost(ix, 2 * k, cpu, mem, idle);
+        if (r != UINT32_MAX)
+            return r;
+    }
+    if (fits(ix, 2 * k + 1, cpu, mem, idle))
+        return leftmost(ix, 2 * k + 1, cpu, mem, idle);
+    return UINT32_MAX;
 }
 
+/* The search starts at leaf `from` and climbs: at each left child on the way up it
+ * tries the right sibling's subtree. A caller walking the fitting nodes one after the
+ * other (from = the last one + 1) so climbs only as high as the next one lies, instead
+ * of descending from the root each time. */
 uint32_t nodeidx_first(const struct nodeidx *ix, size_t from, double cpu, double mem, uint32_t idle)
 {
     if (from >= ix->n)
         return UINT32_MAX;
-    return search(ix, 1, 0, ix->leaves, from, cpu, mem, idle);
+    size_t k = ix->leaves + from;
+    if (fits(ix, k, cpu, mem, idle))
+        return (uint32_t)from;
+    for (;;) {
+        while (k & 1) /* a right child (or the root): up */
+            k >>= 1;
+        if (k == 0)
+            return UINT32_MAX; /* climbed past the root */
+        k++;                   /* the right sibling: everything in it lies after from */
+        if (fits(ix, k, cpu, mem, idle)) {
+            uint32_t r = leftmost(ix, k, cpu, mem, idle);
+            if (r != UINT32_MAX)
+                return r;
+        }
+    }
 }

@@ -336,7 +336,7 @@ uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32
                 return VIEW_NONE;
         }
         /* The index is conservative: check exactly. */
-        if (view_node_fits_requests(v, n, j) && idle_gpus_of(v, n) >= idle_gpus &&
+        if (view_node_fits_requests(v, n, j) && (idle_gpus == 0 || idle_gpus_of(v, n) >= idle_gpus) &&
             view_node_eligible(v, n) &&
             (v->cl->nodes[n].gpu_count == 0 || view_job_runs_on(v, j, v->cl->nodes[n].type)))
             return n;

@@ -1,0 +1,75 @@
+/* The node index (sim/engine/nodeidx.h): a hand-checked case where a subtree's maxima
+ * come from different nodes, then random clusters where every query, and every walk
+ * over the fitting nodes one after the other, must give what a plain scan gives. */
+#include <criterion/criterion.h>
+#include <gsl/gsl_rng.h>
+
+#include "../sim/engine/nodeidx.h"
+
+/* The first node >= from that a plain scan finds (the index's slack included). */
+static uint32_t scan_first(const double *cpu, const double *mem, const uint32_t *idle, size_t n,
+                           size_t from, double c, double m, uint32_t k)
+{
+    for (size_t i = from; i < n; i++)
+        if (cpu[i] >= c - 1e-6 && mem[i] >= m - 1e-6 && idle[i] >= k)
+            return (uint32_t)i;
+    return UINT32_MAX;
+}
+
+Test(nodeidx, maxima_from_different_nodes)
+{
+    /* Node 0 has the CPU, node 1 the memory: their parent fits, neither does; node 3 does. */
+    struct nodeidx ix;
+    nodeidx_init(&ix, 5);
+    nodeidx_set(&ix, 0, 8, 1, 0);
+    nodeidx_set(&ix, 1, 1, 8, 0);
+    nodeidx_set(&ix, 2, 2, 2, 0);
+    nodeidx_set(&ix, 3, 8, 8, 1);
+    nodeidx_set(&ix, 4, 8, 8, 0);
+    cr_assert_eq(nodeidx_first(&ix, 0, 4, 4, 0), 3);
+    cr_assert_eq(nodeidx_first(&ix, 4, 4, 4, 0), 4);
+    cr_assert_eq(nodeidx_first(&ix, 0, 4, 4, 1), 3);
+    cr_assert_eq(nodeidx_first(&ix, 4, 4, 4, 1), UINT32_MAX);
+    cr_assert_eq(nodeidx_first(&ix, 5, 0, 0, 0), UINT32_MAX);
+    cr_assert_eq(nodeidx_first(&ix, 1, 0, 0, 0), 1);
+    nodeidx_free(&ix);
+}
+
+Test(nodeidx, random_queries_and_walks_match_a_scan)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 17);
+    for (size_t n = 1; n <= 70; n++) {
+        double cpu[70], mem[70];
+        uint32_t idle[70];
+        struct nodeidx ix;
+        nodeidx_init(&ix, n);
+        for (size_t i = 0; i < n; i++) {
+            cpu[i] = (double)gsl_rng_uniform_int(r, 5);
+            mem[i] = (double)gsl_rng_uniform_int(r, 5);
+            idle[i] = (uint32_t)gsl_rng_uniform_int(r, 3);
+            if (i % 2)
+                nodeidx_set(&ix, i, cpu[i], mem[i], idle[i]);
+            else
+                nodeidx_set_leaf(&ix, i, cpu[i], mem[i], idle[i]);
+        }
+        nodeidx_rebuild(&ix);
+        for (int q = 0; q < 50; q++) {
+            double c = (double)gsl_rng_uniform_int(r, 5), m = (double)gsl_rng_uniform_int(r, 5);
+            uint32_t k = (uint32_t)gsl_rng_uniform_int(r, 3);
+            size_t from = gsl_rng_uniform_int(r, n + 1);
+            cr_assert_eq(nodeidx_first(&ix, from, c, m, k), scan_first(cpu, mem, idle, n, from, c, m, k));
+            /* A walk: each next node from the one after the last. */
+            size_t walked = 0, scanned = 0;
+            for (uint32_t i = nodeidx_first(&ix, 0, c, m, k); i != UINT32_MAX;
+                 i = nodeidx_first(&ix, (size_t)i + 1, c, m, k))
+                walked++;
+            for (uint32_t i = scan_first(cpu, mem, idle, n, 0, c, m, k); i != UINT32_MAX;
+                 i = scan_first(cpu, mem, idle, n, (size_t)i + 1, c, m, k))
+                scanned++;
+            cr_assert_eq(walked, scanned);
+        }
+        nodeidx_free(&ix);
+    }
+    gsl_rng_free(r);
+}
