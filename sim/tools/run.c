@@ -169,7 +169,10 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
         free(old);
         rc = afile_open(&tl, req->out, "timeline.csv", err, errlen);
     }
-    struct sim_sampler timeline = {report_timeline_header, report_timeline_row, tl.f};
+    struct report_timeline rows;
+    report_timeline_init(&rows, tl.f);
+    struct sim_sampler timeline = {report_timeline_header, report_timeline_row,
+                                   report_timeline_skip, report_timeline_end, &rows};
     if (!rc)
         rc = sim_create(&s, cl, cat, &js, pol, pred, &timeline, err, errlen);
     if (!rc) {
@@ -212,6 +215,7 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
             .wall_s = wall};
     }
     sim_destroy(s);
+    report_timeline_free(&rows);
     predictor_destroy(pred);
     jobset_free(&js);
     cluster_destroy(cl);
