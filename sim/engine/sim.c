@@ -269,9 +269,10 @@ static int timeline_full(const struct sim *s, char *err, size_t errlen)
  * scheduling point (a scrape sets dirty), which may decide differently than the last
  * only because time passed (estimates of remaining time, back-offs, EASY's shadow
  * time): so with scrapes the queue must be empty, and then no policy is asked to place
- * anything (its begin and end see the same view; no policy asks for a wake-up with an
- * empty queue, and if one did, the wake-up is an event the jump stops at). With live
- * metrics samples are not scheduling points, and the queue may hold jobs. */
+ * anything (its begin and end see the same view, and the scrape time it last saw is
+ * the view's: the skipped scrapes never happen). A wake-up asked for with an empty
+ * queue places nothing either. With live metrics samples are not scheduling points,
+ * and the queue may hold jobs. */
 static bool sample_is_idle(const struct sim *s)
 {
     if (s->samples == 0 || s->popped != s->sample_popped + 1 ||
@@ -565,9 +566,10 @@ static int check_jobs(const struct cluster *cl, const struct jobset *jobs, uint3
     size_t n = jobs->n;
     if (n >= VIEW_NONE)
         return cpn_fail(err, errlen, CPN_EINPUT, "%s: too many jobs (%zu)", jobs->source, n);
-    /* Samples are taken from time 0: a submission that max_timeline_rows samples cannot
-     * reach (before the horizon) is refused, as it always was, although the idle
-     * stretch before it is now skipped for one row (on_sample). */
+    /* Samples are taken from time 0: a submission later than max_timeline_rows sample
+     * intervals (before the horizon) is refused. An idle stretch before it would now
+     * be skipped (on_sample), but such times are mostly a mistake (Unix timestamps), and
+     * a queue waiting through them would take every sample. */
     double dt = sample_interval_s(cl), until = cl->cfg.horizon_s > 0 ? cl->cfg.horizon_s : INFINITY;
     for (size_t j = 0; j < n; j++) {
         const struct job *jb = &jobs->v[j];
