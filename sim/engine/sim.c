@@ -217,10 +217,12 @@ static double sample_interval_s(const struct cluster *cl)
 }
 
 /* The failure of a run that reached max_timeline_rows with jobs unfinished: how far it
- * got, and the likelier cause. Jobs time-slicing one GPU each run that many times
- * slower, and without gpu_as_resource the default policy piles a node's jobs onto its
- * first GPUs; that is named when the busiest GPU runs more than one job (one scan, at
- * the failure only). Otherwise a job is too long to follow, or waits on a slow link. */
+ * got, and the likelier cause. Idle stretches cost one row each (on_sample), so the
+ * rows ran out on samples that each saw a change or a waiting queue. Jobs time-slicing
+ * one GPU each run that many times slower, and without gpu_as_resource the default
+ * policy piles a node's jobs onto its first GPUs; that is named when the busiest GPU
+ * runs more than one job (one scan, at the failure only). Otherwise jobs wait in the
+ * queue behind one too long to follow, or on a slow link. */
 static int timeline_full(const struct sim *s, char *err, size_t errlen)
 {
     const struct cluster *cl = s->cl;
@@ -232,7 +234,8 @@ static int timeline_full(const struct sim *s, char *err, size_t errlen)
         }
     char msg[CPN_ERR_LEN];
     int n = snprintf(msg, sizeof msg,
-                     "%s: reached max_timeline_rows (%u rows of %g s) at simulated time %.6g s "
+                     "%s: reached max_timeline_rows (%u samples of %g s taken, an idle "
+                     "stretch skipped counting as one) at simulated time %.6g s "
                      "(%.3g days), %zu of %zu jobs ended (%zu failed); ",
                      s->jobs->source, cl->cfg.max_timeline_rows, sample_interval_s(cl), s->now,
                      s->now / 86400, s->terminal, s->jobs->n, s->st.failed);
@@ -248,18 +251,65 @@ static int timeline_full(const struct sim *s, char *err, size_t errlen)
                  node - cl->sites[nd->site].node_first, most);
     } else {
         snprintf(msg + used, sizeof msg - used,
-                 "a job runs or waits longer than the simulator can follow: check duration_s, "
-                 "epochs, samples and data_gib in %s and the link speeds in %s, or set a "
+                 "the samples kept seeing jobs wait or the cluster change (jobs running, "
+                 "moving data, other tenants' varying load) for longer than the simulator "
+                 "can follow: check duration_s, epochs, samples and data_gib in %s and the "
+                 "link speeds and background loads in %s, or set a "
                  "larger max_timeline_rows (up to 1e9), or horizon_s",
                  s->jobs->source, cl->source);
     }
     return cpn_fail(err, errlen, CPN_EINPUT, "%s", msg);
 }
 
+/* True when the sample now being taken, and every one before the next event, would
+ * change nothing the last sample did not already show or do. Nothing was popped since
+ * the last sample (this one aside) and nothing placed: no event changed the truth, the
+ * queue or the bookkeeping, so a scrape copies nothing new (the truth's marks are
+ * empty) and a row reads what the last one read. Each of those samples would also be a
+ * scheduling point (a scrape sets dirty), which may decide differently than the last
+ * only because time passed (estimates of remaining time, back-offs, EASY's shadow
+ * time): so with scrapes the queue must be empty, and then no policy is asked to place
+ * anything (its begin and end see the same view, and the scrape time it last saw is
+ * the view's: the skipped scrapes never happen). A wake-up asked for with an empty
+ * queue places nothing either. With live metrics samples are not scheduling points,
+ * and the queue may hold jobs. */
+static bool sample_is_idle(const struct sim *s)
+{
+    if (s->samples == 0 || s->popped != s->sample_popped + 1 ||
+        s->st.placements != s->sample_placements)
+        return false;
+    return s->cl->cfg.scrape_interval_s <= 0 ||
+           (s->view.queue_len == 0 && s->n_dirty_gpus == 0 && s->n_dirty_nodes == 0);
+}
+
+/* The index of the first sample at or after time t (at least from): sample k falls at
+ * k x dt, computed as the loop computes it. UINT64_MAX when it is past 2^53 samples,
+ * where k x dt is no longer exact. */
+static uint64_t first_sample_from(double t, double dt, uint64_t from)
+{
+    double k = ceil(t / dt);
+    if (!(k < 0x1p53))
+        return UINT64_MAX;
+    uint64_t i = (uint64_t)k;
+    while (i > 0 && (double)(i - 1) * dt >= t)
+        i--;
+    while ((double)i * dt < t)
+        i++;
+    return i > from ? i : from;
+}
+
+/* A sample: a scrape (with scrape_interval_s), a timeline row, and the next sample.
+ * When this one is idle (sample_is_idle), the ones before the next event would each
+ * read and decide what this one does: the next sample is pushed at the first multiple
+ * of the interval at or after that event, and the sampler is told of the last sample
+ * skipped. The summary's event count still counts the skipped samples, as events that
+ * changed nothing, so it does not depend on the skipping. */
 static int on_sample(struct sim *s, char *err, size_t errlen)
 {
-    if (s->samples >= s->cl->cfg.max_timeline_rows)
+    if (s->rows + 1 > s->cl->cfg.max_timeline_rows)
         return timeline_full(s, err, errlen);
+    s->rows++;
+    bool idle = sample_is_idle(s);
     double dt;
     if (s->cl->cfg.scrape_interval_s > 0) {
         controller_scrape(s);
@@ -271,6 +321,21 @@ static int on_sample(struct sim *s, char *err, size_t errlen)
     if (s->sampler && s->sampler->sample(s->sampler->ctx, s) != 0)
         return cpn_fail(err, errlen, CPN_EIO, "timeline.csv: write failed: %s", strerror(errno));
     s->samples++;
+    s->sample_popped = s->popped;
+    s->sample_placements = s->st.placements;
+    const struct event *next = eq_peek(&s->eq);
+    if (idle && next && next->t > s->now) {
+        uint64_t k = first_sample_from(next->t, dt, s->samples);
+        if (k != UINT64_MAX && k > s->samples) {
+            if (s->rows + 1 > s->cl->cfg.max_timeline_rows)
+                return timeline_full(s, err, errlen);
+            s->rows++;
+            if (s->sampler)
+                s->sampler->skip(s->sampler->ctx, (double)(k - 1) * dt);
+            s->st.events += k - s->samples;
+            s->samples = k;
+        }
+    }
     eq_push(&s->eq, (double)s->samples * dt, EV_SAMPLE, 0, 0);
     return 0;
 }
@@ -501,8 +566,10 @@ static int check_jobs(const struct cluster *cl, const struct jobset *jobs, uint3
     size_t n = jobs->n;
     if (n >= VIEW_NONE)
         return cpn_fail(err, errlen, CPN_EINPUT, "%s: too many jobs (%zu)", jobs->source, n);
-    /* Rows are taken from time 0: a submission that max_timeline_rows rows cannot reach
-     * (before the horizon) would only fill the disk with idle rows first. */
+    /* Samples are taken from time 0: a submission later than max_timeline_rows sample
+     * intervals (before the horizon) is refused. An idle stretch before it would now
+     * be skipped (on_sample), but such times are mostly a mistake (Unix timestamps), and
+     * a queue waiting through them would take every sample. */
     double dt = sample_interval_s(cl), until = cl->cfg.horizon_s > 0 ? cl->cfg.horizon_s : INFINITY;
     for (size_t j = 0; j < n; j++) {
         const struct job *jb = &jobs->v[j];
@@ -669,7 +736,6 @@ int sim_run(struct sim *s, char *err, size_t errlen)
     if (s->sampler && s->sampler->begin(s->sampler->ctx, s) != 0)
         return cpn_fail(err, errlen, CPN_EIO, "timeline.csv: write failed: %s", strerror(errno));
 
-    uint64_t popped = 0;
     for (;;) {
         if (s->stop && *s->stop)
             return cpn_fail(err, errlen, CPN_ESTOP, "stopped by signal %d at simulated time %.3f s",
@@ -683,14 +749,17 @@ int sim_run(struct sim *s, char *err, size_t errlen)
         if (!eq_pop(&s->eq, &ev))
             break;
         CPN_ASSERT(ev.t >= s->now);
+        s->popped++;
         s->now = ev.t;
         int rc = handle(s, &ev, err, errlen);
         if (rc < 0)
             return rc;
         s->st.events += (uint64_t)rc;
-        if (s->progress && (++popped & (SIM_PROGRESS_EVERY - 1)) == 0)
+        if (s->progress && (s->popped & (SIM_PROGRESS_EVERY - 1)) == 0)
             s->progress->report(s->progress->ctx, s);
     }
+    if (s->sampler && s->sampler->end(s->sampler->ctx, s) != 0)
+        return cpn_fail(err, errlen, CPN_EIO, "timeline.csv: write failed: %s", strerror(errno));
 
     sim_account_busy(s, s->now);
     sim_account_cpu(s);

@@ -173,7 +173,14 @@ struct sim {
     size_t unlearnt_cap;
     bool poll_scheduled;
     bool dirty;               /* a scheduling point happened at this instant */
-    uint64_t samples;         /* scrapes (timeline rows) taken */
+    uint64_t samples;         /* samples so far, taken or skipped: the next falls at
+                               * samples x the sample interval */
+    uint64_t rows;            /* what max_timeline_rows limits: samples taken, plus one
+                               * per idle stretch skipped (its last sample may become a
+                               * row), so timeline.csv never holds more */
+    uint64_t popped;          /* events popped so far */
+    uint64_t sample_popped;   /* popped, and st.placements, when the last sample was */
+    uint64_t sample_placements; /* taken: none since means nothing changed */
 
     const struct sim_sampler *sampler; /* borrowed; NULL for none */
     struct sim_stats st;
@@ -203,12 +210,17 @@ static inline uint32_t sim_job_nslots(const struct job *jb)
 
 /* Who receives the run's samples (the timeline): begin once before the first event,
  * sample at each scrape (or timeline_interval_s with live metrics), each with the
- * simulation as it stands. Each returns 0, or -1 on a write error (errno set), which
- * ends the run with CPN_EIO. The engine knows no output format; sim/io/report.c
- * provides the timeline CSV's pair. */
+ * simulation as it stands; skip when the samples up to time t were not taken because
+ * nothing could change (each would have read what the last sample read: sim.c's
+ * on_sample), so the receiver knows the last of them; end once after the last event
+ * of a run that completed. begin, sample and end return 0, or -1 on a write error
+ * (errno set), which ends the run with CPN_EIO. The engine knows no output format;
+ * sim/io/report.c provides the timeline CSV's hooks. */
 struct sim_sampler {
     int (*begin)(void *ctx, const struct sim *s);
     int (*sample)(void *ctx, const struct sim *s);
+    void (*skip)(void *ctx, double t);
+    int (*end)(void *ctx, const struct sim *s);
     void *ctx;
 };
 
@@ -225,8 +237,8 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
                size_t errlen);
 /* Runs to the end (all jobs ended, deadlock or horizon). Returns 0, or a negative code
  * with a message when the policy's init failed, the timeline could not be written, the
- * run reached max_timeline_rows rows with jobs unfinished (CPN_EINPUT: a job too long
- * to follow) or s->stop was set (CPN_ESTOP). */
+ * run reached max_timeline_rows rows (s->rows) with jobs unfinished (CPN_EINPUT: a run
+ * too long to follow) or s->stop was set (CPN_ESTOP). */
 int sim_run(struct sim *s, char *err, size_t errlen);
 void sim_destroy(struct sim *s); /* NULL is a no-op */
 

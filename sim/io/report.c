@@ -10,6 +10,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +48,7 @@ static void put_text2(FILE *f, const char *a, const char *b)
 
 int report_timeline_header(void *ctx, const struct sim *s)
 {
-    FILE *f = ctx;
+    FILE *f = ((struct report_timeline *)ctx)->f;
     static const char *const col[] = {"_gpu_util", "_gpu_mem_gib", "_cpu_util"};
     fputs("time_s,queue_len,running,transferring,busy_gpus", f);
     for (size_t i = 0; i < s->cl->n_sites; i++)
@@ -59,11 +60,39 @@ int report_timeline_header(void *ctx, const struct sim *s)
     return ferror(f) ? -1 : 0;
 }
 
+/* Appends printf-formatted text to tl->cur. */
+static void cur_printf(struct report_timeline *tl, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void cur_printf(struct report_timeline *tl, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = tl->cur_cap - tl->cur_len;
+        int n = vsnprintf(tl->cur + tl->cur_len, room, fmt, ap);
+        va_end(ap);
+        CPN_ASSERT(n >= 0);
+        if ((size_t)n < room) {
+            tl->cur_len += (size_t)n;
+            return;
+        }
+        cpn_grow((void **)&tl->cur, &tl->cur_cap, tl->cur_len + (size_t)n + 1, 1);
+    }
+}
+
+/* Writes one row: time t and the values in vals. */
+static void put_row(FILE *f, double t, const char *vals, size_t len)
+{
+    fprintf(f, "%.3f", t);
+    fwrite(vals, 1, len, f);
+}
+
 int report_timeline_row(void *ctx, const struct sim *s)
 {
-    FILE *f = ctx;
-    fprintf(f, "%.3f,%zu,%zu,%zu,%u", s->now, s->view.queue_len, s->running,
-            s->active - s->running, s->busy_gpus);
+    struct report_timeline *tl = ctx;
+    tl->cur_len = 0;
+    cur_printf(tl, ",%zu,%zu,%zu,%u", s->view.queue_len, s->running, s->active - s->running,
+               s->busy_gpus);
     for (size_t i = 0; i < s->cl->n_sites; i++) {
         const struct site *st = &s->cl->sites[i];
         double util = st->gpu_count ? (double)s->site_busy[i] / st->gpu_count : 0.0;
@@ -76,10 +105,61 @@ int report_timeline_row(void *ctx, const struct sim *s)
         double cpu = s->site_cpus[i] > 0 ? s->site_cpu_used[i] / s->site_cpus[i] : 0.0;
         if (cpu < 5e-5)
             cpu = 0; /* no "-0.0000" from rounding */
-        fprintf(f, ",%.4f,%.3f,%.4f", util, mem, cpu);
+        cur_printf(tl, ",%.4f,%.3f,%.4f", util, mem, cpu);
     }
-    fputc('\n', f);
-    return ferror(f) ? -1 : 0;
+    cur_printf(tl, "\n");
+    /* A sample that reads as the last row did is held back: only the last of a run of
+     * such samples is written, and only when a change (or the end) follows it. */
+    if (tl->have_prev && tl->cur_len == tl->prev_len && memcmp(tl->cur, tl->prev, tl->cur_len) == 0) {
+        tl->held = true;
+        tl->held_t = s->now;
+        return 0;
+    }
+    if (tl->held)
+        put_row(tl->f, tl->held_t, tl->prev, tl->prev_len);
+    put_row(tl->f, s->now, tl->cur, tl->cur_len);
+    tl->held = false;
+    tl->have_prev = true;
+    char *swap = tl->prev;
+    size_t swap_cap = tl->prev_cap;
+    tl->prev = tl->cur;
+    tl->prev_cap = tl->cur_cap;
+    tl->prev_len = tl->cur_len;
+    tl->cur = swap;
+    tl->cur_cap = swap_cap;
+    return ferror(tl->f) ? -1 : 0;
+}
+
+void report_timeline_skip(void *ctx, double t)
+{
+    struct report_timeline *tl = ctx;
+    CPN_ASSERT(tl->have_prev);
+    tl->held = true;
+    tl->held_t = t;
+}
+
+int report_timeline_end(void *ctx, const struct sim *s)
+{
+    (void)s;
+    struct report_timeline *tl = ctx;
+    if (tl->held)
+        put_row(tl->f, tl->held_t, tl->prev, tl->prev_len);
+    tl->held = false;
+    return ferror(tl->f) ? -1 : 0;
+}
+
+void report_timeline_init(struct report_timeline *tl, FILE *f)
+{
+    *tl = (struct report_timeline){.f = f};
+    cpn_grow((void **)&tl->cur, &tl->cur_cap, 256, 1);
+    cpn_grow((void **)&tl->prev, &tl->prev_cap, 256, 1);
+}
+
+void report_timeline_free(struct report_timeline *tl)
+{
+    free(tl->cur);
+    free(tl->prev);
+    *tl = (struct report_timeline){0};
 }
 
 

@@ -7,6 +7,7 @@
 #define CPN_REPORT_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,11 +27,26 @@ struct report_meta {
     const volatile sig_atomic_t *stop;
 };
 
-/* Timeline CSV: a header, then one row per sample; ctx is the FILE written to. They
- * are the pair of a struct sim_sampler (sim/engine/sim.h). Return 0 or -1 on a write
- * error. */
+/* Timeline CSV: a header, then one row per sample that differs from the sample
+ * before it in any column but the time, each preceded by the last sample that did not
+ * (the one before it, unless that was written), plus the first and the last sample of
+ * the run (README "Files"). Joining the rows with lines or steps draws what every sample
+ * would, and a time-weighted mean over the rows is unchanged. The four hooks are those
+ * of a struct sim_sampler (sim/engine/sim.h); ctx is a struct report_timeline. They
+ * return 0 or -1 on a write error. */
+struct report_timeline {
+    FILE *f;                  /* borrowed */
+    char *cur, *prev;         /* a row's values (every column but the time), formatted */
+    size_t cur_len, cur_cap, prev_len, prev_cap;
+    double held_t;            /* the time of the sample held back */
+    bool have_prev, held;     /* prev holds the last row written; a sample is held */
+};
+void report_timeline_init(struct report_timeline *tl, FILE *f);
+void report_timeline_free(struct report_timeline *tl);
 int report_timeline_header(void *ctx, const struct sim *s);
 int report_timeline_row(void *ctx, const struct sim *s);
+void report_timeline_skip(void *ctx, double t);
+int report_timeline_end(void *ctx, const struct sim *s);
 
 /* jobs.csv of a finished run. Returns 0 or -1 on a write error. */
 int report_jobs_csv(FILE *f, const struct sim *s);

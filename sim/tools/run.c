@@ -170,7 +170,10 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
         afile_remove_stale(req->out); /* a killed run's, beside the results to come */
         rc = afile_open(&tl, req->out, "timeline.csv", err, errlen);
     }
-    struct sim_sampler timeline = {report_timeline_header, report_timeline_row, tl.f};
+    struct report_timeline rows;
+    report_timeline_init(&rows, tl.f);
+    struct sim_sampler timeline = {report_timeline_header, report_timeline_row,
+                                   report_timeline_skip, report_timeline_end, &rows};
     if (!rc)
         rc = sim_create(&s, cl, cat, &js, pol, pred, &timeline, err, errlen);
     if (!rc) {
@@ -214,6 +217,7 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
             .wall_s = wall};
     }
     sim_destroy(s);
+    report_timeline_free(&rows);
     predictor_destroy(pred);
     jobset_free(&js);
     cluster_destroy(cl);
