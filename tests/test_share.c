@@ -14,6 +14,15 @@
 
 static const struct jobrt *rt(const struct run *r, const char *id) { return &r->s->rt[run_job(r, id)]; }
 
+/* Runs FIFO (run_start) and sets rk[k] = catalog_share_rate(k) for k = 0..4. */
+static void run_fifo(struct run *r, const char *cluster, const char *const *sets, size_t n_sets,
+                     const char *jobs_csv, double rk[5])
+{
+    run_start(r, cluster, sets, n_sets, jobs_csv, "fifo");
+    for (unsigned k = 0; k < 5; k++)
+        rk[k] = catalog_share_rate(r->cat, k);
+}
+
 /* a, b and c (30, 60 and 100 s of work) start at 0 on GPU 0; d (20 s) joins at 10.
  * Until 10 the three go at r3 and each does 10 r3. Then four go at r4: d, the least
  * work left (20 against a's 30 - 10 r3), ends at t1 = 10 + 20 / r4. a has 10 - 10 r3
@@ -22,14 +31,14 @@ static const struct jobrt *rt(const struct run *r, const char *id) { return &r->
 Test(share, jobs_on_one_gpu_end_when_their_work_is_done)
 {
     struct run r;
-    run_start(&r, one_node_cluster(1, 80, 1000, "event"), NULL, 0,
+    double rk[5];
+    run_fifo(&r, one_node_cluster(1, 80, 1000, "event"), NULL, 0,
               HDR "a,0,-,1,1,0,1,1,1,0,a,30,10\n"
                   "b,0,-,1,1,0,1,1,1,0,a,60,10\n"
                   "c,0,-,1,1,0,1,1,1,0,a,100,10\n"
                   "d,10,-,1,1,0,1,1,1,0,a,20,10\n",
-              "fifo");
-    double r2 = catalog_share_rate(r.cat, 2), r3 = catalog_share_rate(r.cat, 3),
-           r4 = catalog_share_rate(r.cat, 4);
+             rk);
+    double r2 = rk[2], r3 = rk[3], r4 = rk[4];
     cr_assert(r4 < r3 && r3 < r2 && r2 < 1, "r2 %g r3 %g r4 %g", r2, r3, r4);
     double t1 = 10 + 20 / r4, t2 = t1 + (10 - 10 * r3) / r3, t3 = t2 + 30 / r2, t4 = t3 + 40;
     cr_assert_float_eq(rt(&r, "d")->start_s, 10, EPS);
@@ -51,18 +60,17 @@ Test(share, a_kill_in_a_shared_group_leaves_the_others_ends_right)
 {
     const char *sets[] = {"backoff_limit=0"};
     struct run r;
-    run_start(&r, one_node_cluster(1, 70, 10000, "event"), sets, 1,
+    double rk[5];
+    run_fifo(&r, one_node_cluster(1, 70, 10000, "event"), sets, 1,
               HDR "a,0,-,1,1,0,1,1,1,0,a,300,20\n"
                   "b,0,-,1,1,0,1,1,1,0,a,1000,20\n"
                   "e,0,-,1,1,0,1,1,1,0,a,800,20\n"
                   "c,0,-,1,1,0,1,1,1,0,a,500,20\n",
-              "fifo");
-    double r2 = catalog_share_rate(r.cat, 2), r3 = catalog_share_rate(r.cat, 3),
-           r4 = catalog_share_rate(r.cat, 4);
+             rk);
     cr_assert_eq(rt(&r, "c")->state, JS_FAILED);
     cr_assert_eq(rt(&r, "c")->kills, 1);
     cr_assert_float_eq(rt(&r, "c")->end_s, 20, EPS);
-    double t1 = 20 + (300 - 20 * r4) / r3, t2 = t1 + 500 / r2;
+    double t1 = 20 + (300 - 20 * rk[4]) / rk[3], t2 = t1 + 500 / rk[2];
     cr_assert_float_eq(rt(&r, "a")->end_s, t1, EPS);
     cr_assert_float_eq(rt(&r, "e")->end_s, t2, EPS);
     cr_assert_float_eq(rt(&r, "b")->end_s, t2 + 200, EPS);
