@@ -163,9 +163,10 @@ void sim_share_leave(struct sim *s, uint32_t j, bool done)
     uint32_t g = r->group;
     struct sim_group *G = &s->groups[g];
     group_advance(s, G);
-    /* A job that ends has done its work, whatever the rounding of vtime says: its
-     * group's clock is at its finish, so a job with the same finish ends now too. */
-    if (done && G->vtime < r->vfinish)
+    /* A job that ends (the group's least finish) has done its work, whatever the
+     * rounding of vtime says: the group's clock is at its finish, so a job with the
+     * same finish ends now too. */
+    if (done && r->hpos == 0 && G->vtime < r->vfinish)
         G->vtime = r->vfinish;
     sim_share_settle(s, j);
     heap_remove(&G->heap, &group_ops, s, r->hpos, NULL);
