@@ -8,9 +8,10 @@
  * running job has an amount of work (seconds at full speed on its GPU type) and a
  * rate: jobs sharing a GPU are time-sliced, each getting catalog_share_rate(k) of
  * it, and a job on several GPUs goes at the pace of its slowest share. Rates change
- * only when a job starts or stops on a GPU, and then only for the jobs on that GPU,
- * whose END events are pushed again (older ones are recognised by a generation
- * number and dropped). warmup_s after its start a job reaches its peak GPU memory;
+ * only when a job starts or stops on a GPU, and then only for the jobs on that GPU.
+ * The jobs of a node on the same GPUs share one virtual clock and one END event
+ * (sim_share.c), so a change costs the node's groups of jobs, not the jobs.
+ * warmup_s after its start a job reaches its peak GPU memory;
  * if a GPU then holds more than it has, that job (the last to peak) is OOM-killed.
  *
  * Controller (controller.c). Policies see struct view: the last scrape (copied from the truth every
@@ -53,7 +54,7 @@ static void on_background(struct sim *s, uint32_t n)
     double bg = sim_background(s, n, s->now);
     if (bg != s->node_bg[n]) {
         s->node_bg[n] = bg;
-        sim_refresh_node(s, n, VIEW_NONE);
+        sim_refresh_node(s, n, SIM_ALL_GPUS);
     }
     eq_push(&s->eq, (floor(s->now / b->step_s) + 1.0) * b->step_s, EV_BACKGROUND, n, 0);
 }
@@ -80,8 +81,8 @@ static void job_demand(const struct sim *s, uint32_t j, uint32_t n, double *work
         *peak_gib = have_profile ? p.mem_gib : 0.0;
 }
 
-/* Releases everything job j holds in the truth (at its end or kill). */
-static void release(struct sim *s, uint32_t j)
+/* Releases everything job j holds in the truth (at its end, done, or kill). */
+static void release(struct sim *s, uint32_t j, bool done)
 {
     struct jobrt *r = &s->rt[j];
     const struct job *jb = &s->jobs->v[j];
@@ -104,35 +105,33 @@ static void release(struct sim *s, uint32_t j)
         }
         if (s->gpu_resident[g] == VIEW_NONE)
             s->gpu_util[g] = 0.0;
-        sim_mark_gpu(s, g);
+        if (r->peaked)
+            sim_release_gpu_mem(s, g, r->peak_gib);
+        else
+            sim_mark_gpu(s, g);
     }
     r->peaked = 0;
-    for (uint32_t k = 0; k < sim_job_nslots(jb); k++)
-        sim_recompute_gpu_mem(s, s->job_gpus[s->slot_first[j] + k]);
     s->node_cpus_held[s->job_node[j]] -= jb->cpus;
     s->node_mem_held[s->job_node[j]] -= jb->mem_gib;
     if (--s->node_jobs[s->job_node[j]] == 0)
         s->node_cpus_held[s->job_node[j]] = s->node_mem_held[s->job_node[j]] = 0;
     if (was_running) {
-        sim_catch_up(s, r);
-        sim_node_run_unlink(s, j);
+        sim_share_leave(s, j, done);
         s->running--;
     }
     r->gen++;
-    eq_cancel(&s->eq, s->key_end + j);
-    r->rate = 0;
     s->active--;
     s->last_change_s = s->now;
     s->view.version++;
     if (was_running)
-        sim_refresh_node(s, s->job_node[j], j);
+        sim_refresh_node(s, s->job_node[j], sim_job_mask(s, j));
     controller_index_refresh(s, s->job_node[j]);
 }
 
 static void job_ends(struct sim *s, uint32_t j, enum job_state st)
 {
     struct jobrt *r = &s->rt[j];
-    release(s, j);
+    release(s, j, st == JS_DONE);
     r->end_s = s->now;
     r->state = (uint8_t)st;
     if (st == JS_DONE || st == JS_FAILED) {
@@ -169,8 +168,6 @@ static void start_running(struct sim *s, uint32_t j)
     s->running++;
     r->start_s = s->now;
     s->job_started_s[j] = s->now;
-    r->last_update_s = s->now;
-    r->rate = 0;
     for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
         uint32_t g = s->job_gpus[s->slot_first[j] + k];
         if (s->gpu_running[g]++ == 0) {
@@ -178,11 +175,10 @@ static void start_running(struct sim *s, uint32_t j)
             s->site_busy[sim_site_of_gpu(s, g)]++;
         }
     }
-    r->gpu_rate = r->cpu_factor = 1.0;
-    sim_node_run_link(s, j);
+    sim_share_join(s, j);
     s->last_change_s = s->now;
     s->view.version++;
-    sim_refresh_node(s, s->job_node[j], j); /* includes j itself: pushes its END */
+    sim_refresh_node(s, s->job_node[j], sim_job_mask(s, j)); /* pushes its group's END */
     policy_call_job_event(s, j, POLICY_JOB_STARTED);
     eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, s->attempts[j]);
 }
@@ -465,10 +461,12 @@ static void apply_placement(struct sim *s, const struct placement *p)
         sim_mark_gpu(s, g);
         /* Another job is on the GPU: neither run is a run alone. (The controller knows it
          * in hindsight, from the start and end times of the jobs it placed there.) */
+        /* The jobs already there are marked too; only the one that was alone there
+         * may not be yet (once a GPU holds two, all its jobs are marked), so marking
+         * the newest costs one step, not the GPU's jobs. */
         if (sl->next != VIEW_NONE) {
             r->shared = 1;
-            for (uint32_t o = sl->next; o != VIEW_NONE; o = s->slots[o].next)
-                s->rt[s->slots[o].job].shared = 1;
+            s->rt[s->slots[sl->next].job].shared = 1;
         }
         s->gpu_assigned[g]++;
         s->gpu_assigned_mem_gib[g] += r->bk_mem_gib;
@@ -609,7 +607,7 @@ static void init_jobs(struct sim *s)
         s->slot_first[j] = (uint32_t)nslots;
         nslots += sim_job_nslots(&jobs->v[j]);
         struct jobrt *r = &s->rt[j];
-        r->qprev = r->rnext = r->rprev = VIEW_NONE;
+        r->qprev = r->group = r->hpos = VIEW_NONE;
         r->start_s = r->end_s = -1;
         r->state = JS_PENDING;
     }
@@ -645,9 +643,12 @@ static void init_truth(struct sim *s)
     s->gpu_util = cpn_calloc(ng, sizeof *s->gpu_util);
     s->node_cpus_held = cpn_calloc(nn, sizeof(double));
     s->node_mem_held = cpn_calloc(nn, sizeof(double));
-    s->node_run_head = cpn_malloc((nn ? nn : 1) * sizeof(uint32_t));
+    s->node_group_head = cpn_malloc((nn ? nn : 1) * sizeof(uint32_t));
     for (size_t n = 0; n < nn; n++)
-        s->node_run_head[n] = VIEW_NONE;
+        s->node_group_head[n] = VIEW_NONE;
+    s->free_group = VIEW_NONE;
+    s->node_lost_s = cpn_calloc(nn, sizeof(double));
+    s->node_lost_since_s = cpn_calloc(nn, sizeof(double));
     s->node_demand = cpn_calloc(nn, sizeof(double));
     s->node_factor = cpn_malloc((nn ? nn : 1) * sizeof(double));
     for (size_t n = 0; n < nn; n++)
@@ -724,7 +725,7 @@ int sim_run(struct sim *s, char *err, size_t errlen)
     for (uint32_t n = 0; n < s->cl->n_nodes; n++) {
         const struct cpu_background *b = &s->cl->nodes[n].bg;
         s->node_bg[n] = sim_background(s, n, 0.0);
-        sim_refresh_node(s, n, VIEW_NONE);
+        sim_refresh_node(s, n, SIM_ALL_GPUS);
         if (cpu_background_varies(b))
             eq_push(&s->eq, b->step_s, EV_BACKGROUND, n, 0);
     }
@@ -766,7 +767,7 @@ int sim_run(struct sim *s, char *err, size_t errlen)
     for (size_t j = 0; j < s->jobs->n; j++) {
         struct jobrt *r = &s->rt[j];
         if (r->state == JS_RUNNING) /* at the horizon */
-            sim_catch_up(s, r);
+            sim_share_settle(s, (uint32_t)j);
         if (r->cpu_lost_s > 0) {
             s->st.cpu_lost_gpu_s += r->cpu_lost_s * (double)s->jobs->v[j].gpus;
             s->st.cpu_slowed_jobs++;
@@ -818,7 +819,10 @@ void sim_destroy(struct sim *s)
     free(s->gpu_util);
     free(s->node_cpus_held);
     free(s->node_mem_held);
-    free(s->node_run_head);
+    free(s->node_group_head);
+    free(s->node_lost_s);
+    free(s->node_lost_since_s);
+    sim_share_free(s);
     free(s->node_demand);
     free(s->node_factor);
     free(s->node_bg);

@@ -16,6 +16,7 @@
 #include "catalog.h"
 #include "cluster.h"
 #include "eq.h"
+#include "../base/heap.h"
 #include "nodeidx.h"
 #include "job.h"
 #include "view.h"
@@ -37,24 +38,44 @@ extern const char *const job_state_name[JS_NSTATES];
 
 /* Run-time state of one job; index-aligned with jobset.v. */
 struct jobrt {
-    double work_left_s;   /* work still to do, in seconds at full rate on its GPUs */
-    double rate;          /* current progress rate: gpu_rate x cpu_factor */
-    double gpu_rate;      /* its GPU-limited rate (time-slicing share), while running */
-    double cpu_factor;    /* the share of its CPU demand its node gives it, while running */
+    union {
+        double work_left_s; /* until it runs: its work, in seconds at full rate on its GPUs */
+        double vfinish;     /* while running: the virtual time of its share group at which
+                             * it is done (sim_share.c) */
+    };
     double cpu_cores;     /* CPU cores it keeps busy at full solo speed, on its placement */
-    double cpu_lost_s;    /* wall time lost to CPU contention: integral of 1 - cpu_factor */
-    double last_update_s; /* when work_left_s was last brought up to date */
+    double cpu_lost_s;    /* wall time lost to CPU contention: integral of 1 - its node's
+                           * factor while it ran (up to date when it is not running) */
+    double lost_mark_s;   /* while running: its node's lost time (sim.node_lost_s) at its start */
     double start_s, end_s; /* of the last attempt; -1 when none (placed: job_placed_s) */
     double peak_gib;      /* peak GPU memory per GPU on its current placement */
     double bk_mem_gib;    /* the controller's predicted peak for it, in gpu_assigned_mem */
     uint32_t gen;         /* bumped to invalidate its pending END/PEAK events */
     uint32_t qprev;       /* queue link back (forward: sim.queue_next) */
-    uint32_t rnext, rprev; /* in its node's list of running jobs (sim.node_run_head) */
+    uint32_t group;       /* while running: its share group (sim.groups) */
+    uint32_t hpos;        /* while running: its index in its group's heap */
     uint16_t kills;       /* OOM kills so far */
     uint8_t state;        /* enum job_state */
     uint8_t peaked;       /* its memory counts on its GPUs */
     uint8_t shared;       /* this attempt shared a GPU with another job: its run time says
                            * little of the job alone, and the controller does not learn it */
+};
+
+/* The running jobs of one node that hold exactly the same GPUs: they always go at the
+ * same rate, so they share one virtual clock (processor sharing, sim_share.c). vtime
+ * is the work each of them has done since the group began; a job is done when vtime
+ * reaches its vfinish, and only the job with the least vfinish has an END event. */
+struct sim_group {
+    double vtime;     /* work per job since the group began, seconds at full rate */
+    double vlast_s;   /* when vtime was last brought up to date */
+    double gpu_rate;  /* the slowest time-slicing share of its GPUs */
+    double rate;      /* its jobs' progress rate: gpu_rate x its node's factor */
+    double cores;     /* the sum of its jobs' cpu_cores */
+    struct heap heap; /* its jobs (uint32_t indices) by (vfinish, index) */
+    uint32_t node;
+    uint32_t next, prev; /* in its node's list (sim.node_group_head); next: free list */
+    uint16_t mask;    /* its GPUs: bit i is the node's GPU gpu_first + i */
+    uint8_t moved;    /* a job joined or left since its END event was last pushed */
 };
 
 /* One job's use of one GPU: jobs hold job->gpus consecutive slots in sim.slots; each
@@ -91,7 +112,8 @@ struct sim {
 
     double now;
     struct eq eq;
-    uint32_t key_end;       /* eq key of job j's END event: key_end + j */
+    uint32_t key_end;       /* eq key of share group g's END event: key_end + g (no more
+                             * groups than jobs) */
     struct jobrt *rt;       /* [jobs] */
     uint32_t *origin_site;  /* [jobs] */
     uint32_t *arrival_order;/* [jobs] job indices by (submit_s, input order) */
@@ -111,9 +133,15 @@ struct sim {
     /* CPU as a load (docs/cpu.md): each running job keeps cpu_cores x gpu_rate cores
      * busy; a node gives its jobs cpus x (1 - background) cores, shared in proportion
      * to demand when they ask more. */
-    uint32_t *node_run_head;  /* [nodes] its running jobs (jobrt.rnext), VIEW_NONE if none */
+    uint32_t *node_group_head; /* [nodes] its share groups (sim_group.next), VIEW_NONE if none */
     double *node_demand;      /* [nodes] cores its running jobs ask: sum of cpu_cores x gpu_rate */
     double *node_factor;      /* [nodes] the share of that demand it serves: min(1, available / demand) */
+    double *node_lost_s;      /* [nodes] integral of 1 - node_factor up to node_lost_since_s */
+    double *node_lost_since_s;/* [nodes] */
+    struct sim_group *groups; /* [n_groups] share groups, live or free; key_end + index
+                               * is the eq key of a group's END event */
+    size_t n_groups, cap_groups;
+    uint32_t free_group;      /* head of the free groups (sim_group.next), VIEW_NONE if none */
     double *node_bg;          /* [nodes] other tenants' load now, a fraction of its cores */
     double *node_cpu_used;    /* [nodes] cores busy: min(available, demand) + cpus x bg */
     double *node_cpu_util;    /* [nodes] node_cpu_used / cpus: what a scrape reads */

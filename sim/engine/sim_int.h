@@ -1,34 +1,52 @@
-/* sim_int: the truth's rates and accounting (sim_rate.c), used by the simulation
- * loop and its event handlers (sim.c). Private to those two files: the interface is
- * sim.h. */
+/* sim_int: the truth's rates (sim_share.c) and accounting (sim_rate.c), used by the
+ * simulation loop and its event handlers (sim.c). Private to those three files: the
+ * interface is sim.h. */
 #ifndef CPN_SIM_INT_H
 #define CPN_SIM_INT_H
 
 #include "sim.h"
 
+#include <stdbool.h>
 #include <stdint.h>
-
-/* The GPU-limited rate of job j: the slowest time-slicing share of its GPUs. */
-double sim_gpu_rate(const struct sim *s, uint32_t j);
-
-/* Brings a running job's remaining work and the time it lost to CPU contention up to
- * now, at the rate and CPU share it has had since its last update. */
-void sim_catch_up(struct sim *s, struct jobrt *r);
 
 /* Accumulates busy core-seconds up to now (before any change of cpu_used_total),
  * from the first submission on, the span the summary divides by. */
 void sim_account_cpu(struct sim *s);
 
-/* Node n's CPU after its running jobs, their GPU sharing or its background changed:
- * recomputes the jobs' demand, the node's share, the jobs' rates (pushing their END
- * events again) and what a scrape reads. changed names the job that just started or
- * stopped on its GPUs, so that only the jobs sharing a GPU with it are recomputed
- * unless the share moved; VIEW_NONE (the background changed) recomputes all. */
-void sim_refresh_node(struct sim *s, uint32_t n, uint32_t changed);
+/* ---- GPU time-slicing and CPU contention (sim_share.c) ---- */
 
-/* Adds running job j to its node's list of running jobs, or takes it out. */
-void sim_node_run_link(struct sim *s, uint32_t j);
-void sim_node_run_unlink(struct sim *s, uint32_t j);
+/* The `changed` of sim_refresh_node when every GPU of the node may have changed. */
+#define SIM_ALL_GPUS UINT16_MAX
+
+/* The GPUs of job j as a mask of its node's GPUs (bit i: gpu_first + i). */
+uint16_t sim_job_mask(const struct sim *s, uint32_t j);
+
+/* Job j starts running (its work in work_left_s, its GPUs counted in gpu_running): it
+ * joins the share group of its node and GPUs. Call sim_refresh_node next, which
+ * pushes the group's END event. */
+void sim_share_join(struct sim *s, uint32_t j);
+
+/* Running job j stops: done (it finished its work) or killed. Adds the time it lost
+ * to CPU contention to cpu_lost_s and takes it out of its group (freed when empty).
+ * Call sim_refresh_node next, once its GPUs no longer count it. */
+void sim_share_leave(struct sim *s, uint32_t j, bool done);
+
+/* Brings running job j's cpu_lost_s up to now (at the horizon). */
+void sim_share_settle(struct sim *s, uint32_t j);
+
+/* Node n's CPU after its running jobs, their GPU sharing or its background changed:
+ * recomputes the jobs' demand, the node's share, the rates of the share groups that
+ * hold a GPU of the mask `changed` (all of them when the share moved), pushing their
+ * END events again, and what a scrape reads. */
+void sim_refresh_node(struct sim *s, uint32_t n, uint16_t changed);
+
+/* Frees the share groups (at sim_destroy). */
+void sim_share_free(struct sim *s);
+
+/* ---- accounting (sim_rate.c) ---- */
+
+/* Notes that node n's CPU use changed since the last scrape. */
+void sim_mark_node(struct sim *s, uint32_t n);
 
 /* The site of GPU g's node. */
 uint32_t sim_site_of_gpu(const struct sim *s, uint32_t g);
@@ -36,9 +54,9 @@ uint32_t sim_site_of_gpu(const struct sim *s, uint32_t g);
 /* Notes that GPU g's utilisation or memory changed since the last scrape. */
 void sim_mark_gpu(struct sim *s, uint32_t g);
 
-/* Sums the peak memory of the peaked jobs resident on GPU g into its memory and its
- * site's, and marks it for the next scrape. */
-void sim_recompute_gpu_mem(struct sim *s, uint32_t g);
+/* Takes gib (a peaked job's memory leaving it) off GPU g's memory and its site's, and
+ * marks it for the next scrape. */
+void sim_release_gpu_mem(struct sim *s, uint32_t g, double gib);
 
 /* Accumulates GPU busy time up to t (before any change of busy_gpus). */
 void sim_account_busy(struct sim *s, double t);

@@ -1,0 +1,253 @@
+/* sim_share: GPU time-slicing and CPU contention as processor sharing, for the loop in
+ * sim.c (declared in sim_int.h).
+ *
+ * A running job goes at the slowest time-slicing share of its GPUs times its node's
+ * CPU factor, so jobs of one node that hold exactly the same GPUs always go at the same
+ * rate. They form a share group with one virtual clock: vtime, the work each of them
+ * has done since the group began, advances at the group's rate. A job that starts
+ * with w seconds of work is done when vtime reaches vfinish = vtime + w; the group
+ * keeps its jobs in a min-heap by vfinish and only the least has an END event, the
+ * group's (key_end + group). A start or an end on some GPUs changes the rate of the
+ * groups that hold any of them, not of their jobs: the cost of a change is the
+ * node's groups plus log k for the k jobs of the group, where a loop over the jobs
+ * sharing the GPUs cost k (the per-link processor sharing of net.c does the same for
+ * flows). A node's demand is the sum over its groups of their cores x GPU rate, and
+ * the time its jobs lose to CPU contention is one integral per node of 1 - factor,
+ * read at a job's start and end (a job never changes node while it runs). */
+#include "sim_int.h"
+
+#include <stdlib.h>
+
+#include "controller.h"
+#include "../base/util.h"
+
+/* ---- a group's jobs, by virtual finish ---- */
+
+static bool by_vfinish(const void *a, const void *b, const void *ctx)
+{
+    const struct sim *s = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    double fx = s->rt[x].vfinish, fy = s->rt[y].vfinish;
+    return fx < fy || (fx == fy && x < y);
+}
+
+static void job_moved(const void *e, size_t i, void *ctx)
+{
+    struct sim *s = ctx;
+    s->rt[*(const uint32_t *)e].hpos = (uint32_t)i;
+}
+
+static const struct heap_ops group_ops = {
+    .size = sizeof(uint32_t), .less = by_vfinish, .moved = job_moved};
+
+static uint32_t group_top(const struct sim_group *G)
+{
+    return *(const uint32_t *)heap_at(&G->heap, &group_ops, 0);
+}
+
+/* ---- groups ---- */
+
+uint16_t sim_job_mask(const struct sim *s, uint32_t j)
+{
+    uint32_t first = s->cl->nodes[s->job_node[j]].gpu_first;
+    uint16_t mask = 0;
+    for (uint32_t k = 0; k < sim_job_nslots(&s->jobs->v[j]); k++)
+        mask = (uint16_t)(mask | 1u << (s->job_gpus[s->slot_first[j] + k] - first));
+    return mask;
+}
+
+/* The slowest time-slicing share of the GPUs of a group. */
+static double group_gpu_rate(const struct sim *s, const struct sim_group *G)
+{
+    uint32_t first = s->cl->nodes[G->node].gpu_first;
+    double rate = 1.0;
+    for (uint32_t i = 0; G->mask >> i; i++)
+        if (G->mask >> i & 1u) {
+            double r = catalog_share_rate(s->cat, s->gpu_running[first + i]);
+            if (r < rate)
+                rate = r;
+        }
+    return rate;
+}
+
+/* Brings a group's virtual clock up to now, at the rate it has had since. */
+static void group_advance(struct sim *s, struct sim_group *G)
+{
+    if (s->now > G->vlast_s) {
+        G->vtime += G->rate * (s->now - G->vlast_s);
+        G->vlast_s = s->now;
+    }
+}
+
+/* Node n's lost time up to now, at the factor it has had since. */
+static void node_lost_advance(struct sim *s, uint32_t n)
+{
+    if (s->now > s->node_lost_since_s[n]) {
+        s->node_lost_s[n] += (1.0 - s->node_factor[n]) * (s->now - s->node_lost_since_s[n]);
+        s->node_lost_since_s[n] = s->now;
+    }
+}
+
+/* The group of node n holding exactly the GPUs of mask, made (empty) if none does. */
+static uint32_t group_get(struct sim *s, uint32_t n, uint16_t mask)
+{
+    for (uint32_t g = s->node_group_head[n]; g != VIEW_NONE; g = s->groups[g].next)
+        if (s->groups[g].mask == mask)
+            return g;
+    uint32_t g = s->free_group;
+    if (g != VIEW_NONE) {
+        s->free_group = s->groups[g].next;
+    } else {
+        cpn_grow((void **)&s->groups, &s->cap_groups, s->n_groups + 1, sizeof *s->groups);
+        g = (uint32_t)s->n_groups++;
+        s->groups[g].heap = (struct heap){0};
+    }
+    CPN_ASSERT(g < s->jobs->n); /* a group holds a running job: its key is in range */
+    struct sim_group *G = &s->groups[g];
+    G->vtime = G->gpu_rate = G->rate = G->cores = 0;
+    G->vlast_s = s->now;
+    G->node = n;
+    G->mask = mask;
+    G->moved = 0;
+    G->prev = VIEW_NONE;
+    G->next = s->node_group_head[n];
+    if (G->next != VIEW_NONE)
+        s->groups[G->next].prev = g;
+    s->node_group_head[n] = g;
+    return g;
+}
+
+/* Takes an empty group out of its node's list and its END event out of the queue. */
+static void group_free(struct sim *s, uint32_t g)
+{
+    struct sim_group *G = &s->groups[g];
+    if (G->prev == VIEW_NONE)
+        s->node_group_head[G->node] = G->next;
+    else
+        s->groups[G->prev].next = G->next;
+    if (G->next != VIEW_NONE)
+        s->groups[G->next].prev = G->prev;
+    eq_cancel(&s->eq, s->key_end + g);
+    G->next = s->free_group;
+    s->free_group = g;
+}
+
+void sim_share_join(struct sim *s, uint32_t j)
+{
+    struct jobrt *r = &s->rt[j];
+    uint32_t n = s->job_node[j];
+    uint32_t g = group_get(s, n, sim_job_mask(s, j));
+    struct sim_group *G = &s->groups[g];
+    group_advance(s, G);
+    node_lost_advance(s, n);
+    r->lost_mark_s = s->node_lost_s[n];
+    r->vfinish = G->vtime + r->work_left_s;
+    r->group = g;
+    G->cores += r->cpu_cores;
+    G->moved = 1;
+    heap_push(&G->heap, &group_ops, s, &j);
+}
+
+void sim_share_settle(struct sim *s, uint32_t j)
+{
+    struct jobrt *r = &s->rt[j];
+    uint32_t n = s->job_node[j];
+    node_lost_advance(s, n);
+    r->cpu_lost_s += s->node_lost_s[n] - r->lost_mark_s;
+    r->lost_mark_s = s->node_lost_s[n];
+}
+
+void sim_share_leave(struct sim *s, uint32_t j, bool done)
+{
+    struct jobrt *r = &s->rt[j];
+    uint32_t g = r->group;
+    struct sim_group *G = &s->groups[g];
+    group_advance(s, G);
+    /* A job that ends (the group's least finish) has done its work, whatever the
+     * rounding of vtime says: the group's clock is at its finish, so a job with the
+     * same finish ends now too. */
+    if (done && r->hpos == 0 && G->vtime < r->vfinish)
+        G->vtime = r->vfinish;
+    sim_share_settle(s, j);
+    heap_remove(&G->heap, &group_ops, s, r->hpos, NULL);
+    G->cores -= r->cpu_cores;
+    G->moved = 1;
+    r->group = r->hpos = VIEW_NONE;
+    if (G->heap.n == 0)
+        group_free(s, g);
+}
+
+/* Sets a group's rate (bringing its clock up to date first) and pushes its END event
+ * again when the rate or its least job changed. */
+static void group_set_rate(struct sim *s, uint32_t g, double rate)
+{
+    struct sim_group *G = &s->groups[g];
+    if (rate == G->rate && !G->moved)
+        return;
+    group_advance(s, G);
+    G->rate = rate;
+    G->moved = 0;
+    uint32_t j = group_top(G);
+    double left = s->rt[j].vfinish - G->vtime;
+    if (rate > 0)
+        eq_schedule(&s->eq, s->key_end + g, s->now + (left > 0 ? left : 0) / rate, EV_END, j,
+                    s->rt[j].gen);
+    else
+        eq_cancel(&s->eq, s->key_end + g);
+}
+
+/* Node n's CPU after its running jobs, their GPU sharing or its background changed:
+ * each job's demand (cpu_cores at its GPU-limited rate), the share of that demand the
+ * node can serve, the groups' rates, and what a scrape reads. The cores available to
+ * jobs are cpus x (1 - background); when the jobs ask more, each progresses at
+ * available / demand of its GPU-limited rate (proportional sharing).
+ *
+ * When a job just started or stopped on the GPUs of `changed`, only the groups that
+ * hold one of them can have a new GPU-limited rate; the others' rates change only if
+ * the node's share does. So only those are recomputed and, unless the share moved,
+ * only their rates are set again. SIM_ALL_GPUS (the background changed) sets all. */
+void sim_refresh_node(struct sim *s, uint32_t n, uint16_t changed)
+{
+    const struct node *nd = &s->cl->nodes[n];
+    double demand = 0;
+    for (uint32_t g = s->node_group_head[n]; g != VIEW_NONE; g = s->groups[g].next) {
+        struct sim_group *G = &s->groups[g];
+        if (G->mask & changed)
+            G->gpu_rate = group_gpu_rate(s, G);
+        demand += G->cores * G->gpu_rate;
+    }
+    double avail = nd->cpus * (1.0 - s->node_bg[n]);
+    double factor = demand > avail ? avail / demand : 1.0;
+    bool all = changed == SIM_ALL_GPUS || factor != s->node_factor[n];
+    if (factor != s->node_factor[n]) {
+        node_lost_advance(s, n);
+        s->node_factor[n] = factor;
+    }
+    for (uint32_t g = s->node_group_head[n]; g != VIEW_NONE; g = s->groups[g].next)
+        if (all || (s->groups[g].mask & changed))
+            group_set_rate(s, g, s->groups[g].gpu_rate * factor);
+    double used = (demand < avail ? demand : avail) + nd->cpus * s->node_bg[n];
+    if (used != s->node_cpu_used[n] || demand != s->node_demand[n]) {
+        sim_account_cpu(s);
+        s->cpu_used_total += used - s->node_cpu_used[n];
+        s->site_cpu_used[nd->site] += used - s->node_cpu_used[n];
+        s->node_cpu_used[n] = used;
+        s->node_demand[n] = demand;
+        double u = nd->cpus > 0 ? used / nd->cpus : 0.0;
+        if (u != s->node_cpu_util[n]) {
+            s->node_cpu_util[n] = u;
+            sim_mark_node(s, n);
+            if (s->cl->cfg.scrape_interval_s <= 0) { /* live metrics: the view changed */
+                s->view.version++;
+                controller_index_refresh(s, n);
+            }
+        }
+    }
+}
+
+void sim_share_free(struct sim *s)
+{
+    for (size_t g = 0; g < s->n_groups; g++)
+        heap_free(&s->groups[g].heap);
+    free(s->groups);
+}
