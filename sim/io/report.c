@@ -80,10 +80,20 @@ static void cur_printf(struct report_timeline *tl, const char *fmt, ...)
     }
 }
 
+/* Appends ",v" with `decimals` decimals to the row being formatted, as "%.*f" would
+ * write it (cpn_fmt_fixed: a long run formats millions of these). */
+static void cur_fixed(struct report_timeline *tl, double v, int decimals)
+{
+    cpn_grow((void **)&tl->cur, &tl->cur_cap, tl->cur_len + CPN_FIXED_BUF + 2, 1);
+    tl->cur[tl->cur_len++] = ',';
+    tl->cur_len += cpn_fmt_fixed(tl->cur + tl->cur_len, v, decimals);
+}
+
 /* Writes one row: time t and the values in vals. */
 static void put_row(FILE *f, double t, const char *vals, size_t len)
 {
-    fprintf(f, "%.3f", t);
+    char b[CPN_FIXED_BUF];
+    fwrite(b, 1, cpn_fmt_fixed(b, t, 3), f);
     fwrite(vals, 1, len, f);
 }
 
@@ -105,7 +115,9 @@ int report_timeline_row(void *ctx, const struct sim *s)
         double cpu = s->site_cpus[i] > 0 ? s->site_cpu_used[i] / s->site_cpus[i] : 0.0;
         if (cpu < 5e-5)
             cpu = 0; /* no "-0.0000" from rounding */
-        cur_printf(tl, ",%.4f,%.3f,%.4f", util, mem, cpu);
+        cur_fixed(tl, util, 4);
+        cur_fixed(tl, mem, 3);
+        cur_fixed(tl, cpu, 4);
     }
     cur_printf(tl, "\n");
     /* A sample that reads as the last row did is held back: only the last of a run of
