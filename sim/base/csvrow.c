@@ -140,7 +140,9 @@ int csvrow_feed(struct csvrow_reader *r, const char *buf, size_t n)
         r->syntax = CSVROW_NUL_BYTE;
         r->rc = CPN_EINPUT;
     }
-    if (!r->rc && (r->p.entry_pos > CSVROW_FIELD_MAX || r->len > CSVROW_RECORD_MAX)) {
+    /* A field still open at the end of the bytes (on_field checks the fields that ended,
+     * and with them the record). */
+    if (!r->rc && r->p.entry_pos > CSVROW_FIELD_MAX) {
         r->syntax = CSVROW_TOO_LONG;
         r->rc = CPN_EINPUT;
     }

@@ -12,6 +12,7 @@
  * so a text that is not the one parsed is detected rather than mislabelled. */
 #include "jsonpos.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -295,16 +296,18 @@ static const char *first_changed_value(const char *buf, size_t len, const char *
                 *why = "not a JSON number (no leading zeros, '+', hex, or bare '.')";
                 return buf + i;
             }
-            char tmp[64];
-            if (j - i < sizeof tmp) { /* a longer one is checked by its digits below */
-                memcpy(tmp, buf + i, j - i);
-                tmp[j - i] = '\0';
-                double d = strtod(tmp, NULL);
-                bool nonzero = strpbrk(tmp, "123456789") && strcspn(tmp, "eE") > strcspn(tmp, "123456789");
-                if (d == 0 && nonzero) {
-                    *why = "a number too small for a double (it would be read as 0)";
-                    return buf + i;
-                }
+            /* strtod wants a terminated copy (the text need not end at len); it reads a
+             * number that rounds to 0 but is not 0 as 0 with ERANGE. */
+            char small[64], *tmp = j - i < sizeof small ? small : cpn_malloc(j - i + 1);
+            memcpy(tmp, buf + i, j - i);
+            tmp[j - i] = '\0';
+            errno = 0;
+            bool underflow = strtod(tmp, NULL) == 0 && errno == ERANGE;
+            if (tmp != small)
+                free(tmp);
+            if (underflow) {
+                *why = "a number too small for a double (it would be read as 0)";
+                return buf + i;
             }
             i = j;
         } else {

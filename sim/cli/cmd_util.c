@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "../engine/cluster.h"
+#include "../io/trace.h"
 #include "cmd.h"
 #include "../base/util.h"
 
@@ -33,20 +33,14 @@ int cmd_check_path(const char *cmd, const char *opt, const char *path)
 
 int cmd_check_jobs_out(const char *cmd, const char *opt, const char *path)
 {
-    size_t n = path ? strlen(path) : 0;
-    static const char *const yaml[] = {".yaml", ".yml"};
-    for (size_t i = 0; i < sizeof yaml / sizeof yaml[0]; i++) {
-        size_t e = strlen(yaml[i]);
-        if (n > e && strcasecmp(path + n - e, yaml[i]) == 0) {
-            char msg[160];
-            snprintf(msg, sizeof msg,
-                     "%s: jobs are written as CSV, or JSON for a name ending in .json, never as "
-                     "Kubernetes YAML: name the file .csv or .json",
-                     opt);
-            return cmd_usage_error(cmd, msg);
-        }
-    }
-    return 0;
+    if (!path || !trace_path_is_yaml(path))
+        return 0;
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "%s: jobs are written as CSV, or JSON for a name ending in .json, never as "
+             "Kubernetes YAML: name the file .csv or .json",
+             opt);
+    return cmd_usage_error(cmd, msg);
 }
 
 bool cmd_same_file(const char *in, const char *out)

@@ -144,7 +144,7 @@ struct jobin {
     struct jobset js;
     struct jset ids;     /* val: job index; empty while `sorted` */
     struct jset origins; /* val unused */
-    bool sorted;         /* every id so far is greater (strcmp) than the one before */
+    bool sorted;         /* every id so far comes after the one before (ids_after) */
 };
 
 struct jobin *jobin_create(const char *name, const struct catalog *cat)

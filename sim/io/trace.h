@@ -45,6 +45,9 @@ int trace_read_json_buf(const char *name, const char *buf, size_t len, const str
                         struct jobset *out, char *err, size_t errlen);
 /* Writes the jobs as that JSON, one object per line. Returns 0 or CPN_EIO. */
 int trace_write_json(FILE *f, const struct jobset *js, const struct catalog *cat);
+/* True when a job file's name says Kubernetes YAML (.yaml or .yml, any case), the
+ * format trace_read_any reads it in; none is ever written. */
+bool trace_path_is_yaml(const char *path);
 /* Reads a job file by its extension (any case): .json (trace_read_json), .yaml or
  * .yml (Kubernetes Job YAML, k8s_read_jobs, with its warnings on stderr), anything
  * else (.csv, a pipe) as CSV (trace_read_csv). Same contract as trace_read_csv. */

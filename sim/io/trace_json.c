@@ -238,12 +238,17 @@ static bool tj_has_ext(const char *path, const char *ext)
     return n > e && strcasecmp(path + n - e, ext) == 0;
 }
 
+bool trace_path_is_yaml(const char *path)
+{
+    return tj_has_ext(path, ".yaml") || tj_has_ext(path, ".yml");
+}
+
 int trace_read_any(const char *path, const struct catalog *cat, struct jobset *out, char *err,
                    size_t errlen)
 {
     if (tj_has_ext(path, ".json"))
         return trace_read_json(path, cat, out, err, errlen);
-    if (tj_has_ext(path, ".yaml") || tj_has_ext(path, ".yml"))
+    if (trace_path_is_yaml(path))
         return k8s_read_jobs(path, cat, out, stderr, err, errlen);
     /* .csv, and any other name: CSV was the only format before, and a pipe such as
      * --jobs <(cpnsim gen ...) has no extension. */
