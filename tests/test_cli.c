@@ -107,6 +107,28 @@ Test(cli, bad_input_exit_2_with_file_line_field)
     cr_assert_eq(sh("%s frobnicate 2>/dev/null", bin()), 2);
 }
 
+/* A --cpu-threshold too long for its buffer is refused, never cut: 0.5 followed by
+ * 60 zeros had run as 0.05. One just under the limit is the same threshold as 0.5. */
+Test(cli, long_cpu_threshold_is_refused_not_cut)
+{
+    char z[61];
+    memset(z, '0', 60);
+    z[60] = '\0';
+    cr_assert_eq(sh("%s run --quiet --cpu-threshold 0.5%s --out $TMPD/cpn_th 2>$TMPD/cpn_th.err",
+                    bin(), z),
+                 2);
+    char *e = slurp("$TMPD/cpn_th.err");
+    cr_assert_not_null(strstr(e, "--cpu-threshold: value longer than 48 characters"), "%s", e);
+    free(e);
+    cr_assert_neq(sh("test -e $TMPD/cpn_th/summary.json"), 0);
+    z[45] = '\0'; /* "0.5" and 45 zeros: 48 characters */
+    cr_assert_eq(sh("%s run --quiet --cpu-threshold 0.5%s --out $TMPD/cpn_th1 && "
+                    "%s run --quiet --cpu-threshold 0.5 --out $TMPD/cpn_th2 && "
+                    "cmp -s $TMPD/cpn_th1/jobs.csv $TMPD/cpn_th2/jobs.csv",
+                    bin(), z, bin()),
+                 0);
+}
+
 Test(cli, help_everywhere)
 {
     cr_assert_eq(sh("%s --help >/dev/null", bin()), 0);

@@ -80,7 +80,11 @@ static int parse_run(int argc, char **argv, struct run_args *a)
         case 't':
             if (strcmp(optarg, "never") != 0 && cpn_parse_double(optarg, &x) != 0)
                 return cmd_usage_error("run", "--cpu-threshold: must be a number or never");
-            snprintf(a->threshold_set, sizeof a->threshold_set, "cpu_threshold=%s", optarg);
+            /* A value too long for the buffer is refused: cutting it would run another
+             * threshold (0.5 followed by 60 zeros had run as 0.05). */
+            if ((size_t)snprintf(a->threshold_set, sizeof a->threshold_set, "cpu_threshold=%s",
+                                 optarg) >= sizeof a->threshold_set)
+                return cmd_usage_error("run", "--cpu-threshold: value longer than 48 characters");
             if (a->n_sets == RUN_MAX_SETS)
                 return cmd_usage_error("run", "too many --set options");
             a->sets[a->n_sets++] = a->threshold_set;
