@@ -85,3 +85,52 @@ Test(fmt, sorting_doubles_matches_gsl_sort)
     }
     gsl_rng_free(r);
 }
+
+/* cpn_parse_double reads job files: its value must be strtod's to the bit (its fast
+ * path is exact only within Clinger's bounds), and it takes decimal notation only. */
+static void parses_as_strtod(const char *s)
+{
+    double got = 12345, want = strtod(s, NULL);
+    cr_assert_eq(cpn_parse_double(s, &got), 0, "'%s' refused", s);
+    cr_assert(memcmp(&got, &want, sizeof got) == 0, "'%s': %.17g, strtod %.17g", s, got, want);
+}
+
+Test(parse, decimal_text_gives_strtods_bits)
+{
+    const char *hand[] = {"0", "-0", "+0", "0.0", "5.", ".5", "007", "0.005", "1e22",
+                          "1e23", "9007199254740992", "9007199254740993", "1.7976931348623157e308",
+                          "2.2250738585072014e-308", "0.1", "0.7", "123456.789e-3",
+                          "0.6949114287336605", "1234567890123456789012", "1e-22", "1e-23",
+                          "0.00000000000000000000000000001", "3.14159265358979323846264338327950288",
+                          "1E5", "1e+5", "-2.5e-3"};
+    for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++)
+        parses_as_strtod(hand[i]);
+    /* Random numbers written as jobs.csv, gen and the importers write them, and with
+     * random digit counts and exponents. */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    char buf[64];
+    for (int i = 0; i < 200000; i++) {
+        double v = gsl_rng_uniform(r) * pow(10, (int)gsl_rng_uniform_int(r, 40) - 20);
+        switch (i % 4) {
+        case 0: snprintf(buf, sizeof buf, "%.17g", v); break;
+        case 1: snprintf(buf, sizeof buf, "%.*f", (int)gsl_rng_uniform_int(r, 12), v); break;
+        case 2: snprintf(buf, sizeof buf, "%.*e", (int)gsl_rng_uniform_int(r, 20), -v); break;
+        default:
+            snprintf(buf, sizeof buf, "%lu.%lue%d", gsl_rng_get(r), gsl_rng_get(r) % 1000,
+                     (int)gsl_rng_uniform_int(r, 60) - 30);
+        }
+        parses_as_strtod(buf);
+    }
+    gsl_rng_free(r);
+}
+
+Test(parse, only_decimal_notation)
+{
+    const char *bad[] = {"0x10", "0x1p4", "inf", "-infinity", "nan", " 1", "1 ", "", "-", ".",
+                         "e5", "1e", "1e+", "1.2.3", "1e400", "-1e400", "1e-400", "1,5", "--1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        double x = 7;
+        cr_assert_neq(cpn_parse_double(bad[i], &x), 0, "'%s' accepted", bad[i]);
+        cr_assert_eq(x, 7);
+    }
+}

@@ -119,10 +119,75 @@ char *cpn_path_join(const char *a, const char *b)
     return s;
 }
 
+/* The decimal syntax cpn_parse_double takes: [+-] digits [. digits] [(e|E) [+-] digits],
+ * with a digit before or after the point. Sets *m to the first 19 significant digits
+ * and *e10 to the power of ten they are to be scaled by; *exact is false when digits
+ * were dropped or the exponent is out of int range. Returns false on other syntax
+ * (hex, inf, nan, spaces), which strtod would take but a job file must not. */
+static bool decimal_syntax(const char *p, bool *neg, uint64_t *m, long *e10, bool *exact)
+{
+    int nd = 0;
+    bool any = false;
+    *neg = false, *m = 0, *e10 = 0, *exact = true;
+    if (*p == '+' || *p == '-')
+        *neg = *p++ == '-';
+    for (int frac = 0; frac < 2; frac++) {
+        for (; *p >= '0' && *p <= '9'; p++) {
+            any = true;
+            if (*m == 0 && *p == '0') {
+                *e10 -= frac; /* a leading zero: only its place counts */
+            } else if (nd < 19) {
+                *m = *m * 10 + (uint64_t)(*p - '0'), nd++;
+                *e10 -= frac;
+            } else {
+                *exact = false; /* strtod rounds the rest */
+            }
+        }
+        if (frac == 0 && *p == '.')
+            p++;
+        else
+            break;
+    }
+    if (!any)
+        return false;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        bool eneg = *p == '-';
+        if (*p == '+' || *p == '-')
+            p++;
+        if (*p < '0' || *p > '9')
+            return false;
+        long x = 0;
+        for (; *p >= '0' && *p <= '9'; p++)
+            if (x < 100000)
+                x = x * 10 + (*p - '0');
+            else
+                *exact = false;
+        *e10 += eneg ? -x : x;
+    }
+    return *p == '\0';
+}
+
 int cpn_parse_double(const char *s, double *out)
 {
-    if (!s || !*s || strchr(" \t\r\n", *s))
+    /* 10^0 to 10^22, each a double exactly. */
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    bool neg, exact;
+    uint64_t m;
+    long e10;
+    if (!s || !decimal_syntax(s, &neg, &m, &e10, &exact))
         return CPN_EINPUT;
+    /* Clinger's fast path: a mantissa and a power of ten that are both exact doubles
+     * give the correctly rounded value in one operation, the same bits as strtod (the
+     * text of a job file is nearly always such a number). Anything else goes to strtod. */
+    if (exact && m <= (UINT64_C(1) << 53) && e10 >= -22 && e10 <= 22) {
+        double v = (double)m;
+        v = e10 < 0 ? v / p10[-e10] : v * p10[e10];
+        *out = neg ? -v : v;
+        return CPN_OK;
+    }
     char *end;
     errno = 0;
     double v = strtod(s, &end);

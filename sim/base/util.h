@@ -54,7 +54,9 @@ char *cpn_strdup(const char *s);
 /* "a/b" in a new string the caller frees. */
 char *cpn_path_join(const char *a, const char *b);
 
-/* Strict parsers: the whole string must be the number, finite, no blanks.
+/* Strict parsers: the whole string must be the number, finite, no blanks;
+ * cpn_parse_double takes decimal notation only (no hex, inf or nan) and gives
+ * strtod's value to the bit.
  * Return 0 on success (leaving *out set), CPN_EINPUT otherwise (leaving *out untouched). */
 int cpn_parse_double(const char *s, double *out);
 int cpn_parse_u64(const char *s, uint64_t *out);
