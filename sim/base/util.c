@@ -215,7 +215,12 @@ int cpn_read_file(const char *path, char **buf, size_t *len, char *err, size_t e
     FILE *f = fopen(path, "rb");
     if (!f)
         return cpn_fail(err, errlen, CPN_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    /* A regular file's size sizes the buffer at once (growing it by doubling copied
+     * the file up to twice more); a pipe or device starts at 64 KiB and grows. */
     size_t cap = 1 << 16, n = 0;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)cap)
+        cap = (size_t)(st.st_size < (off_t)CPN_READ_MAX ? st.st_size : (off_t)CPN_READ_MAX) + 2;
     char *b = cpn_malloc(cap);
     int rc = CPN_OK;
     for (;;) {

@@ -267,6 +267,10 @@ static int imp_build(struct import_conv *m, const char *sha256, struct jobset *o
         qsort(r, m->n, sizeof *r, irow_cmp);
     double t0 = m->n ? r[0].submit : 0;
     struct jobin *b = jobin_create(m->name, m->cat);
+    size_t idlen = 0;
+    for (size_t i = 0; i < m->n; i++)
+        idlen += strlen(r[i].id) + 1;
+    jobin_reserve(b, m->n, idlen + 4096); /* ids, and room for the origin names */
     int rc = CPN_OK;
     for (size_t i = 0; i < m->n && !rc; i++) {
         struct jobin_row row = {.line = r[i].line > UINT32_MAX ? UINT32_MAX : (uint32_t)r[i].line};

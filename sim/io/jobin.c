@@ -316,27 +316,26 @@ static int jr_whole(const struct jrow *r, int f, uint64_t min, uint64_t limit, u
     char buf[JOBIN_REAL_BUF];
     if (!jr_given(v))
         return jr_not_given(r, f);
-    const char *shown = jr_show(v, buf);
     uint64_t x = 0;
     if (v->kind == JOBIN_TEXT) {
         if (cpn_parse_u64(v->text, &x) != CPN_OK)
             return jr_fail(r, f, "'%.*s' is not a whole number >= %" PRIu64, JOBIN_SHOW_MAX,
-                           shown, min);
+                           jr_show(v, buf), min);
     } else {
         if (!isfinite(v->num) || v->num != floor(v->num) || v->num < 0)
             return jr_fail(r, f, "'%.*s' is not a whole number >= %" PRIu64, JOBIN_SHOW_MAX,
-                           shown, min);
+                           jr_show(v, buf), min);
         if (v->num > JOBIN_EXACT_LIMIT)
             return jr_fail(r, f,
                            "must be at most %.0f (got '%s'; larger whole numbers are not exact "
                            "as typed numbers)",
-                           JOBIN_EXACT_LIMIT, shown);
+                           JOBIN_EXACT_LIMIT, jr_show(v, buf));
         x = (uint64_t)v->num;
     }
     if (x < min)
-        return jr_fail(r, f, "must be >= %" PRIu64 " (got '%s')", min, shown);
+        return jr_fail(r, f, "must be >= %" PRIu64 " (got '%s')", min, jr_show(v, buf));
     if (limit && x >= limit)
-        return jr_fail(r, f, "must be below %" PRIu64 " (got '%s')", limit, shown);
+        return jr_fail(r, f, "must be below %" PRIu64 " (got '%s')", limit, jr_show(v, buf));
     *out = x;
     return CPN_OK;
 }
