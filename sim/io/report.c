@@ -382,6 +382,50 @@ static cJSON *json_text(const char *s)
 
 static void add_text(cJSON *o, const char *key, const char *s) { cJSON_AddItemToObject(o, key, json_text(s)); }
 
+/* Which job times job_times collects. */
+enum times_kind { TIMES_JCT, TIMES_WAIT, TIMES_ALL };
+
+/* Fills t with one time per job, in job order, and returns how many: the JCT or the
+ * wait of each completed job, or (TIMES_ALL) the JCT of every job submitted by the
+ * run's end, an unended one counted to the end. */
+static size_t job_times(const struct sim *s, enum times_kind k, double *t)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < s->jobs->n; j++) {
+        const struct jobrt *r = &s->rt[j];
+        double submit = s->jobs->v[j].submit_s;
+        if (k == TIMES_ALL) {
+            if (submit <= s->now)
+                t[n++] = (r->state == JS_DONE ? r->end_s : s->now) - submit;
+        } else if (r->state == JS_DONE) {
+            t[n++] = (k == TIMES_JCT ? r->end_s : r->start_s) - submit;
+        }
+    }
+    return n;
+}
+
+/* The mean and percentiles of n times (0 when n is 0); sorted first when `sorted`
+ * (the percentiles need it; the mean is then taken over the sorted times, as it
+ * always was, so that its last digits do not move). */
+struct times {
+    double mean, p50, p95, p99;
+};
+
+static void times_of(struct times *o, double *t, size_t n, bool sorted)
+{
+    *o = (struct times){0};
+    if (n == 0)
+        return;
+    if (sorted)
+        cpn_sort_doubles(t, n);
+    o->mean = gsl_stats_mean(t, 1, n);
+    if (sorted) {
+        o->p50 = gsl_stats_quantile_from_sorted_data(t, 1, n, 0.50);
+        o->p95 = gsl_stats_quantile_from_sorted_data(t, 1, n, 0.95);
+        o->p99 = gsl_stats_quantile_from_sorted_data(t, 1, n, 0.99);
+    }
+}
+
 char *report_summary_json(const struct sim *s, const struct report_meta *m)
 {
     const struct jobset *js = s->jobs;
@@ -390,24 +434,17 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
      * completed job to its completion, a failed, stuck or unfinished one to the run's
      * end, as if it had completed last (it never did). A policy cannot look faster for
      * failing jobs, nor for failing them early. Jobs submitted after the run's end (a
-     * horizon) are left out of jall. */
-    double *jct = cpn_calloc(js->n, sizeof *jct);
-    double *wait = cpn_calloc(js->n, sizeof *wait);
-    double *jall = cpn_calloc(js->n, sizeof *jall);
-    size_t nd = 0, na = 0;
-    for (size_t j = 0; j < js->n; j++) {
-        const struct jobrt *r = &s->rt[j];
-        double submit = js->v[j].submit_s;
-        if (r->state == JS_DONE) {
-            jct[nd] = r->end_s - submit;
-            wait[nd] = r->start_s - submit;
-            nd++;
-        }
-        if (submit <= s->now)
-            jall[na++] = (r->state == JS_DONE ? r->end_s : s->now) - submit;
-    }
-    cpn_sort_doubles(jct, nd);
-    cpn_sort_doubles(jall, na);
+     * horizon) are left out of jall. One array serves the three in turn, so that they
+     * do not add up in the run's peak memory. */
+    double *t = cpn_calloc(js->n + 1, sizeof *t);
+    struct times jct, jall, wait;
+    size_t nd = job_times(s, TIMES_JCT, t);
+    times_of(&jct, t, nd, true);
+    size_t na = job_times(s, TIMES_ALL, t);
+    times_of(&jall, t, na, true);
+    job_times(s, TIMES_WAIT, t);
+    times_of(&wait, t, nd, false);
+    free(t);
     bool all_ended = st->completed + st->failed == js->n;
     double span = st->last_end_s - st->first_submit_s;
     if (!all_ended)
@@ -431,15 +468,15 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
     cJSON_AddBoolToObject(o, "deadlock", st->deadlock);
     cJSON_AddBoolToObject(o, "horizon_reached", st->horizon_reached);
     add_num_or_null(o, "makespan_s", all_ended, span);
-    add_num_or_null(o, "jct_mean_s", nd > 0, nd ? gsl_stats_mean(jct, 1, nd) : 0);
-    add_num_or_null(o, "jct_p50_s", nd > 0, nd ? gsl_stats_quantile_from_sorted_data(jct, 1, nd, 0.50) : 0);
-    add_num_or_null(o, "jct_p95_s", nd > 0, nd ? gsl_stats_quantile_from_sorted_data(jct, 1, nd, 0.95) : 0);
-    add_num_or_null(o, "jct_p99_s", nd > 0, nd ? gsl_stats_quantile_from_sorted_data(jct, 1, nd, 0.99) : 0);
-    add_num_or_null(o, "jct_all_mean_s", na > 0, na ? gsl_stats_mean(jall, 1, na) : 0);
-    add_num_or_null(o, "jct_all_p50_s", na > 0, na ? gsl_stats_quantile_from_sorted_data(jall, 1, na, 0.50) : 0);
-    add_num_or_null(o, "jct_all_p95_s", na > 0, na ? gsl_stats_quantile_from_sorted_data(jall, 1, na, 0.95) : 0);
+    add_num_or_null(o, "jct_mean_s", nd > 0, jct.mean);
+    add_num_or_null(o, "jct_p50_s", nd > 0, jct.p50);
+    add_num_or_null(o, "jct_p95_s", nd > 0, jct.p95);
+    add_num_or_null(o, "jct_p99_s", nd > 0, jct.p99);
+    add_num_or_null(o, "jct_all_mean_s", na > 0, jall.mean);
+    add_num_or_null(o, "jct_all_p50_s", na > 0, jall.p50);
+    add_num_or_null(o, "jct_all_p95_s", na > 0, jall.p95);
     cJSON_AddNumberToObject(o, "not_completed", (double)(js->n - st->completed));
-    add_num_or_null(o, "wait_mean_s", nd > 0, nd ? gsl_stats_mean(wait, 1, nd) : 0);
+    add_num_or_null(o, "wait_mean_s", nd > 0, wait.mean);
     double gpu_util = span > 0 && s->cl->n_gpus ? st->gpu_busy_integral / ((double)s->cl->n_gpus * span) : 0;
     cJSON_AddNumberToObject(o, "gpu_util_mean", gpu_util);
     /* CPU over the same span: busy cores (jobs' and other tenants') over all cores. */
@@ -450,11 +487,6 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
                             span > 0 && cpus > 0 ? st->cpu_used_integral / (cpus * span) : 0);
     cJSON_AddNumberToObject(o, "cpu_lost_gpu_s", st->cpu_lost_gpu_s);
     cJSON_AddNumberToObject(o, "cpu_slowed_jobs", (double)st->cpu_slowed_jobs);
-    /* The job times are no longer needed; freed before the prediction errors allocate
-     * theirs, so that the two do not add up in the run's peak memory. */
-    free(jct);
-    free(jall);
-    free(wait);
     add_prediction_errors(o, s);
     const struct net_stats *ns = net_stats(s->net);
     cJSON_AddNumberToObject(o, "transfer_gib", ns->moved_gib);
