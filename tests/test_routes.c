@@ -145,20 +145,9 @@ Test(routes, too_many_origins_times_sites_is_refused)
 {
     char *cluster = cluster_of('s', 8193), *jobs = jobs_from(0, 8193);
     char err[CPN_ERR_LEN] = "";
-    struct catalog *cat;
-    struct cluster *cl;
-    struct jobset js;
-    jobset_init(&js);
-    cr_assert_eq(catalog_create(&cat, err, sizeof err), 0);
-    cr_assert_eq(cluster_load_buf("c.json", cluster, strlen(cluster), NULL, 0, cat, &cl, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(trace_read_csv_buf("j.csv", jobs, strlen(jobs), cat, &js, err, sizeof err), 0, "%s", err);
-    struct sim *s = NULL;
-    cr_assert_eq(sim_create(&s, cl, cat, &js, policy_find("fifo"), NULL, NULL, err, sizeof err), CPN_EINPUT);
+    cr_assert_eq(run_create_code(cluster, jobs, err, sizeof err), CPN_EINPUT);
     cr_assert_not_null(strstr(err, "c.json: 8193 origin sites x 8193 sites = 67125249 routes, more than the 67108864"), "%s", err);
     cr_assert_not_null(strstr(err, "j.csv:8194"), "%s", err);
-    jobset_free(&js);
-    cluster_destroy(cl);
-    catalog_destroy(cat);
     free(cluster);
     free(jobs);
 }

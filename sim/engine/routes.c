@@ -72,9 +72,11 @@ void routes_init(struct routes *r, const struct cluster *cl)
     for (size_t s = 0; s < ns; s++)
         fill[s] = r->adj_start[s];
     for (uint32_t l = 0; l < nl; l++) {
-        r->adj[fill[cl->links[l].a]++] = l;
-        if (cl->links[l].b != cl->links[l].a)
-            r->adj[fill[cl->links[l].b]++] = l;
+        const struct link *lk = &cl->links[l];
+        double lat = lk->latency_ms / 1000.0;
+        r->adj[fill[lk->a]++] = (struct routes_adj){.latency_s = lat, .site = lk->b, .link = l};
+        if (lk->b != lk->a)
+            r->adj[fill[lk->b]++] = (struct routes_adj){.latency_s = lat, .site = lk->a, .link = l};
     }
     free(fill);
     for (uint32_t s = 0; s < ns; s++)
@@ -121,15 +123,16 @@ static bool dijkstra(const struct routes *r, uint32_t src, struct routes_entry *
         done[u] = true;
         uint32_t end = r->adj_start[u + 1];
         *work += end - r->adj_start[u];
+        double du = row[u].latency_s;
+        uint32_t hops = row[u].nlinks + 1;
         for (uint32_t k = r->adj_start[u]; k < end; k++) {
-            uint32_t l = r->adj[k];
-            const struct link *lk = &cl->links[l];
-            uint32_t v = lk->a == u ? lk->b : lk->a;
+            const struct routes_adj *a = &r->adj[k];
+            uint32_t v = a->site;
             if (done[v])
                 continue;
-            double d = row[u].latency_s + lk->latency_ms / 1000.0;
-            if (d < row[v].latency_s || (d == row[v].latency_s && row[u].nlinks + 1 < row[v].nlinks)) {
-                row[v] = (struct routes_entry){.latency_s = d, .nlinks = row[u].nlinks + 1, .via = l};
+            double d = du + a->latency_s;
+            if (d < row[v].latency_s || (d == row[v].latency_s && hops < row[v].nlinks)) {
+                row[v] = (struct routes_entry){.latency_s = d, .nlinks = hops, .via = a->link};
                 heap_push(h, &offer_ops, NULL, &(struct offer){.latency_s = d, .hops = row[v].nlinks, .site = v});
             }
         }

@@ -20,11 +20,20 @@ struct routes_entry {
     uint32_t via;
 };
 
+/* A link as seen from one of its ends: the site at the other end, the link's index
+ * and its latency in seconds (latency_ms / 1000, computed once). */
+struct routes_adj {
+    double latency_s;
+    uint32_t site;
+    uint32_t link;
+};
+
 struct routes {
     const struct cluster *cl;
     size_t n_rows;                 /* origins with a tree */
     uint32_t *comp;                /* [sites] connected component */
-    uint32_t *adj_start, *adj;     /* links of site s: adj[adj_start[s] .. adj_start[s+1]) */
+    uint32_t *adj_start;           /* links of site s: adj[adj_start[s] .. adj_start[s+1]) */
+    struct routes_adj *adj;        /* in link order, so that a pass reads memory in a row */
     struct routes_entry *e;        /* [row * sites + site], NULL until routes_build */
 };
 
