@@ -147,7 +147,7 @@ static const struct routes_entry *route_of(const struct net *n, uint32_t from, u
 {
     int32_t row = n->row_of[from];
     CPN_ASSERT(row >= 0 && n->routes.e);
-    return routes_get(&n->routes, n->n_sites, (uint32_t)row, to);
+    return routes_get(&n->routes, (uint32_t)row, to);
 }
 
 /* The site at the other end of link l from site `at`. */

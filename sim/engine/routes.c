@@ -54,7 +54,7 @@ static uint32_t comp_find(uint32_t *parent, uint32_t x)
 void routes_init(struct routes *r, const struct cluster *cl)
 {
     size_t ns = cl->n_sites, nl = cl->n_links;
-    *r = (struct routes){.cl = cl};
+    *r = (struct routes){.cl = cl, .n_sites = ns};
     r->comp = cpn_malloc(ns * sizeof *r->comp);
     for (uint32_t s = 0; s < ns; s++)
         r->comp[s] = s;
@@ -92,7 +92,7 @@ void routes_free(struct routes *r)
     *r = (struct routes){0};
 }
 
-int routes_connected(const struct routes *r, uint32_t a, uint32_t b)
+bool routes_connected(const struct routes *r, uint32_t a, uint32_t b)
 {
     return r->comp[a] == r->comp[b];
 }

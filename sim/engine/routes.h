@@ -7,6 +7,7 @@
 #define CPN_ROUTES_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,7 @@ struct routes_adj {
 
 struct routes {
     const struct cluster *cl;
+    size_t n_sites;
     size_t n_rows;                 /* origins with a tree */
     uint32_t *comp;                /* [sites] connected component */
     uint32_t *adj_start;           /* links of site s: adj[adj_start[s] .. adj_start[s+1]) */
@@ -42,7 +44,7 @@ void routes_init(struct routes *r, const struct cluster *cl);
 void routes_free(struct routes *r);
 
 /* Whether a route joins sites a and b (the same connected component). */
-int routes_connected(const struct routes *r, uint32_t a, uint32_t b);
+bool routes_connected(const struct routes *r, uint32_t a, uint32_t b);
 
 /* Computes the tree of every origin (origins[row] is the site of row), O(links log
  * sites) each. Checks *stop (when not NULL) between origins and every few million
@@ -52,10 +54,10 @@ int routes_build(struct routes *r, const uint32_t *origins, size_t n_rows,
                  const volatile sig_atomic_t *stop, char *err, size_t errlen);
 
 /* The route from the origin of `row` to site `to` (routes_build done). */
-static inline const struct routes_entry *routes_get(const struct routes *r, size_t n_sites,
-                                                     uint32_t row, uint32_t to)
+static inline const struct routes_entry *routes_get(const struct routes *r, uint32_t row,
+                                                     uint32_t to)
 {
-    return &r->e[(size_t)row * n_sites + to];
+    return &r->e[(size_t)row * r->n_sites + to];
 }
 
 #endif
