@@ -118,3 +118,24 @@ const char *one_node_cluster(unsigned gpus, double mem_gib, double scrape_s, con
              scrape_s, completion, mem_gib, gpus);
     return buf;
 }
+
+int run_create_code(const char *cluster_json, const char *jobs_csv, char *err, size_t errlen)
+{
+    struct catalog *cat;
+    struct cluster *cl;
+    struct jobset js;
+    jobset_init(&js);
+    cr_assert_eq(catalog_create(&cat, err, errlen), 0);
+    cr_assert_eq(cluster_load_buf("c.json", cluster_json, strlen(cluster_json), NULL, 0, cat, &cl,
+                                  err, errlen),
+                 0, "%s", err);
+    cr_assert_eq(trace_read_csv_buf("j.csv", jobs_csv, strlen(jobs_csv), cat, &js, err, errlen), 0,
+                 "%s", err);
+    struct sim *s = NULL;
+    int rc = sim_create(&s, cl, cat, &js, policy_find("fifo"), NULL, NULL, err, errlen);
+    sim_destroy(s);
+    jobset_free(&js);
+    cluster_destroy(cl);
+    catalog_destroy(cat);
+    return rc;
+}

@@ -35,6 +35,9 @@ void run_start_pred(struct run *r, const char *cluster_json, const char *const *
 void run_create(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,
                 const char *jobs_csv, const struct policy_ops *pol);
 void run_free(struct run *r);
+/* Loads the cluster (as "c.json") and the jobs (as "j.csv") and creates a fifo sim
+ * from them (asserting that both load); returns sim_create's code and message. */
+int run_create_code(const char *cluster_json, const char *jobs_csv, char *err, size_t errlen);
 /* Index of the job with that id (asserts it exists). */
 uint32_t run_job(const struct run *r, const char *id);
 

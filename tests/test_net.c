@@ -162,19 +162,8 @@ Test(net, missing_route_is_a_configuration_error)
         " \"sites\": [{\"name\": \"a\", \"nodes\": []},"
         "  {\"name\": \"b\", \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"G\", \"gpus\": 1}]}]}";
     char err[CPN_ERR_LEN] = "";
-    struct catalog *cat;
-    struct cluster *cl;
-    struct jobset js;
-    jobset_init(&js);
-    cr_assert_eq(catalog_create(&cat, err, sizeof err), 0);
-    cr_assert_eq(cluster_load_buf("c.json", cluster, strlen(cluster), NULL, 0, cat, &cl, err, sizeof err), 0, "%s", err);
-    const char *csv = HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\n";
-    cr_assert_eq(trace_read_csv_buf("j.csv", csv, strlen(csv), cat, &js, err, sizeof err), 0);
-    struct sim *s = NULL;
-    cr_assert_eq(sim_create(&s, cl, cat, &js, policy_find("fifo"), NULL, NULL, err, sizeof err), CPN_EINPUT);
+    cr_assert_eq(run_create_code(cluster, HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\n", err, sizeof err),
+                 CPN_EINPUT);
     cr_assert_not_null(strstr(err, "no route"), "%s", err);
     cr_assert_not_null(strstr(err, "j.csv:2"), "%s", err);
-    jobset_free(&js);
-    cluster_destroy(cl);
-    catalog_destroy(cat);
 }

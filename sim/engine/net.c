@@ -29,6 +29,7 @@
 #include "cluster.h"
 #include "eq.h"
 #include "job.h"
+#include "routes.h"
 #include "../base/heap.h"
 #include "../base/util.h"
 
@@ -36,8 +37,11 @@
 #define NET_BITS_PER_GBIT 1e9
 #define NET_BITS_PER_BYTE 8.0
 #define NET_BYTES_PER_PARAM 4.0 /* fp32 weights */
-#define NET_MAX_HOPS 16         /* longest route, in links */
 #define NET_NONE UINT32_MAX
+/* Most routes a run keeps: origin sites x sites, 16 bytes each (1 GiB). A tree per
+ * origin is what makes every site's route to every other at hand for the policies;
+ * docs/reliability.md has the measurements behind the number. */
+#define NET_MAX_ROUTES (1 << 26)
 /* Key of a job's flow completion in the event queue (eq_schedule), from the range
  * net_create reserved. */
 #define NET_KEY_DONE(n, j) ((n)->key_done + (uint32_t)(j))
@@ -49,23 +53,18 @@ static double gbps_to_gib_s(double gbps)
     return gbps * NET_BITS_PER_GBIT / NET_BITS_PER_BYTE / NET_BYTES_PER_GIB;
 }
 
-struct route {
-    double latency_s;
-    uint32_t nlinks;
-    uint32_t links[NET_MAX_HOPS];
-    bool exists;
-};
-
 struct flow {
     double remaining_gib;
     double rate;          /* GiB/s */
     double last_s;        /* when remaining_gib was last brought up to date */
     double begin_s;       /* when the transfer was started */
     double new_rate;      /* scratch of the recomputation */
-    const struct route *route;
+    /* Its route's links, origin first, and its index in each link's list of flows:
+     * links[0..nlinks) and pos[0..nlinks), one block of 2 * cap kept with the slot. */
+    uint32_t *links, *pos;
+    uint32_t nlinks, cap;
     uint32_t job;
     uint32_t site;
-    uint32_t pos[NET_MAX_HOPS]; /* index of this flow in each route link's list */
     uint32_t stamp;
     uint32_t items[2];    /* image and dataset to cache at the end, NET_NONE if none */
     double item_gib[2];
@@ -112,8 +111,10 @@ struct net {
     uint32_t key_done, key_link; /* its eq keys: flow of job j, link l (eq_reserve_keys) */
     size_t n_sites;
 
-    struct route *routes; /* [row(origin) * n_sites + dst] */
+    struct routes routes; /* a tree per origin site, built by net_build_routes */
     int32_t *row_of;      /* [sites] row in routes, -1 when not an origin */
+    uint32_t *origins;    /* [rows] site of each row */
+    size_t n_rows;
 
     struct link_state *links;
     struct flow *flows;   /* pool */
@@ -140,66 +141,38 @@ struct net {
     struct net_stats st;
 };
 
-/* ---- routes: Dijkstra on latency, ties on fewer hops then lower link index ---- */
+/* ---- routes ---- */
 
-static void dijkstra(const struct cluster *cl, uint32_t src, struct route *row)
-{
-    size_t ns = cl->n_sites;
-    double *dist = cpn_malloc(ns * sizeof *dist);
-    uint32_t *hops = cpn_malloc(ns * sizeof *hops), *via = cpn_malloc(ns * sizeof *via);
-    bool *done = cpn_calloc(ns, sizeof *done);
-    for (size_t i = 0; i < ns; i++) {
-        dist[i] = INFINITY;
-        hops[i] = UINT32_MAX;
-        via[i] = NET_NONE;
-    }
-    dist[src] = 0;
-    hops[src] = 0;
-    for (;;) {
-        uint32_t u = NET_NONE;
-        for (uint32_t i = 0; i < ns; i++)
-            if (!done[i] && isfinite(dist[i]) &&
-                (u == NET_NONE || dist[i] < dist[u] || (dist[i] == dist[u] && hops[i] < hops[u])))
-                u = i;
-        if (u == NET_NONE)
-            break;
-        done[u] = true;
-        for (uint32_t l = 0; l < cl->n_links; l++) {
-            const struct link *lk = &cl->links[l];
-            uint32_t v = lk->a == u ? lk->b : lk->b == u ? lk->a : NET_NONE;
-            if (v == NET_NONE || done[v])
-                continue;
-            double d = dist[u] + lk->latency_ms / 1000.0;
-            if (d < dist[v] || (d == dist[v] && hops[u] + 1 < hops[v])) {
-                dist[v] = d;
-                hops[v] = hops[u] + 1;
-                via[v] = l;
-            }
-        }
-    }
-    for (uint32_t d = 0; d < ns; d++) {
-        struct route *r = &row[d];
-        r->exists = isfinite(dist[d]) && hops[d] <= NET_MAX_HOPS;
-        r->latency_s = dist[d];
-        r->nlinks = r->exists ? hops[d] : 0;
-        uint32_t at = d;
-        for (uint32_t k = r->nlinks; k > 0; k--) {
-            uint32_t l = via[at];
-            r->links[k - 1] = l;
-            at = cl->links[l].a == at ? cl->links[l].b : cl->links[l].a;
-        }
-    }
-    free(dist);
-    free(hops);
-    free(via);
-    free(done);
-}
-
-static const struct route *route_of(const struct net *n, uint32_t from, uint32_t to)
+static const struct routes_entry *route_of(const struct net *n, uint32_t from, uint32_t to)
 {
     int32_t row = n->row_of[from];
-    CPN_ASSERT(row >= 0);
-    return &n->routes[(size_t)row * n->n_sites + to];
+    CPN_ASSERT(row >= 0 && n->routes.e);
+    return routes_get(&n->routes, (uint32_t)row, to);
+}
+
+/* The site at the other end of link l from site `at`. */
+static uint32_t link_other(const struct net *n, uint32_t l, uint32_t at)
+{
+    const struct link *lk = &n->cl->links[l];
+    return lk->a == at ? lk->b : lk->a;
+}
+
+/* Least capacity along the route from `from` to `to` (walking its tree back from
+ * `to`): of each link's whole capacity, or with `shared` of the share one more flow
+ * would get (its capacity over its active flows plus one). */
+static double route_share(const struct net *n, uint32_t from, uint32_t to, bool shared)
+{
+    const struct routes_entry *r = route_of(n, from, to);
+    double share = INFINITY;
+    for (uint32_t k = r->nlinks, at = to; k > 0; k--) {
+        const struct link_state *ls = &n->links[r->via];
+        double s = shared ? ls->cap / (double)(ls->nflows + 1) : ls->cap;
+        if (s < share)
+            share = s;
+        at = link_other(n, r->via, at);
+        r = route_of(n, from, at);
+    }
+    return share;
 }
 
 bool net_route(const struct net *n, uint32_t from, uint32_t to, double *latency_s,
@@ -207,15 +180,11 @@ bool net_route(const struct net *n, uint32_t from, uint32_t to, double *latency_
 {
     if (n->row_of[from] < 0)
         return false;
-    const struct route *r = route_of(n, from, to);
-    if (!r->exists)
+    const struct routes_entry *r = route_of(n, from, to);
+    if (!isfinite(r->latency_s))
         return false;
-    double bw = INFINITY;
-    for (uint32_t k = 0; k < r->nlinks; k++)
-        if (n->links[r->links[k]].cap < bw)
-            bw = n->links[r->links[k]].cap;
     *latency_s = r->latency_s;
-    *bottleneck_gib_s = bw;
+    *bottleneck_gib_s = route_share(n, from, to, false);
     return true;
 }
 
@@ -372,8 +341,8 @@ static void link_remove(struct net *n, uint32_t l, uint32_t f, uint32_t hop)
     if (last != f) {
         ls->flows[at] = last;
         struct flow *lf = &n->flows[last];
-        for (uint32_t k = 0; k < lf->route->nlinks; k++)
-            if (lf->route->links[k] == l)
+        for (uint32_t k = 0; k < lf->nlinks; k++)
+            if (lf->links[k] == l)
                 lf->pos[k] = at;
     }
 }
@@ -394,12 +363,12 @@ static inline size_t comp_add_link(struct net *n, uint32_t l, uint32_t stamp, si
 /* Recomputes max-min fair rates of every active flow connected, through shared
  * links, to the given links, and pushes the completion of each flow whose rate
  * changed. */
-static void recompute(struct net *n, const struct route *seed, double now)
+static void recompute(struct net *n, const uint32_t *seed, uint32_t nseed, double now)
 {
     uint32_t stamp = ++n->stamp;
     size_t nf = 0, nl = 0;
-    for (uint32_t k = 0; k < seed->nlinks; k++)
-        nl = comp_add_link(n, seed->links[k], stamp, nl);
+    for (uint32_t k = 0; k < nseed; k++)
+        nl = comp_add_link(n, seed[k], stamp, nl);
     for (size_t i = 0; i < nl; i++) {
         struct link_state *ls = &n->links[n->comp_links[i]];
         for (size_t q = 0; q < ls->nflows; q++) {
@@ -410,8 +379,8 @@ static void recompute(struct net *n, const struct route *seed, double now)
             fl->stamp = stamp;
             cpn_grow((void **)&n->comp_flows, &n->comp_cap_f, nf + 1, sizeof *n->comp_flows);
             n->comp_flows[nf++] = f;
-            for (uint32_t k = 0; k < fl->route->nlinks; k++)
-                nl = comp_add_link(n, fl->route->links[k], stamp, nl);
+            for (uint32_t k = 0; k < fl->nlinks; k++)
+                nl = comp_add_link(n, fl->links[k], stamp, nl);
         }
     }
     /* Progressive filling. */
@@ -445,8 +414,8 @@ static void recompute(struct net *n, const struct route *seed, double now)
                 continue;
             fl->frozen = true;
             fl->new_rate = share;
-            for (uint32_t k = 0; k < fl->route->nlinks; k++) {
-                struct link_state *ls = &n->links[fl->route->links[k]];
+            for (uint32_t k = 0; k < fl->nlinks; k++) {
+                struct link_state *ls = &n->links[fl->links[k]];
                 ls->cap_left -= share;
                 ls->unfrozen--;
             }
@@ -567,21 +536,38 @@ bool net_transfer_begin(struct net *n, uint32_t j, uint32_t site, double now)
     } else {
         cpn_grow((void **)&n->flows, &n->capflows, n->nflows + 1, sizeof *n->flows);
         f = (uint32_t)n->nflows++;
+        n->flows[f].links = NULL;
+        n->flows[f].cap = 0;
     }
     struct flow *fl = &n->flows[f];
+    const struct routes_entry *r = route_of(n, n->origin[j], site);
+    CPN_ASSERT(isfinite(r->latency_s));
+    /* The slot keeps its block of links and positions, grown to the longest route
+     * it has carried. */
+    tmp.links = fl->links;
+    tmp.cap = fl->cap;
+    if (tmp.cap < r->nlinks) {
+        tmp.cap = r->nlinks;
+        tmp.links = cpn_realloc(tmp.links, 2 * (size_t)tmp.cap * sizeof *tmp.links);
+    }
+    tmp.pos = tmp.links + tmp.cap;
+    tmp.nlinks = r->nlinks;
+    for (uint32_t k = r->nlinks, at = site; k > 0; k--) {
+        tmp.links[k - 1] = r->via;
+        at = link_other(n, r->via, at);
+        r = route_of(n, n->origin[j], at);
+    }
     *fl = tmp;
     fl->remaining_gib = gib;
     fl->begin_s = now;
     fl->last_s = now;
-    fl->route = route_of(n, n->origin[j], site);
-    CPN_ASSERT(fl->route->exists);
     fl->job = j;
     fl->site = site;
     fl->next_free = NET_NONE;
     n->job_flow[j] = f;
     n->st.transfers++;
     n->st.moved_gib += gib;
-    eq_push(n->eq, now + fl->route->latency_s, EV_FLOW_START, j, ++n->job_gen[j]);
+    eq_push(n->eq, now + route_of(n, n->origin[j], site)->latency_s, EV_FLOW_START, j, ++n->job_gen[j]);
     return true;
 }
 
@@ -594,8 +580,8 @@ void net_flow_start(struct net *n, uint32_t j, uint32_t gen, double now)
     fl->active = true;
     fl->last_s = now;
     fl->rate = 0;
-    if (n->ps && fl->route->nlinks == 1) {
-        uint32_t l = fl->route->links[0];
+    if (n->ps && fl->nlinks == 1) {
+        uint32_t l = fl->links[0];
         struct link_state *ls = &n->links[l];
         ps_advance(ls, now);
         fl->vfinish = ls->vtime + fl->remaining_gib;
@@ -604,9 +590,9 @@ void net_flow_start(struct net *n, uint32_t j, uint32_t gen, double now)
         ps_schedule(n, l, now);
         return;
     }
-    for (uint32_t k = 0; k < fl->route->nlinks; k++)
-        link_add(n, fl->route->links[k], f, k);
-    recompute(n, fl->route, now);
+    for (uint32_t k = 0; k < fl->nlinks; k++)
+        link_add(n, fl->links[k], f, k);
+    recompute(n, fl->links, fl->nlinks, now);
 }
 
 bool net_flow_done(struct net *n, uint32_t j, uint32_t gen, double now)
@@ -615,11 +601,11 @@ bool net_flow_done(struct net *n, uint32_t j, uint32_t gen, double now)
     if (f == NET_NONE || gen != n->job_gen[j] || !n->flows[f].active)
         return false;
     struct flow *fl = &n->flows[f];
-    for (uint32_t k = 0; k < fl->route->nlinks; k++)
-        link_remove(n, fl->route->links[k], f, k);
-    const struct route *r = fl->route;
+    for (uint32_t k = 0; k < fl->nlinks; k++)
+        link_remove(n, fl->links[k], f, k);
+    /* The freed slot keeps its links until it is reused, after this recompute. */
     flow_finish(n, f, now);
-    recompute(n, r, now);
+    recompute(n, fl->links, fl->nlinks, now);
     return true;
 }
 
@@ -629,20 +615,28 @@ double net_estimate_job_s(const struct net *n, const struct jobset *js, uint32_t
     double gib = net_job_gib(n, j, site);
     if (gib <= 0)
         return 0;
-    const struct route *r = route_of(n, n->origin[j], site);
-    if (!r->exists)
+    const struct routes_entry *r = route_of(n, n->origin[j], site);
+    if (!isfinite(r->latency_s))
         return INFINITY;
-    double share = INFINITY;
-    for (uint32_t k = 0; k < r->nlinks; k++) {
-        const struct link_state *ls = &n->links[r->links[k]];
-        double s = ls->cap / (double)(ls->nflows + 1);
-        if (s < share)
-            share = s;
-    }
-    return r->latency_s + gib / share;
+    return r->latency_s + gib / route_share(n, n->origin[j], site, true);
 }
 
 const struct net_stats *net_stats(const struct net *n) { return &n->st; }
+
+int net_build_routes(struct net *n, const volatile sig_atomic_t *stop, char *err, size_t errlen)
+{
+    if (n->routes.e)
+        return CPN_OK;
+    int rc = routes_build(&n->routes, n->origins, n->n_rows, stop, err, errlen);
+    if (rc != CPN_OK)
+        return rc;
+    size_t entries = n->n_rows * n->n_sites;
+    n->ps = true;
+    for (size_t i = 0; i < entries; i++)
+        if (n->routes.e[i].nlinks > 1)
+            n->ps = false;
+    return CPN_OK;
+}
 
 /* ---- set-up ---- */
 
@@ -661,28 +655,45 @@ int net_create(struct net **out, const struct cluster *cl, const struct catalog 
             row_of[origin_site[j]] = (int32_t)rows++;
             first_job[origin_site[j]] = (uint32_t)j;
         }
-    struct route *routes = cpn_calloc(rows * ns, sizeof *routes);
-    for (uint32_t s = 0; s < ns; s++) {
-        if (row_of[s] < 0)
-            continue;
-        struct route *row = &routes[(size_t)row_of[s] * ns];
-        dijkstra(cl, s, row);
-        for (uint32_t d = 0; d < ns; d++) {
-            if (row[d].exists || cl->sites[d].gpu_count == 0)
+    uint32_t *origins = cpn_malloc(rows * sizeof *origins);
+    for (uint32_t s = 0; s < ns; s++)
+        if (row_of[s] >= 0)
+            origins[row_of[s]] = s;
+    int rc = CPN_OK;
+    if (rows * ns > NET_MAX_ROUTES) {
+        const struct job *jb = &js->v[first_job[origins[rows - 1]]];
+        rc = cpn_fail(err, errlen, CPN_EINPUT,
+                      "%s: %zu origin sites x %zu sites = %zu routes, more than the %d a run "
+                      "can hold (%d MiB of routes); the %zu origins are the sites the jobs of %s "
+                      "name (the last new one: '%s', job '%s' at %s:%u): use fewer origins or "
+                      "fewer sites",
+                      cl->source, rows, ns, rows * ns, NET_MAX_ROUTES,
+                      (int)((size_t)NET_MAX_ROUTES * sizeof(struct routes_entry) >> 20), rows,
+                      js->source, cl->sites[origins[rows - 1]].name, jobset_str(js, jb->id),
+                      js->source, jb->line);
+    }
+    struct routes rt;
+    routes_init(&rt, cl);
+    for (size_t row = 0; row < rows && rc == CPN_OK; row++) {
+        uint32_t s = origins[row];
+        for (uint32_t d = 0; d < ns && rc == CPN_OK; d++) {
+            if (routes_connected(&rt, s, d) || cl->sites[d].gpu_count == 0)
                 continue;
             const struct job *jb = &js->v[first_job[s]];
-            int rc = cpn_fail(err, errlen, CPN_EINPUT,
-                              "%s: links: no route (of at most %d links) from site '%s' to site "
-                              "'%s', which has GPUs (site '%s' is the origin of job '%s' at %s:%u)",
-                              cl->source, NET_MAX_HOPS, cl->sites[s].name, cl->sites[d].name,
-                              cl->sites[s].name, jobset_str(js, jb->id), js->source, jb->line);
-            free(routes);
-            free(row_of);
-            free(first_job);
-            return rc;
+            rc = cpn_fail(err, errlen, CPN_EINPUT,
+                          "%s: links: no route from site '%s' to site '%s', which has GPUs "
+                          "(site '%s' is the origin of job '%s' at %s:%u)",
+                          cl->source, cl->sites[s].name, cl->sites[d].name, cl->sites[s].name,
+                          jobset_str(js, jb->id), js->source, jb->line);
         }
     }
     free(first_job);
+    if (rc != CPN_OK) {
+        routes_free(&rt);
+        free(origins);
+        free(row_of);
+        return rc;
+    }
 
     struct net *n = cpn_calloc(1, sizeof *n);
     n->cl = cl;
@@ -693,14 +704,11 @@ int net_create(struct net **out, const struct cluster *cl, const struct catalog 
     n->key_done = eq_reserve_keys(eq, js->n);
     n->key_link = eq_reserve_keys(eq, cl->n_links);
     n->n_sites = ns;
-    n->routes = routes;
+    n->routes = rt;
     n->row_of = row_of;
+    n->origins = origins;
+    n->n_rows = rows;
     n->links = cpn_calloc(cl->n_links, sizeof *n->links);
-    n->ps = true;
-    for (size_t row = 0; row < rows; row++)
-        for (size_t d = 0; d < ns; d++)
-            if (routes[row * ns + d].nlinks > 1)
-                n->ps = false;
     for (size_t l = 0; l < cl->n_links; l++)
         n->links[l].cap = gbps_to_gib_s(cl->links[l].gbps * cl->cfg.link_gbps_scale);
     n->free_flow = NET_NONE;
@@ -735,8 +743,11 @@ void net_destroy(struct net *n)
         heap_free(&n->links[l].heap);
     }
     free(n->links);
-    free(n->routes);
+    routes_free(&n->routes);
     free(n->row_of);
+    free(n->origins);
+    for (size_t f = 0; f < n->nflows; f++)
+        free(n->flows[f].links);
     free(n->flows);
     free(n->job_flow);
     free(n->job_gen);

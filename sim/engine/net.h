@@ -10,6 +10,7 @@
 #ifndef CPN_NET_H
 #define CPN_NET_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,12 +33,21 @@ struct net_stats {
 
 /* Builds the network of a run. It reserves its own event keys in eq (a flow's
  * completion per job, a link's next event per link). Routes from every job's origin
- * to every site with GPUs must exist: a missing one is CPN_EINPUT naming the cluster, the sites and the job's
- * line. Returns 0 with *out, or a negative code with a message. */
+ * to every site with GPUs must exist (any number of links): a missing one is
+ * CPN_EINPUT naming the cluster, the sites and the job's line, and so is more than
+ * NET_MAX_ROUTES (net.c) origin sites x sites. It checks in O(sites + links) per
+ * origin; net_build_routes computes them. Returns 0 with *out, or a negative code
+ * with a message. */
 int net_create(struct net **out, const struct cluster *cl, const struct catalog *cat,
                const struct jobset *js, const uint32_t *origin_site, struct eq *eq, char *err,
                size_t errlen);
 void net_destroy(struct net *n); /* NULL is a no-op */
+
+/* Computes the route from every job's origin to every site (net_create only checks
+ * that they exist), once; the other calls below need them. Checks *stop (when not
+ * NULL) every few milliseconds and returns CPN_ESTOP with a message once it is set;
+ * 0 otherwise. */
+int net_build_routes(struct net *n, const volatile sig_atomic_t *stop, char *err, size_t errlen);
 
 /* Starts moving job j's data to `site` at time now. Returns true when a transfer was
  * started (EV_FLOW_START and then EV_FLOW_DONE events follow), false when nothing

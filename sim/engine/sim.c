@@ -739,6 +739,12 @@ int sim_run(struct sim *s, char *err, size_t errlen)
         if (cpu_background_varies(b))
             eq_push(&s->eq, b->step_s, EV_BACKGROUND, n, 0);
     }
+    /* Routes first: on a large cluster they are a long phase that a signal stops. */
+    if (s->net) {
+        int rc = net_build_routes(s->net, s->stop, err, errlen);
+        if (rc != 0)
+            return rc;
+    }
     /* The first scrape precedes the first arrivals at time 0. */
     eq_push(&s->eq, 0.0, EV_SAMPLE, 0, 0);
     push_next_arrival(s);

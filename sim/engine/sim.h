@@ -214,7 +214,8 @@ struct sim {
     struct sim_stats st;
     /* Borrowed; NULL for none. Set by the caller after sim_create: once it points to
      * a non-zero value (a signal number, set by a SIGINT or SIGTERM handler), sim_run
-     * stops before the next event and returns CPN_ESTOP. */
+     * stops before the next event, or within milliseconds while it computes the
+     * routes as it starts, and returns CPN_ESTOP. */
     const volatile sig_atomic_t *stop;
     /* Borrowed; NULL for none. Set by the caller after sim_create (see below). */
     const struct sim_progress *progress;
