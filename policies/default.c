@@ -58,6 +58,8 @@
  * Enough for the few shapes of real queues; further failures go unremembered and
  * their jobs are simply tried. */
 #define DFLT_MEMO_MAX 16
+/* Nodes scored between two looks at the stop flag (view_stopping). */
+#define DFLT_STOP_EVERY 4096
 /* More failed attempts than any back-off needs to reach its cap (doubling a positive
  * double overflows well before this). */
 #define DFLT_MAX_TRIES_CLASS 4096
@@ -499,10 +501,14 @@ static int dflt_bind(const struct view *v, uint32_t site, uint32_t j, struct pla
     const struct site *si = &v->cl->sites[site];
     const struct view_job *jb = view_job(v, j);
     bool gpu_res = v->cl->cfg.gpu_as_resource;
-    uint32_t best = VIEW_NONE, end = si->node_first + si->node_count;
+    uint32_t best = VIEW_NONE, end = si->node_first + si->node_count, seen = 0;
     int64_t best_score = -1;
     for (uint32_t n = view_first_node(v, si->node_first, j, 0); n < end;
          n = view_first_node(v, n + 1, j, 0)) {
+        /* A site of a million nodes takes a tenth of a second: a stopped run ends the
+         * pass (what it returns no longer matters: the run writes no result). */
+        if (++seen % DFLT_STOP_EVERY == 0 && view_stopping(v))
+            return 0;
         const struct node *nd = &v->cl->nodes[n];
         if (nd->gpu_count < jb->gpus)
             continue;
@@ -691,8 +697,11 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
     if (site != st->memo_site)
         dflt_change_site(st, v, site);
     /* The eligible jobs in queue order, cohort by cohort; a cohort whose shape is known
-     * to fail is set aside whole. */
+     * to fail is set aside whole. Each bind may score a whole site: a stopped run ends
+     * the walk, and the point (dflt_end then leaves the walk as it is). */
     while (st->walk.n > 0) {
+        if (view_stopping(v))
+            return 0;
         uint32_t c = dflt_heap_pop(st, &st->walk);
         CPN_ASSERT(st->co[c].state == DFLT_ELIGIBLE && st->co[c].root != VIEW_NONE);
         if (dflt_known_to_fail(st, v, st->co[c].shape)) {
@@ -728,12 +737,11 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
  * queue may be retried. Parked jobs wait for an event and ask for nothing. */
 static double dflt_end(void *state, const struct view *v)
 {
-    (void)v;
     struct dflt_state *st = state;
     st->in_round = false;
     /* Every cohort of the point was tried or set aside and failed: the ones that
      * failed into a cohort of this point are done with it. */
-    CPN_ASSERT(st->walk.n == 0 && st->aside.n == 0);
+    CPN_ASSERT((st->walk.n == 0 && st->aside.n == 0) || view_stopping(v));
     return st->boff.n > 0 ? st->co[dflt_boff_first(st)].backoff_until : INFINITY;
 }
 

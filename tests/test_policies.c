@@ -4,6 +4,7 @@
  * ideal controller (live metrics, completions learnt at once) so that every time is a
  * sum of durations. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -654,4 +655,45 @@ Test(policies, every_policy_runs_under_extreme_noise)
     }
     policy_check_indexes = false;
     free(jobs);
+}
+
+/* Issue 18: a stop (SIGINT or SIGTERM) that arrives inside a scheduling point ends it:
+ * the engine asks the policy for no more placements and the run fails with CPN_ESTOP.
+ * It used to place the whole queue first (a point of minutes on a big cluster). Each
+ * policy here would start all 8 jobs at time 0 on the 8 GPUs; the flag is raised once
+ * the first is placed, so exactly one placement is made. */
+static const struct policy_ops *stop_inner;
+static volatile sig_atomic_t stop_flag;
+
+static int stop_after_one(void *state, const struct view *v, struct placement *out)
+{
+    int placed = stop_inner->place(state, v, out);
+    if (placed)
+        stop_flag = SIGTERM;
+    return placed;
+}
+
+Test(policies, a_stop_ends_the_scheduling_point)
+{
+    static const char jobs[] =
+        "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib\n"
+        "a0,0,-,1,1,0,1,1,1,0,a,100,1\na1,0,-,1,1,0,1,1,1,0,a,100,1\n"
+        "a2,0,-,1,1,0,1,1,1,0,a,100,1\na3,0,-,1,1,0,1,1,1,0,a,100,1\n"
+        "a4,0,-,1,1,0,1,1,1,0,a,100,1\na5,0,-,1,1,0,1,1,1,0,a,100,1\n"
+        "a6,0,-,1,1,0,1,1,1,0,a,100,1\na7,0,-,1,1,0,1,1,1,0,a,100,1\n";
+    for (size_t i = 0; i < policy_registry_len; i++) {
+        stop_inner = policy_registry[i];
+        struct policy_ops ops = *stop_inner;
+        ops.place = stop_after_one;
+        struct run r;
+        const char *sets[] = {"gpu_as_resource=true"};
+        run_create(&r, one_node_cluster(8, 80, 0, "event"), sets, 1, jobs, &ops);
+        stop_flag = 0;
+        r.s->stop = &stop_flag;
+        char err[CPN_ERR_LEN];
+        cr_assert_eq(sim_run(r.s, err, sizeof err), CPN_ESTOP, "%s", stop_inner->name);
+        cr_assert_eq(r.s->st.placements, 1, "%s: %llu placements", stop_inner->name,
+                     (unsigned long long)r.s->st.placements);
+        run_free(&r);
+    }
 }
