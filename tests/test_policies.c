@@ -697,3 +697,35 @@ Test(policies, a_stop_ends_the_scheduling_point)
         run_free(&r);
     }
 }
+
+/* default judges each class of alike nodes by its lowest-numbered node
+ * (policies/default_nodes.c); its check hook, on here, compares every node's class with
+ * its bookkeeping at the start and end of every scheduling point, and the run with the
+ * checks must schedule as the run without: with jobs sharing GPUs, with GPUs as a
+ * resource, and with live metrics and learnt ends at once (classes move at every
+ * placement and end). */
+Test(default_policy, node_classes_follow_the_bookkeeping)
+{
+    char *jobs = mixed_jobs(400, 0.5);
+    const char *share[] = {"gpu_as_resource=false"};
+    const char *res[] = {"gpu_as_resource=true"};
+    const char *live[] = {"gpu_as_resource=true", "scrape_interval_s=0", "completion=event"};
+    const struct {
+        const char *const *sets;
+        size_t n;
+    } cases[] = {{share, 1}, {res, 1}, {live, 3}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct run plain_run, r;
+        policy_check_indexes = false;
+        run_start(&plain_run, mixed_cluster, cases[c].sets, cases[c].n, jobs, "default");
+        policy_check_indexes = true;
+        run_start(&r, mixed_cluster, cases[c].sets, cases[c].n, jobs, "default");
+        const struct sim_stats *st = &r.s->st; /* (shared GPUs: OOM kills fail some) */
+        cr_assert_eq(st->completed + st->failed + st->stuck, r.js.n, "case %zu", c);
+        assert_same_schedule(&plain_run, &r, cases[c].sets[cases[c].n - 1]);
+        run_free(&plain_run);
+        run_free(&r);
+    }
+    policy_check_indexes = false;
+    free(jobs);
+}
