@@ -481,12 +481,13 @@ Test(failure, run_simulation_stop_flag)
 
 /* ---- issue 18: the stop flag inside a scheduling point (polidx) ---------------- */
 
-/* SIGTERM in the middle of one long scheduling point: default on a site of 200,000
- * nodes scores every node for each of 20,000 jobs submitted at once, one point of
- * minutes. The stop flag was checked only between events, so SIGTERM waited for the
- * point to end (182 s on a cluster of a million nodes); now the engine checks it
- * between placements and the policies in their passes over the queue and the nodes.
- * cpnsim dies of the signal, writes nothing, and long before the child's timeout. */
+/* SIGTERM in the middle of one long scheduling point: sjf on a site of 200,000 nodes
+ * looks at every free node for each of 20,000 jobs submitted at once, one point of
+ * minutes (default did too, before its classes of nodes). The stop flag was checked
+ * only between events, so SIGTERM waited for the point to end (182 s for default on a
+ * cluster of a million nodes); now the engine checks it between placements and the
+ * policies in their passes over the queue and the nodes. cpnsim dies of the signal,
+ * writes nothing, and long before the child's timeout. */
 Test(failure, sigterm_inside_a_long_scheduling_point)
 {
     cr_assert_eq(sh("printf '{\"gpu_types\": {\"H100-80G\": {\"mem_gib\": 80}}, \"sites\": ["
@@ -498,7 +499,7 @@ Test(failure, sigterm_inside_a_long_scheduling_point)
                     "%s gen --count 20000 --cluster %s/big.json -o %s/q.csv",
                     scratch, bin(), scratch, scratch),
                  0);
-    struct child c = spawn("run --quiet --policy default --cluster {s}/big.json --jobs {s}/q.csv "
+    struct child c = spawn("run --quiet --policy sjf --cluster {s}/big.json --jobs {s}/q.csv "
                            "--out {s}/run",
                            RLIM_INFINITY);
     wait_for_timeline(); /* the first scrape is written: the first point is under way */
