@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/engine/policy.h"
+#include "default.h"
 
 /* kube-scheduler's framework.MaxNodeScore: every score plugin scores 0..100. */
 #define DFLT_MAX_NODE_SCORE 100
@@ -58,6 +58,8 @@
  * Enough for the few shapes of real queues; further failures go unremembered and
  * their jobs are simply tried. */
 #define DFLT_MEMO_MAX 16
+/* Nodes scored between two looks at the stop flag (view_stopping). */
+#define DFLT_STOP_EVERY 4096
 /* More failed attempts than any back-off needs to reach its cap (doubling a positive
  * double overflows well before this). */
 #define DFLT_MAX_TRIES_CLASS 4096
@@ -154,6 +156,8 @@ struct dflt_state {
     size_t learnt_seen; /* ends learnt, as of the last scheduling point */
     double scrape_s; /* time of the scrape seen at the last scheduling point */
     bool in_round;   /* place() was called in this scheduling point */
+    struct dflt_nodes nodes; /* the nodes by class, for the binds */
+    uint32_t placed;         /* the node of the last placement, its class not yet moved */
 };
 
 static void dflt_ids_push(struct dflt_ids *a, uint32_t id)
@@ -374,6 +378,11 @@ static int dflt_init(void **state, const struct view *v, char *err, size_t errle
            dflt_backoff_s(cfg, st->tries_cap) != cfg->kube_backoff_max_s)
         st->tries_cap++;
     st->scrape_s = -1;
+    /* The classes leave out the controller's CPU filter, which kube-scheduler's
+     * policy never gets (policy_ops.cpu_filter is false). */
+    CPN_ASSERT(!v->cpu_filter);
+    dflt_nodes_init(&st->nodes, v);
+    st->placed = VIEW_NONE;
     *state = st;
     return 0;
 }
@@ -399,6 +408,7 @@ static void dflt_destroy(void *state)
     heap_free(&st->walk);
     free(st->aside.v);
     free(st->keys);
+    dflt_nodes_free(&st->nodes);
     free(st);
 }
 
@@ -466,15 +476,6 @@ static int64_t dflt_score(const struct view *v, uint32_t n, uint32_t j)
     return least + balanced;
 }
 
-/* GPUs of the node no job of the bookkeeping uses: nvidia.com/gpu still allocatable. */
-static uint32_t dflt_free_gpus(const struct view *v, const struct node *nd)
-{
-    uint32_t k = 0;
-    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
-        k += v->gpu_assigned[g] == 0;
-    return k;
-}
-
 /* The site whose GPUs looked idle most in the last scrape; ties to the lowest index.
  * The engine keeps the per-site counts, so this costs O(sites), not O(GPUs). */
 static uint32_t dflt_site(const struct view *v)
@@ -491,25 +492,33 @@ static uint32_t dflt_site(const struct view *v)
 }
 
 /* Filters and scores the site's nodes for job j and fills *out with the best one.
- * Returns 1, or 0 when no node passes the filter. The node index hands out only the
- * nodes whose free requests fit (exactly view_node_fits_requests), in cluster order,
- * so a site where the job's requests fit nowhere costs O(log nodes). */
-static int dflt_bind(const struct view *v, uint32_t site, uint32_t j, struct placement *out)
+ * Returns 1, or 0 when no node passes the filter. The nodes of a class (default.h)
+ * pass the filter and score alike, so each class is judged by its lowest-numbered node
+ * (the top of its heap): the bind costs O(classes of the site), not O(nodes), and picks
+ * what a scan in cluster order would, the first node of the best score. The filter is
+ * view_first_node's (requests fit, a GPU type the job may run on) plus the node's GPU
+ * count and, with gpu_as_resource, its free GPUs. */
+static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site, uint32_t j,
+                     struct placement *out)
 {
-    const struct site *si = &v->cl->sites[site];
     const struct view_job *jb = view_job(v, j);
     bool gpu_res = v->cl->cfg.gpu_as_resource;
-    uint32_t best = VIEW_NONE, end = si->node_first + si->node_count;
+    const struct dflt_nodes *x = &st->nodes;
+    uint32_t best = VIEW_NONE;
     int64_t best_score = -1;
-    for (uint32_t n = view_first_node(v, si->node_first, j, 0); n < end;
-         n = view_first_node(v, n + 1, j, 0)) {
-        const struct node *nd = &v->cl->nodes[n];
-        if (nd->gpu_count < jb->gpus)
-            continue;
-        if (gpu_res && dflt_free_gpus(v, nd) < jb->gpus)
+    for (uint32_t i = 0; i < x->site_n[site]; i++) {
+        /* A site may hold a million classes: a stopped run ends the pass (what it
+         * returns no longer matters: the run writes no result). */
+        if ((i + 1) % DFLT_STOP_EVERY == 0 && view_stopping(v))
+            return 0;
+        const struct dflt_class *c = &x->cls[x->site_cls[site][i]];
+        uint32_t n = c->heap[0];
+        if (c->key.gpus < jb->gpus || (gpu_res && c->key.free_gpus < jb->gpus) ||
+            !view_node_fits_requests(v, n, j) ||
+            (c->key.gpus > 0 && !view_job_runs_on(v, j, c->key.type)))
             continue;
         int64_t score = dflt_score(v, n, j);
-        if (score > best_score) {
+        if (score > best_score || (score == best_score && n < best)) {
             best = n;
             best_score = score;
         }
@@ -525,7 +534,16 @@ static int dflt_bind(const struct view *v, uint32_t site, uint32_t j, struct pla
     out->job = j;
     out->node = best;
     out->ngpus = k;
+    st->placed = best;
     return 1;
+}
+
+/* The last placement has been applied: its node moves to its new class. */
+static void dflt_settle(struct dflt_state *st, const struct view *v)
+{
+    if (st->placed != VIEW_NONE)
+        dflt_nodes_refresh(&st->nodes, v, st->placed);
+    st->placed = VIEW_NONE;
 }
 
 /* A new pod enters the queue (an arrival, or back from an OOM back-off): its attempts
@@ -533,10 +551,11 @@ static int dflt_bind(const struct view *v, uint32_t site, uint32_t j, struct pla
  * scheduling points share a cohort per shape. */
 static void dflt_job_event(void *state, const struct view *v, uint32_t j, enum policy_job_event e)
 {
-    (void)v;
     struct dflt_state *st = state;
-    if (e == POLICY_JOB_LEARNT)
+    if (e == POLICY_JOB_LEARNT) { /* the bookkeeping released its requests and GPUs */
         st->learnt++;
+        dflt_nodes_refresh(&st->nodes, v, v->job_node[j]);
+    }
     if (e != POLICY_JOB_QUEUED)
         return;
     CPN_ASSERT(!st->queued[j] && !st->in_round);
@@ -687,12 +706,16 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
 {
     struct dflt_state *st = state;
     CPN_ASSERT(st->in_round);
+    dflt_settle(st, v);
     uint32_t site = dflt_site(v);
     if (site != st->memo_site)
         dflt_change_site(st, v, site);
     /* The eligible jobs in queue order, cohort by cohort; a cohort whose shape is known
-     * to fail is set aside whole. */
+     * to fail is set aside whole. Each bind may score a whole site: a stopped run ends
+     * the walk, and the point (dflt_end then leaves the walk as it is). */
     while (st->walk.n > 0) {
+        if (view_stopping(v))
+            return 0;
         uint32_t c = dflt_heap_pop(st, &st->walk);
         CPN_ASSERT(st->co[c].state == DFLT_ELIGIBLE && st->co[c].root != VIEW_NONE);
         if (dflt_known_to_fail(st, v, st->co[c].shape)) {
@@ -702,7 +725,7 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
         uint32_t j = st->co[c].root;
         st->co[c].root = dflt_ph_pop(st, j);
         st->pos = st->seq[j];
-        int bound = dflt_bind(v, site, j, out);
+        int bound = dflt_bind(st, v, site, j, out);
         if (!bound) {
             if (st->n_memo < DFLT_MEMO_MAX)
                 st->memo[st->n_memo++] = st->shape_of[j];
@@ -728,12 +751,12 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
  * queue may be retried. Parked jobs wait for an event and ask for nothing. */
 static double dflt_end(void *state, const struct view *v)
 {
-    (void)v;
     struct dflt_state *st = state;
     st->in_round = false;
+    dflt_settle(st, v);
     /* Every cohort of the point was tried or set aside and failed: the ones that
      * failed into a cohort of this point are done with it. */
-    CPN_ASSERT(st->walk.n == 0 && st->aside.n == 0);
+    CPN_ASSERT((st->walk.n == 0 && st->aside.n == 0) || view_stopping(v));
     return st->boff.n > 0 ? st->co[dflt_boff_first(st)].backoff_until : INFINITY;
 }
 
@@ -747,6 +770,8 @@ static void dflt_check(const void *state, const struct view *v)
     CPN_ASSERT(queued == v->queue_len);
     for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
         CPN_ASSERT(st->queued[j]);
+    if (!st->in_round && st->placed == VIEW_NONE)
+        dflt_nodes_check(&st->nodes, v);
 }
 
 const struct policy_ops default_policy = {

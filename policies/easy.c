@@ -193,7 +193,9 @@ static int easy_place(void *state, const struct view *v, struct placement *out)
         easy_free_times(st, v);
         double shadow = INFINITY;
         uint32_t extra = 0, rn = easy_reserve(st, v, head, &shadow, &extra);
-        for (uint32_t j = v->queue_next[head]; j != VIEW_NONE && !placed; j = v->queue_next[j]) {
+        /* The backfill pass may try the whole queue: a stopped run ends it (view.h). */
+        for (uint32_t j = v->queue_next[head]; j != VIEW_NONE && !placed && !view_stopping(v);
+             j = v->queue_next[j]) {
             uint32_t s = st->job_shape[j], jg = view_job(v, j)->gpus;
             if (st->shape_failed[s] == st->point)
                 continue;

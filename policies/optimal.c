@@ -534,7 +534,7 @@ static void opt_plan(struct opt_state *st, const struct view *v)
     opt_put_back(st, &st->aged, 0, aged_pop);
     opt_put_back(st, &st->young, aged_pop, npop);
     qsort(st->win, m, sizeof *st->win, opt_cmp_key);
-    for (size_t i = 0; i < m; i++) {
+    for (size_t i = 0; i < m && !view_stopping(v); i++) { /* a stopped run plans no more */
         struct opt_slot s;
         if (opt_best_slot(st, v, st->win[i].job, false, &s))
             opt_book(st, v, st->win[i].job, &s);
@@ -545,7 +545,7 @@ static void opt_plan(struct opt_state *st, const struct view *v)
  * queue order: each starts now only where the plan's best place for it is free now. */
 static void opt_fit_fresh(struct opt_state *st, const struct view *v)
 {
-    for (size_t i = 0; i < st->n_fresh; i++) {
+    for (size_t i = 0; i < st->n_fresh && !view_stopping(v); i++) { /* (a million, at once) */
         uint32_t j = st->fresh[i];
         if (st->stage[j] == OPT_OUT || st->gen[j] != st->fresh_gen[i] || st->done[j] == st->epoch)
             continue;

@@ -252,7 +252,7 @@ static void sjf_begin(void *state, const struct view *v)
 static int sjf_place(void *state, const struct view *v, struct placement *out)
 {
     struct sjf_state *st = state;
-    while (st->ready.n) {
+    while (st->ready.n && !view_stopping(v)) { /* each shape may cost a pass over the nodes */
         uint32_t s = *(const uint32_t *)heap_at(&st->ready, &sjf_ready_ops, 0);
         struct sjf_shape *sh = &st->shapes[s];
         if (sjf_fit(st, v, sjf_first(sh)->job, out)) {

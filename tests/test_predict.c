@@ -281,6 +281,37 @@ Test(predict, noisy_is_repeatable_lognormal_noise)
     catalog_destroy(c);
 }
 
+/* Issue 18: exp(1000 z) under- or overflows, so noisy:1000 predicted step times of 0
+ * (from which the engine aborted deriving a CPU demand) and infinite ones. The factor is
+ * kept within [exp(-20), exp(20)]: every answer is finite and positive, and both ends
+ * are reached. */
+Test(predict, extreme_noise_stays_finite_and_positive)
+{
+    struct catalog *c = embedded();
+    struct predictor *p = make(c, "noisy:1000", 5);
+    struct question *q;
+    size_t nq = questions(c, &q), low = 0, high = 0;
+    for (size_t i = 0; i < nq; i++) {
+        struct profile want, got;
+        cr_assert_eq(catalog_lookup(c, q[i].model, q[i].batch, q[i].type, Q_SPEED, q[i].gpus,
+                                    &want),
+                     CPN_OK);
+        ask(p, &q[i], &got);
+        double r[2] = {got.step_s / want.step_s, got.mem_gib / want.mem_gib};
+        for (int k = 0; k < 2; k++) {
+            cr_assert(isfinite(r[k]) && r[k] >= exp(-20) * (1 - 1e-12) &&
+                          r[k] <= exp(20) * (1 + 1e-12),
+                      "question %zu: factor %g", i, r[k]);
+            low += r[k] < 1;
+            high += r[k] > 1;
+        }
+    }
+    cr_assert(low > 0 && high > 0);
+    free(q);
+    predictor_destroy(p);
+    catalog_destroy(c);
+}
+
 Test(predict, bad_specs_are_refused_with_a_message)
 {
     struct catalog *c = embedded();

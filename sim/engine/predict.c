@@ -679,6 +679,21 @@ static double noise_z(uint64_t seed, int model, unsigned batch, int type, unsign
     return gsl_cdf_ugaussian_Pinv(u);
 }
 
+/* The most noisy's exponent SIGMA z may be either way: its factor stays within
+ * [exp(-20), exp(20)], about [2.1e-9, 4.9e8]. A larger SIGMA (noisy:1000) would make a
+ * prediction 0 or infinite (exp underflows or overflows), a run time no arithmetic on
+ * times survives (inf - inf) and a step time no CPU demand can be derived from. Any
+ * SIGMA up to 2.4 is never limited (|z| <= 8.3 for a uniform of 53 bits). */
+#define PRED_NOISE_MAX_LOG 20.0
+
+/* exp(sigma z), its exponent limited to +-PRED_NOISE_MAX_LOG. */
+static double noise_factor(double sigma, double z)
+{
+    double x = sigma * z;
+    return exp(x > PRED_NOISE_MAX_LOG ? PRED_NOISE_MAX_LOG
+                                      : x < -PRED_NOISE_MAX_LOG ? -PRED_NOISE_MAX_LOG : x);
+}
+
 int predictor_profile(const struct predictor *p, int model, unsigned batch, int cat_type,
                       double speed, unsigned gpus, struct profile *out)
 {
@@ -686,10 +701,10 @@ int predictor_profile(const struct predictor *p, int model, unsigned batch, int 
     if (!is_learned(p)) {
         int rc = catalog_lookup(p->cat, model, batch, cat_type, speed, gpus, out);
         if (rc == CPN_OK && p->kind == PRED_NOISY) {
-            out->step_s *= exp(p->sigma *
-                               noise_z(p->seed, model, batch, cat_type, gpus, PRED_NOISE_STEP));
-            out->mem_gib *= exp(p->sigma *
-                                noise_z(p->seed, model, batch, cat_type, gpus, PRED_NOISE_MEM));
+            out->step_s *= noise_factor(
+                p->sigma, noise_z(p->seed, model, batch, cat_type, gpus, PRED_NOISE_STEP));
+            out->mem_gib *= noise_factor(
+                p->sigma, noise_z(p->seed, model, batch, cat_type, gpus, PRED_NOISE_MEM));
         }
         return rc;
     }
@@ -715,8 +730,8 @@ double predictor_job_noise(const struct predictor *p, uint64_t key, unsigned wha
         return 1.0;
     /* A job's own quantities are drawn apart from the catalogue's: model -2 is no model. */
     uint64_t lo = key & 0xffffffffu, hi = key >> 32;
-    return exp(p->sigma * noise_z(p->seed ^ cpn_mix64(hi), -2, (unsigned)lo, -2, 0,
-                                  PRED_NOISE_JOB + what));
+    return noise_factor(p->sigma, noise_z(p->seed ^ cpn_mix64(hi), -2, (unsigned)lo, -2, 0,
+                                          PRED_NOISE_JOB + what));
 }
 
 bool predictor_knows(const struct predictor *p, int model)

@@ -512,7 +512,9 @@ static bool stalled(const struct sim *s)
     return waiting(s) && fresh && (!isfinite(s->bg_patience_s) || !filter_refuses_a_node(s));
 }
 
-/* One scheduling point: asks the policy for placements until it makes none. */
+/* One scheduling point: asks the policy for placements until it makes none, or until
+ * the run is stopped (a point that places a million jobs takes long, and a stopped
+ * run writes no result, so what it leaves undone changes no output). */
 static void schedule(struct sim *s)
 {
     s->dirty = false;
@@ -520,11 +522,13 @@ static void schedule(struct sim *s)
     size_t placed = 0, limit = s->view.queue_len;
     struct placement p;
     policy_call_begin(s);
-    while (s->view.queue_len > 0 && policy_call_place(s, &p)) {
+    while (s->view.queue_len > 0 && !view_stopping(&s->view) && policy_call_place(s, &p)) {
         apply_placement(s, &p);
         CPN_ASSERT(++placed <= limit);
     }
     double t = policy_call_end(s);
+    if (view_stopping(&s->view))
+        return; /* sim_run stops before the next event: no wake-up, and no deadlock */
     if (isfinite(t) && t > s->now && t < s->wakeup_at) {
         s->wakeup_at = t;
         eq_push(&s->eq, t, EV_WAKEUP, 0, 0);
@@ -753,13 +757,14 @@ int sim_run(struct sim *s, char *err, size_t errlen)
     if (s->sampler && s->sampler->begin(s->sampler->ctx, s) != 0)
         return cpn_fail(err, errlen, CPN_EIO, "timeline.csv: write failed: %s", strerror(errno));
 
+    s->view.stop = s->stop; /* the policies see the flag too (view_stopping) */
     for (;;) {
-        if (s->stop && *s->stop)
+        const struct event *top = eq_peek(&s->eq);
+        if (s->dirty && (!top || top->t > s->now) && !s->st.horizon_reached && !view_stopping(&s->view))
+            schedule(s);
+        if (view_stopping(&s->view))
             return cpn_fail(err, errlen, CPN_ESTOP, "stopped by signal %d at simulated time %.3f s",
                             (int)*s->stop, s->now);
-        const struct event *top = eq_peek(&s->eq);
-        if (s->dirty && (!top || top->t > s->now) && !s->st.horizon_reached)
-            schedule(s);
         if (s->terminal == s->jobs->n || s->st.deadlock || s->st.horizon_reached)
             break;
         struct event ev;

@@ -5,6 +5,7 @@
 #ifndef CPN_VIEW_H
 #define CPN_VIEW_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +72,11 @@ struct view {
     struct view_source *src;       /* for the estimates (engine-owned, opaque) */
     const struct nodeidx *nodeidx; /* for view_first_node (engine-owned; may be NULL) */
     const void *params;           /* the policy's parameters (policy_ops.params), or NULL */
+    /* The run's stop flag (sim.stop: nonzero once SIGINT or SIGTERM arrived), or NULL.
+     * A policy whose scheduling pass may be long (a loop over the queue or the nodes)
+     * asks view_stopping in it and, when true, places nothing more: the run ends
+     * without results, so what it leaves undone changes no output. */
+    const volatile sig_atomic_t *stop;
     /* True when the controller's node filter applies to this run's policy
      * (policy_ops.cpu_filter and the config's cpu_filter): view_node_eligible. */
     bool cpu_filter;
@@ -154,6 +160,9 @@ static inline bool view_node_fits_requests(const struct view *v, uint32_t node, 
     return v->node_cpus_req[node] + jb->cpus <= n->cpus + VIEW_FIT_EPS &&
            v->node_mem_req_gib[node] + jb->mem_gib <= n->mem_gib + VIEW_FIT_EPS;
 }
+
+/* True when the run is being stopped (view.stop): a long scheduling pass should end. */
+static inline bool view_stopping(const struct view *v) { return v->stop && *v->stop; }
 
 /* True when the last scrape showed the GPU idle: no utilisation and no memory in use. */
 static inline bool view_gpu_looks_idle(const struct view *v, uint32_t gpu)

@@ -1,0 +1,48 @@
+/* default (private): the default policy's index of nodes by class. Nodes of one site
+ * whose GPU type, GPU count, capacity, requested CPU and memory (and, with
+ * gpu_as_resource, free GPUs) are equal pass kube-scheduler's filter and get its score
+ * alike for any job, so a bind scores one node per class, the class's lowest-numbered
+ * node, instead of every node of the site. Only policies/default*.c include it. */
+#ifndef CPN_DEFAULT_H
+#define CPN_DEFAULT_H
+
+#include "../sim/engine/policy.h"
+
+/* What makes two nodes alike (no padding: compared with memcmp). */
+struct dflt_ckey {
+    uint32_t site, type, gpus, free_gpus; /* free_gpus only with gpu_as_resource, else 0 */
+    double cpus, mem_gib, cpus_req, mem_req_gib;
+};
+
+/* A class: its nodes in a binary min-heap by node index. */
+struct dflt_class {
+    struct dflt_ckey key;
+    uint32_t *heap;
+    uint32_t n, cap;
+    uint32_t next;     /* the next class of its hash bucket, or of the free list */
+    uint32_t site_pos; /* its position in its site's list */
+};
+
+struct dflt_nodes {
+    struct dflt_class *cls;
+    size_t n_cls, cap_cls;
+    uint32_t free_cls;  /* list of free classes, through next */
+    uint32_t *bucket;   /* [mask + 1] first class of each hash bucket, or VIEW_NONE */
+    size_t mask;
+    uint32_t *node_cls; /* [nodes] its class */
+    uint32_t *node_pos; /* [nodes] its position in its class's heap */
+    uint32_t **site_cls; /* [sites] the classes of each site, in no order */
+    uint32_t *site_n, *site_cap;
+    size_t n_sites;
+};
+
+/* Puts every node of the view's cluster in its class. */
+void dflt_nodes_init(struct dflt_nodes *x, const struct view *v);
+void dflt_nodes_free(struct dflt_nodes *x);
+/* Moves node n to the class its bookkeeping now gives it (after a placement on it or
+ * a learnt end there). */
+void dflt_nodes_refresh(struct dflt_nodes *x, const struct view *v, uint32_t n);
+/* Aborts (CPN_ASSERT) unless every node is in the class its bookkeeping gives it. */
+void dflt_nodes_check(const struct dflt_nodes *x, const struct view *v);
+
+#endif

@@ -1,0 +1,202 @@
+/* default_nodes: the default policy's classes of alike nodes (default.h), kept up to
+ * date one node at a time as placements and learnt ends change its bookkeeping. A
+ * class lives while it has nodes; its nodes form a min-heap by index, so its
+ * lowest-numbered node, the one a scan in cluster order would reach first, is at the
+ * top. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "default.h"
+
+/* Node n's key as the view's bookkeeping gives it now. */
+static struct dflt_ckey dflt_key_of(const struct view *v, uint32_t n)
+{
+    const struct node *nd = &v->cl->nodes[n];
+    struct dflt_ckey k;
+    memset(&k, 0, sizeof k);
+    k.site = nd->site;
+    k.type = nd->type;
+    k.gpus = nd->gpu_count;
+    if (v->cl->cfg.gpu_as_resource)
+        for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
+            k.free_gpus += v->gpu_assigned[g] == 0;
+    k.cpus = nd->cpus;
+    k.mem_gib = nd->mem_gib;
+    k.cpus_req = v->node_cpus_req[n];
+    k.mem_req_gib = v->node_mem_req_gib[n];
+    return k;
+}
+
+static size_t dflt_key_hash(const struct dflt_nodes *x, const struct dflt_ckey *k)
+{
+    uint64_t w[6], h = 0x9E3779B97F4A7C15ull;
+    memcpy(w, k, sizeof w);
+    for (size_t i = 0; i < 6; i++)
+        h = cpn_mix64(h ^ w[i]);
+    return (size_t)h & x->mask;
+}
+
+/* ---- a class's heap of nodes, by index ---- */
+
+static void dflt_heap_set(struct dflt_nodes *x, struct dflt_class *c, uint32_t i, uint32_t n)
+{
+    c->heap[i] = n;
+    x->node_pos[n] = i;
+}
+
+static void dflt_sift(struct dflt_nodes *x, struct dflt_class *c, uint32_t i)
+{
+    uint32_t n = c->heap[i];
+    while (i > 0 && c->heap[(i - 1) / 2] > n) { /* up */
+        dflt_heap_set(x, c, i, c->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    for (;;) { /* down */
+        uint32_t l = 2 * i + 1, m = i;
+        uint32_t least = n;
+        if (l < c->n && c->heap[l] < least)
+            m = l, least = c->heap[l];
+        if (l + 1 < c->n && c->heap[l + 1] < least)
+            m = l + 1;
+        if (m == i)
+            break;
+        dflt_heap_set(x, c, i, c->heap[m]);
+        i = m;
+    }
+    dflt_heap_set(x, c, i, n);
+}
+
+/* ---- classes ---- */
+
+/* The class of key k, made (empty, listed in its site) when there is none. */
+static uint32_t dflt_class_get(struct dflt_nodes *x, const struct dflt_ckey *k)
+{
+    size_t b = dflt_key_hash(x, k);
+    for (uint32_t c = x->bucket[b]; c != VIEW_NONE; c = x->cls[c].next)
+        if (memcmp(&x->cls[c].key, k, sizeof *k) == 0)
+            return c;
+    uint32_t c;
+    if (x->free_cls != VIEW_NONE) {
+        c = x->free_cls;
+        x->free_cls = x->cls[c].next;
+    } else {
+        cpn_grow((void **)&x->cls, &x->cap_cls, x->n_cls + 1, sizeof *x->cls);
+        c = (uint32_t)x->n_cls++;
+        x->cls[c].heap = NULL;
+        x->cls[c].cap = 0;
+    }
+    struct dflt_class *cl = &x->cls[c];
+    cl->key = *k;
+    cl->n = 0;
+    cl->next = x->bucket[b];
+    x->bucket[b] = c;
+    uint32_t s = k->site;
+    if (x->site_n[s] == x->site_cap[s]) {
+        x->site_cap[s] = x->site_cap[s] ? 2 * x->site_cap[s] : 16;
+        x->site_cls[s] = cpn_realloc(x->site_cls[s], x->site_cap[s] * sizeof *x->site_cls[s]);
+    }
+    cl->site_pos = x->site_n[s];
+    x->site_cls[s][x->site_n[s]++] = c;
+    return c;
+}
+
+/* Class c has no node left: out of its bucket and its site's list, onto the free list. */
+static void dflt_class_drop(struct dflt_nodes *x, uint32_t c)
+{
+    struct dflt_class *cl = &x->cls[c];
+    uint32_t *p = &x->bucket[dflt_key_hash(x, &cl->key)];
+    while (*p != c)
+        p = &x->cls[*p].next;
+    *p = cl->next;
+    uint32_t s = cl->key.site, last = x->site_cls[s][--x->site_n[s]];
+    x->site_cls[s][cl->site_pos] = last;
+    x->cls[last].site_pos = cl->site_pos;
+    cl->next = x->free_cls;
+    x->free_cls = c;
+}
+
+static void dflt_class_add(struct dflt_nodes *x, uint32_t c, uint32_t n)
+{
+    struct dflt_class *cl = &x->cls[c];
+    if (cl->n == cl->cap) {
+        cl->cap = cl->cap ? 2 * cl->cap : 4;
+        cl->heap = cpn_realloc(cl->heap, cl->cap * sizeof *cl->heap);
+    }
+    dflt_heap_set(x, cl, cl->n++, n);
+    dflt_sift(x, cl, cl->n - 1);
+    x->node_cls[n] = c;
+}
+
+static void dflt_class_remove(struct dflt_nodes *x, uint32_t n)
+{
+    uint32_t c = x->node_cls[n], i = x->node_pos[n];
+    struct dflt_class *cl = &x->cls[c];
+    uint32_t last = cl->heap[--cl->n];
+    if (i < cl->n) {
+        dflt_heap_set(x, cl, i, last);
+        dflt_sift(x, cl, i);
+    }
+    if (cl->n == 0)
+        dflt_class_drop(x, c);
+}
+
+void dflt_nodes_init(struct dflt_nodes *x, const struct view *v)
+{
+    const struct cluster *cl = v->cl;
+    size_t nn = cl->n_nodes ? cl->n_nodes : 1;
+    memset(x, 0, sizeof *x);
+    x->free_cls = VIEW_NONE;
+    size_t nb = 16;
+    while (nb < 2 * nn)
+        nb *= 2;
+    x->mask = nb - 1;
+    x->bucket = cpn_malloc(nb * sizeof *x->bucket);
+    for (size_t b = 0; b < nb; b++)
+        x->bucket[b] = VIEW_NONE;
+    x->node_cls = cpn_malloc(nn * sizeof *x->node_cls);
+    x->node_pos = cpn_malloc(nn * sizeof *x->node_pos);
+    size_t ns = cl->n_sites ? cl->n_sites : 1;
+    x->n_sites = ns;
+    x->site_cls = cpn_calloc(ns, sizeof *x->site_cls);
+    x->site_n = cpn_calloc(ns, sizeof *x->site_n);
+    x->site_cap = cpn_calloc(ns, sizeof *x->site_cap);
+    for (uint32_t n = 0; n < cl->n_nodes; n++) {
+        struct dflt_ckey k = dflt_key_of(v, n);
+        dflt_class_add(x, dflt_class_get(x, &k), n);
+    }
+}
+
+void dflt_nodes_free(struct dflt_nodes *x)
+{
+    for (size_t c = 0; c < x->n_cls; c++)
+        free(x->cls[c].heap);
+    free(x->cls);
+    free(x->bucket);
+    free(x->node_cls);
+    free(x->node_pos);
+    for (size_t s = 0; x->site_cls && s < x->n_sites; s++)
+        free(x->site_cls[s]);
+    free(x->site_cls);
+    free(x->site_n);
+    free(x->site_cap);
+}
+
+void dflt_nodes_refresh(struct dflt_nodes *x, const struct view *v, uint32_t n)
+{
+    struct dflt_ckey k = dflt_key_of(v, n);
+    if (memcmp(&x->cls[x->node_cls[n]].key, &k, sizeof k) == 0)
+        return;
+    dflt_class_remove(x, n);
+    dflt_class_add(x, dflt_class_get(x, &k), n);
+}
+
+void dflt_nodes_check(const struct dflt_nodes *x, const struct view *v)
+{
+    for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
+        struct dflt_ckey k = dflt_key_of(v, n);
+        const struct dflt_class *c = &x->cls[x->node_cls[n]];
+        CPN_ASSERT(memcmp(&c->key, &k, sizeof k) == 0);
+        CPN_ASSERT(x->node_pos[n] < c->n && c->heap[x->node_pos[n]] == n);
+        CPN_ASSERT(x->node_pos[n] == 0 || c->heap[(x->node_pos[n] - 1) / 2] < n);
+    }
+}
