@@ -292,7 +292,8 @@ Test(sweep_reuse, cluster_tasks_share_the_directory, .timeout = 60)
 
 /* Inputs read without end: /dev/zero as a cluster or mix is refused by the spec check,
  * and as a jobs file by the run, at the first NUL byte, with exit status 2 (the
- * timeout bounds a reader that would fill memory). */
+ * timeout bounds a reader that would fill memory). A run of /dev/zero whose directory
+ * holds a summary is checked by hashing it: refused the same way, and run again. */
 Test(sweep_reuse, dev_zero_inputs_are_refused_at_once, .timeout = 60)
 {
     static const struct {
@@ -303,7 +304,7 @@ Test(sweep_reuse, dev_zero_inputs_are_refused_at_once, .timeout = 60)
         {"{\"grid\": {\"mix\": [\"/dev/zero\"], \"seed\": [1]}}",
          "spec.json:1: grid.mix[0]: /dev/zero:1: a NUL byte"},
         {"{\"base\": {\"jobs\": \"/dev/zero\"}, \"grid\": {\"seed\": [1]}}",
-         "FAILED seed=1: spec.json:1: base.jobs: /dev/zero:1: a NUL byte"},
+         "FAILED seed=1: /dev/zero:1: header: contains a NUL byte"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         scratch_write(tmpd, "spec.json", cases[i].spec);
@@ -317,4 +318,16 @@ Test(sweep_reuse, dev_zero_inputs_are_refused_at_once, .timeout = 60)
         cr_assert_not_null(strstr(e, cases[i].msg), "case %zu: %s", i, e);
         free(e);
     }
+    /* The last case again, its run directory now holding a summary to check. */
+    cr_assert_eq(sh("cd %s/o2/runs/seed=1 && echo '{}' > summary.json && echo '{}' > inputs.json && "
+                    "cd %s && timeout 20 %s sweep spec.json --out o2 -j 1 >/dev/null 2>err",
+                    tmpd, tmpd, cpnsim_bin()),
+                 2);
+    char p[128];
+    snprintf(p, sizeof p, "%s/err", tmpd);
+    char *e = slurp(p);
+    cr_assert_not_null(strstr(e, "runs/seed=1: its inputs cannot be read now: spec.json:1: base.jobs: "
+                                 "/dev/zero:1: a NUL byte (not a text file); running again"),
+                       "%s", e);
+    free(e);
 }

@@ -111,7 +111,8 @@ void sweep_req_free(struct sweep_req *r);
 /* The SHA-256 of each input file (jobs, cluster, mix) that the points use: part of
  * each run's key (sweep_key.c, docs/sweeps.md "Reuse"). A cache, filled as points
  * need it: a file is read when a point that uses it is checked against an earlier
- * run or is about to run, never all at the start. */
+ * run, never all at the start; a run that has just ended takes the hashes its
+ * summary.json records. */
 struct sweep_inputs;
 struct sweep_inputs *sweep_inputs_create(const struct sweep_spec *sp); /* borrows sp */
 void sweep_inputs_destroy(struct sweep_inputs *in); /* NULL is a no-op */

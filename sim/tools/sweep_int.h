@@ -31,9 +31,11 @@ enum sweep_run_state {
  * sjf now)"); else it is "". */
 int sweep_run_state(const struct sweep_spec *sp, struct sweep_inputs *in, size_t index,
                     const char *dir, char *why, size_t n);
-/* Writes point index's key to dir/inputs.json, atomically; the point's files must have
- * been hashed (sweep_inputs_hash). Returns 0 or CPN_EIO. */
-int sweep_key_write(const struct sweep_spec *sp, const struct sweep_inputs *in, size_t index,
+/* Writes point index's key to dir/inputs.json, atomically, once the point has run
+ * there: the jobs file's and the cluster's hashes are taken from its summary.json (the
+ * bytes the run read), a mix file is hashed. Returns 0, CPN_EINPUT (a mix that cannot
+ * be read) or CPN_EIO. */
+int sweep_key_write(const struct sweep_spec *sp, struct sweep_inputs *in, size_t index,
                     const char *dir, char *err, size_t errlen);
 /* Writes o as dir/name, atomically, and deletes o. Returns 0 or CPN_EIO. */
 struct cJSON;

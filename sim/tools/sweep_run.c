@@ -67,11 +67,7 @@ _Noreturn static void child_main(const struct sweep_spec *sp, struct sweep_input
     struct sweep_req r;
     sweep_req_make(sp, index, dir, &r);
     char err[CPN_ERR_LEN];
-    /* The files are hashed here, just before the run reads them: the parent reads only
-     * those of runs it checks against an earlier one. */
-    int rc = sweep_inputs_hash(in, index, err, sizeof err);
-    if (!rc)
-        rc = run_simulation(&r.req, NULL, err, sizeof err);
+    int rc = run_simulation(&r.req, NULL, err, sizeof err);
     if (!rc && (rc = sweep_key_write(sp, in, index, dir, err, sizeof err)) != 0)
         sweep_run_clear(dir); /* a summary without its key would be run again anyway */
     char *ep = cpn_path_join(dir, "error.txt");
