@@ -56,9 +56,9 @@ static const char *const usage_sweep =
     "                      failed (default: the spec's time_limit_s, else none)\n"
     "\n"
     "Exit status: 0; 2 for a bad spec, a run that failed on bad input, or DIR in use by\n"
-    "another sweep; 1 for other\n"
-    "failures, or when --aggregate finds runs missing. On SIGINT or SIGTERM the running\n"
-    "runs are stopped, nothing is aggregated and the signal is raised again.\n"
+    "another sweep; 1 for other failures, or when --aggregate finds runs missing. On\n"
+    "SIGINT or SIGTERM the running runs are stopped, nothing is aggregated and the\n"
+    "signal is raised again.\n"
     "See docs/sweeps.md.\n";
 
 struct sweep_args {
