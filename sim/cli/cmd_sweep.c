@@ -29,8 +29,10 @@ static const char *const usage_sweep =
     "summary.csv (mean, sd and 95% t-interval over seeds), groups.csv (what the seed\n"
     "varies, and how many distinct results it gave), baseline.csv (the per-seed ratios,\n"
     "or differences, against each baseline, summarised), paired.csv (those per-seed\n"
-    "values) and timing.csv. A run whose summary.json exists is done and skipped, so a\n"
-    "sweep stopped by Ctrl-C or a crash resumes where it was.\n"
+    "values) and timing.csv. A run done before with the same inputs (the point's values,\n"
+    "the input files' bytes, the cpnsim version: DIR/runs/NAME/inputs.json) is skipped, so\n"
+    "a sweep stopped by Ctrl-C or a crash resumes where it was; one whose inputs changed\n"
+    "is run again, and named. One sweep at a time works in DIR (DIR/sweep.lock).\n"
     "\n"
     "The spec: {\"base\": {KEY: VALUE, ...}, \"grid\": {KEY: [VALUE, ...], ...},\n"
     "           \"baseline\": {KEY: VALUE} or [{KEY: VALUE}, ...], \"time_limit_s\": S}\n"
@@ -53,9 +55,10 @@ static const char *const usage_sweep =
     "  --time-limit S      stop a run still going after S wall seconds and report it\n"
     "                      failed (default: the spec's time_limit_s, else none)\n"
     "\n"
-    "Exit status: 0; 2 for a bad spec or a run that failed on bad input; 1 for other\n"
-    "failures, or when --aggregate finds runs missing. On SIGINT or SIGTERM the running\n"
-    "runs are stopped, nothing is aggregated and the signal is raised again.\n"
+    "Exit status: 0; 2 for a bad spec, a run that failed on bad input, or DIR in use by\n"
+    "another sweep; 1 for other failures, or when --aggregate finds runs missing. On\n"
+    "SIGINT or SIGTERM the running runs are stopped, nothing is aggregated and the\n"
+    "signal is raised again.\n"
     "See docs/sweeps.md.\n";
 
 struct sweep_args {
@@ -158,14 +161,15 @@ static void self_path(char *buf, size_t n)
         buf[len] = '\0';
 }
 
-static int emit(const struct sweep_spec *sp, const struct sweep_args *a, const char *out)
+static int emit(const struct sweep_spec *sp, struct sweep_inputs *in,
+                const struct sweep_args *a, const char *out)
 {
     char bin[4096], err[CPN_ERR_LEN];
     self_path(bin, sizeof bin);
     int kind = strcmp(a->emit, "slurm") == 0 ? SWEEP_EMIT_SLURM : SWEEP_EMIT_PARALLEL;
     size_t n = 0;
     char *path = NULL;
-    int rc = sweep_emit(sp, kind, bin, out, &n, &path, err, sizeof err);
+    int rc = sweep_emit(sp, in, kind, bin, out, &n, &path, err, sizeof err);
     if (rc)
         return cmd_fail(rc, err);
     if (n == 0) {
@@ -187,11 +191,12 @@ static int emit(const struct sweep_spec *sp, const struct sweep_args *a, const c
 
 /* Aggregates, and names the runs not done; with strict, runs not done make the
  * status 1. */
-static int aggregate(const struct sweep_spec *sp, const char *out, bool strict)
+static int aggregate(const struct sweep_spec *sp, struct sweep_inputs *in, const char *out,
+                     bool strict)
 {
     char err[CPN_ERR_LEN];
     size_t missing = 0;
-    int rc = sweep_aggregate(sp, out, stderr, &missing, err, sizeof err);
+    int rc = sweep_aggregate(sp, in, out, stderr, &missing, err, sizeof err);
     if (rc)
         return cmd_fail(rc, err);
     printf("sweep: %zu of %zu runs aggregated into %s/ (runs.csv, summary.csv, groups.csv%s, "
@@ -199,12 +204,53 @@ static int aggregate(const struct sweep_spec *sp, const char *out, bool strict)
            sp->n_points - missing, sp->n_points, out,
            sp->n_baselines ? ", baseline.csv, paired.csv" : "");
     if (missing) {
-        fprintf(stderr, "cpnsim sweep: %zu run%s not done (no summary.json in %s/runs/):\n",
+        fprintf(stderr,
+                "cpnsim sweep: %zu run%s not done (no summary.json in %s/runs/ of the spec's "
+                "inputs):\n",
                 missing, missing == 1 ? " is" : "s are", out);
-        sweep_list_missing(sp, out, stderr);
+        sweep_list_missing(sp, in, out, stderr);
         return strict ? 1 : 0;
     }
     return 0;
+}
+
+/* Runs the points not done (all, or --only's), then aggregates unless --only. Dies of
+ * SIGINT or SIGTERM when one stopped it. */
+static int sweep_run_all(const struct sweep_spec *sp, struct sweep_inputs *in,
+                         const struct sweep_args *a, const char *out)
+{
+    char err[CPN_ERR_LEN];
+    struct sweep_opts o = {.out = out, .jobs = a->jobs ? a->jobs : default_jobs(),
+                           .only = a->only, .inputs = in, .progress = stderr,
+                           .tty = isatty(STDERR_FILENO) == 1,
+                           .time_limit_s = sp->time_limit_s};
+    if (a->only == SIZE_MAX) {
+        char **varies = sweep_seed_varies(sp);
+        sweep_note_seed(sp, varies, stderr);
+        sweep_seed_varies_free(sp, varies);
+    }
+    struct sweep_tally t;
+    double t0 = cpn_wall_s();
+    int rc = sweep_execute(sp, &o, &t, err, sizeof err);
+    if (rc)
+        return cmd_fail(rc, err);
+    if (t.signal) {
+        fprintf(stderr, "sweep: stopped: %zu of %zu runs done; run the same command to resume\n",
+                t.done_before + t.ran, t.total);
+        /* Die of the signal, so that a calling shell or make stops too. */
+        signal(t.signal, SIG_DFL);
+        raise(t.signal);
+        return 128 + t.signal;
+    }
+    fprintf(stderr, "sweep: %zu run%s in %.1f s, %zu done before, %zu failed\n", t.ran,
+            t.ran == 1 ? "" : "s", cpn_wall_s() - t0, t.done_before, t.failed);
+    int status = t.worst;
+    if (a->only == SIZE_MAX) {
+        int arc = aggregate(sp, in, out, false);
+        if (arc && !status)
+            status = arc;
+    }
+    return status;
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -226,6 +272,9 @@ int cmd_sweep(int argc, char **argv)
         sp->time_limit_s = a.time_limit_s;
     char *out = a.out ? cpn_strdup(a.out) : default_out(a.spec);
     int status = 0;
+    struct sweep_inputs *in = sweep_inputs_create(sp);
+    /* Held from before the first look at the run directories to the last table. */
+    struct sweep_lock lk = {-1, -1, false};
     if (a.only != SIZE_MAX && a.only >= sp->n_points) {
         char msg[128];
         snprintf(msg, sizeof msg, "--only: the grid has points 0 to %zu", sp->n_points - 1);
@@ -236,47 +285,19 @@ int cmd_sweep(int argc, char **argv)
             printf("%zu\t%s\n", i, name);
             free(name);
         }
-    } else if (a.aggregate) {
-        status = aggregate(sp, out, true);
-    } else if ((rc = sweep_check(sp, a.only, err, sizeof err)) != 0) {
+    } else if (!a.aggregate && (rc = sweep_check(sp, a.only, err, sizeof err)) != 0) {
         status = cmd_fail(rc, err);
+    } else if ((rc = sweep_lock_take(sp, out, a.only, &lk, err, sizeof err)) != 0) {
+        status = cmd_fail(rc, err);
+    } else if (a.aggregate) {
+        status = aggregate(sp, in, out, true);
     } else if (a.emit) {
-        status = emit(sp, &a, out);
+        status = emit(sp, in, &a, out);
     } else {
-        struct sweep_opts o = {.out = out, .jobs = a.jobs ? a.jobs : default_jobs(),
-                               .only = a.only, .progress = stderr,
-                               .tty = isatty(STDERR_FILENO) == 1,
-                               .time_limit_s = sp->time_limit_s};
-        if (a.only == SIZE_MAX) {
-            char **varies = sweep_seed_varies(sp);
-            sweep_note_seed(sp, varies, stderr);
-            sweep_seed_varies_free(sp, varies);
-        }
-        struct sweep_tally t;
-        double t0 = cpn_wall_s();
-        rc = sweep_execute(sp, &o, &t, err, sizeof err);
-        if (rc) {
-            status = cmd_fail(rc, err);
-        } else if (t.signal) {
-            fprintf(stderr, "sweep: stopped: %zu of %zu runs done; run the same command to resume\n",
-                    t.done_before + t.ran, t.total);
-            sweep_spec_destroy(sp);
-            free(out);
-            /* Die of the signal, so that a calling shell or make stops too. */
-            signal(t.signal, SIG_DFL);
-            raise(t.signal);
-            return 128 + t.signal;
-        } else {
-            fprintf(stderr, "sweep: %zu run%s in %.1f s, %zu done before, %zu failed\n", t.ran,
-                    t.ran == 1 ? "" : "s", cpn_wall_s() - t0, t.done_before, t.failed);
-            status = t.worst;
-            if (a.only == SIZE_MAX) {
-                int arc = aggregate(sp, out, false);
-                if (arc && !status)
-                    status = arc;
-            }
-        }
+        status = sweep_run_all(sp, in, &a, out);
     }
+    sweep_lock_release(&lk);
+    sweep_inputs_destroy(in);
     sweep_spec_destroy(sp);
     free(out);
     return status;

@@ -217,7 +217,7 @@ static int load_summaries(struct agg *a, size_t *n_missing, char *err, size_t er
         char *path = cpn_malloc(n), *buf;
         size_t len;
         snprintf(path, n, "%s/%s/summary.json", sw->runs_dir, sw->runs[r].name);
-        FILE *probe = fopen(path, "rb");
+        FILE *probe = sw->runs[r].absent ? NULL : fopen(path, "rb");
         if (!probe) {
             (*n_missing)++;
             free(path);

@@ -31,6 +31,8 @@ struct stats_run {
     const char *const *params; /* [n_keys] */
     const char *group;  /* its group's name in messages; NULL: the run's name */
     const char *varies; /* what the seed varies in this run, for groups.csv; NULL: "" */
+    bool absent;        /* left out as if it had no summary.json (its summary is not a
+                           result of the inputs asked for) */
 };
 
 /* What the aggregation needs to know about a sweep. Groups are runs whose params

@@ -2,7 +2,8 @@
  * Cartesian product in a fixed order and names each point's run directory
  * (sweep_spec.c); checks the values before anything runs (sweep_check.c); runs the
  * points that are not done, each in a forked child through run_simulation, N at once
- * (sweep_run.c); writes the job lists that hand the points to Slurm or GNU Parallel
+ * (sweep_run.c), reusing a run only when its inputs are the ones asked for
+ * (sweep_key.c) and with the sweep directory locked (sweep_lock.c); writes the job lists that hand the points to Slurm or GNU Parallel
  * (sweep_emit.c); and gathers the runs into tables (sweep_aggregate.c, with stats.h's
  * statistics). The command line is cmd_sweep.c's. */
 #ifndef CPN_SWEEP_H
@@ -107,6 +108,39 @@ void sweep_req_make(const struct sweep_spec *sp, size_t index, const char *out,
                     struct sweep_req *r);
 void sweep_req_free(struct sweep_req *r);
 
+/* The SHA-256 of each input file (jobs, cluster, mix) that the points use: part of
+ * each run's key (sweep_key.c, docs/sweeps.md "Reuse"). A cache, filled as points
+ * need it: a file is read when a point that uses it is checked against an earlier
+ * run, never all at the start; a run that has just ended takes the hashes its
+ * summary.json records. */
+struct sweep_inputs;
+struct sweep_inputs *sweep_inputs_create(const struct sweep_spec *sp); /* borrows sp */
+void sweep_inputs_destroy(struct sweep_inputs *in); /* NULL is a no-op */
+/* Hashes the files of point index not hashed yet. Each is read through cpn_read_file:
+ * a NUL byte is refused as soon as it is read, and nothing past CPN_READ_MAX. Returns
+ * 0, or CPN_EINPUT with "spec:line: field: file: what is wrong". */
+int sweep_inputs_hash(struct sweep_inputs *in, size_t index, char *err, size_t errlen);
+
+/* A lock on a sweep directory (sweep_lock.c), held while a command works in it. */
+struct sweep_lock {
+    int dir_fd; /* OUT/sweep.lock, or -1 */
+    int run_fd; /* OUT/runs/NAME/run.lock for --only, or -1 */
+    bool dir_exclusive;
+};
+/* The lock file in the sweep directory, and in a run directory for --only. */
+#define SWEEP_LOCK_FILE "sweep.lock"
+#define SWEEP_RUN_LOCK_FILE "run.lock"
+/* Locks out (created when missing) with flock(2), which the kernel releases when the
+ * process ends, however it ends. only == SIZE_MAX (a whole sweep, --aggregate,
+ * --emit): out/sweep.lock exclusively, and the PID is written into it. A point
+ * (--only, a cluster task): out/sweep.lock shared, so that the tasks of one array run
+ * side by side while no whole sweep can, and that point's run.lock exclusively.
+ * Never waits. Returns 0, CPN_EINPUT (held by another cpnsim: the message names the
+ * directory and, when known, the holder's PID) or CPN_EIO. */
+int sweep_lock_take(const struct sweep_spec *sp, const char *out, size_t only,
+                    struct sweep_lock *lk, char *err, size_t errlen);
+void sweep_lock_release(struct sweep_lock *lk);
+
 /* How long a run stopped by the time limit has to end after SIGTERM before SIGKILL. */
 #define SWEEP_KILL_GRACE_S 5.0
 
@@ -115,6 +149,7 @@ struct sweep_opts {
     const char *out;   /* the sweep directory; runs go to out/runs/NAME */
     unsigned jobs;     /* runs at once (>= 1) */
     size_t only;       /* one point, or SIZE_MAX for all */
+    struct sweep_inputs *inputs; /* the files' hashes (sweep_inputs_create) */
     FILE *progress;    /* stderr, usually */
     bool tty;          /* progress as a redrawn bar rather than lines */
     double time_limit_s; /* a run still going after this many wall seconds is stopped
@@ -125,7 +160,8 @@ struct sweep_opts {
 /* What happened. */
 struct sweep_tally {
     size_t total;        /* points considered */
-    size_t done_before;  /* found done (summary.json present) and skipped */
+    size_t done_before;  /* found done (a valid summary.json of the same inputs): skipped */
+    size_t stale;        /* found with a summary.json of other inputs, or not valid: rerun */
     size_t ran;          /* finished now */
     size_t failed;       /* ended without a summary.json */
     int worst;           /* 0; 2 when a run failed on bad input; 1 for other failures */
@@ -141,19 +177,22 @@ struct sweep_tally {
 int sweep_execute(const struct sweep_spec *sp, const struct sweep_opts *o, struct sweep_tally *t,
                   char *err, size_t errlen);
 
-/* Aggregates out/runs/ into out/runs.csv, summary.csv, groups.csv, timing.csv and,
+/* Aggregates the runs of out/runs/ that are done for the spec's inputs (in) into out/runs.csv, summary.csv, groups.csv, timing.csv and,
  * with baselines, baseline.csv and paired.csv (stats_aggregate), and writes
  * out/sweep.json. Warnings (a group whose seeds gave identical results) go to warn
- * (NULL: nowhere). *n_missing counts points without a summary. Returns 0, or
- * CPN_EINPUT or CPN_EIO as stats_aggregate. */
-int sweep_aggregate(const struct sweep_spec *sp, const char *out, FILE *warn, size_t *n_missing,
-                    char *err, size_t errlen);
+ * (NULL: nowhere). *n_missing counts points not done: without a summary, or with
+ * one of other inputs (left out of every table). Returns 0, or CPN_EINPUT or CPN_EIO
+ * as stats_aggregate. */
+int sweep_aggregate(const struct sweep_spec *sp, struct sweep_inputs *in, const char *out,
+                    FILE *warn, size_t *n_missing, char *err, size_t errlen);
 
 /* Most runs not done that sweep_list_missing names one by one. */
 #define SWEEP_MAX_LISTED 20
-/* Writes the name of each point that has no summary.json in out/runs, one a line
- * indented by two spaces, the first SWEEP_MAX_LISTED and then "and N more". */
-void sweep_list_missing(const struct sweep_spec *sp, const char *out, FILE *f);
+/* Writes the name of each point not done in out/runs, one a line indented by two
+ * spaces (a stale one followed by why), the first SWEEP_MAX_LISTED and then "and N
+ * more". */
+void sweep_list_missing(const struct sweep_spec *sp, struct sweep_inputs *in,
+                        const char *out, FILE *f);
 
 /* What the seed varies in each point's run (docs/sweeps.md): "queue" (the queue is
  * generated), "predictor" (rf's forest, noisy's noise), "background_load" (a node of
@@ -169,9 +208,11 @@ void sweep_note_seed(const struct sweep_spec *sp, char *const *varies, FILE *f);
 enum sweep_emit { SWEEP_EMIT_SLURM, SWEEP_EMIT_PARALLEL };
 /* Writes out/sweep.sbatch (a Slurm array with one task per point not yet done, each
  * `BIN sweep SPEC --out OUT --only INDEX`) or out/parallel.txt (one such command a
- * line, for GNU Parallel), with absolute paths, and sets *n_tasks. *path receives the
- * file's path (caller frees). Returns 0 or CPN_EIO. */
-int sweep_emit(const struct sweep_spec *sp, int kind, const char *bin, const char *out,
-               size_t *n_tasks, char **path, char *err, size_t errlen);
+ * line, for GNU Parallel), with absolute paths, and sets *n_tasks. A point is done as
+ * sweep_execute judges it (in). *path receives the file's path (caller frees).
+ * Returns 0 or CPN_EIO. */
+int sweep_emit(const struct sweep_spec *sp, struct sweep_inputs *in, int kind,
+               const char *bin, const char *out, size_t *n_tasks, char **path, char *err,
+               size_t errlen);
 
 #endif

@@ -223,21 +223,11 @@ static int write_sweep_json(const struct sweep_spec *sp, char *const *varies, co
         free(name);
     }
     free(c);
-    char *txt = cJSON_Print(o);
-    cJSON_Delete(o);
-    struct afile af = {0};
-    int rc = afile_open(&af, out, "sweep.json", err, errlen);
-    if (!rc) {
-        fputs(txt, af.f);
-        fputc('\n', af.f);
-        rc = afile_commit(&af, err, errlen);
-    }
-    free(txt);
-    return rc;
+    return sweep_write_json(out, "sweep.json", o, err, errlen);
 }
 
-int sweep_aggregate(const struct sweep_spec *sp, const char *out, FILE *warn, size_t *n_missing,
-                    char *err, size_t errlen)
+int sweep_aggregate(const struct sweep_spec *sp, struct sweep_inputs *in, const char *out,
+                    FILE *warn, size_t *n_missing, char *err, size_t errlen)
 {
     size_t n = sp->n_points, nk = sp->n_grid;
     const char **keys = cpn_calloc(nk + 1, sizeof *keys);
@@ -260,6 +250,10 @@ int sweep_aggregate(const struct sweep_spec *sp, const char *out, FILE *warn, si
             params[i * nk + k] = sp->grid[k].raw[c[k]];
         runs[i] = (struct stats_run){.name = sweep_point_name(sp, i), .params = &params[i * nk],
                                      .group = sweep_group_name(sp, i), .varies = varies[i]};
+        /* A summary of other inputs, or one not valid, is no result of this spec. */
+        char *dir = sweep_run_dir(out, runs[i].name), why[CPN_ERR_LEN];
+        runs[i].absent = sweep_run_state(sp, in, i, dir, why, sizeof why) == SWEEP_RUN_STALE;
+        free(dir);
     }
     char *rdir = cpn_path_join(out, "runs");
     struct stats_sweep sw = {.keys = keys, .n_keys = nk, .seed_key = seed_key(sp),
@@ -285,13 +279,15 @@ int sweep_aggregate(const struct sweep_spec *sp, const char *out, FILE *warn, si
     return rc;
 }
 
-void sweep_list_missing(const struct sweep_spec *sp, const char *out, FILE *f)
+void sweep_list_missing(const struct sweep_spec *sp, struct sweep_inputs *in,
+                        const char *out, FILE *f)
 {
     size_t n = 0;
     for (size_t i = 0; i < sp->n_points; i++) {
-        char *name = sweep_point_name(sp, i), *dir = sweep_run_dir(out, name);
-        if (!sweep_file_exists(dir, "summary.json") && n++ < SWEEP_MAX_LISTED)
-            fprintf(f, "  %s\n", name);
+        char *name = sweep_point_name(sp, i), *dir = sweep_run_dir(out, name), why[CPN_ERR_LEN];
+        int state = sweep_run_state(sp, in, i, dir, why, sizeof why);
+        if (state != SWEEP_RUN_DONE && n++ < SWEEP_MAX_LISTED)
+            fprintf(f, "  %s%s%s\n", name, why[0] ? ": " : "", why);
         free(dir);
         free(name);
     }

@@ -3,6 +3,7 @@
  * files readable, clusters loaded with every --set value, predictors built. Each
  * message names the spec's line and field. */
 #include "sweep.h"
+#include "sweep_int.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -20,8 +21,7 @@
 
 /* ---- Checking values before running --------------------------------------------- */
 
-/* Where a value sits in the spec, for messages: "base.KEY" or "grid.KEY[i]". */
-static void value_field(const struct sweep_key *k, bool in_grid, size_t i, char *buf, size_t n)
+void sweep_value_field(const struct sweep_key *k, bool in_grid, size_t i, char *buf, size_t n)
 {
     if (in_grid)
         snprintf(buf, n, "grid.%s[%zu]", k->name, i);
@@ -35,7 +35,7 @@ static int spec_fail(const struct sweep_spec *sp, const struct sweep_key *k, boo
                      size_t i, const char *msg, char *err, size_t errlen)
 {
     char field[300];
-    value_field(k, in_grid, i, field, sizeof field);
+    sweep_value_field(k, in_grid, i, field, sizeof field);
     size_t sl = strlen(k->name);
     if (strncmp(msg, "--set ", 6) == 0 && strncmp(msg + 6, k->name, sl) == 0 &&
         strncmp(msg + 6 + sl, ": ", 2) == 0)

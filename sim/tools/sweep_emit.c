@@ -73,8 +73,8 @@ static int write_emit(FILE *f, const void *ctx)
     fprintf(f,
             "#!/bin/sh\n"
             "# A Slurm job array for the cpnsim sweep %s: one task per run not yet done\n"
-            "# (%zu of %zu). Each task runs `cpnsim sweep SPEC --only INDEX`; a run whose\n"
-            "# summary.json exists is skipped, so the array may be submitted again.\n"
+            "# (%zu of %zu). Each task runs `cpnsim sweep SPEC --only INDEX`; a run done\n"
+            "# with the same inputs is skipped, so the array may be submitted again.\n"
             "# Array indices are the points' indices: Slurm's MaxArraySize must exceed %zu.\n"
             "#\n"
             "#   sbatch %s/sweep.sbatch\n"
@@ -126,8 +126,9 @@ static char *absolute(const char *path)
     return cpn_path_join(cwd, strcmp(p, ".") == 0 ? "" : p);
 }
 
-int sweep_emit(const struct sweep_spec *sp, int kind, const char *bin, const char *out,
-               size_t *n_tasks, char **path, char *err, size_t errlen)
+int sweep_emit(const struct sweep_spec *sp, struct sweep_inputs *in, int kind,
+               const char *bin, const char *out, size_t *n_tasks, char **path, char *err,
+               size_t errlen)
 {
     int rc = cpn_mkdir_p(out, err, errlen);
     if (rc)
@@ -165,8 +166,8 @@ int sweep_emit(const struct sweep_spec *sp, int kind, const char *bin, const cha
     size_t *todo = cpn_calloc(sp->n_points, sizeof *todo), n = 0;
     for (size_t i = 0; i < sp->n_points; i++) {
         char *name = sweep_point_name(sp, i);
-        char *dir = sweep_run_dir(abs_out, name);
-        if (!sweep_file_exists(dir, "summary.json"))
+        char *dir = sweep_run_dir(abs_out, name), why[CPN_ERR_LEN];
+        if (sweep_run_state(sp, in, i, dir, why, sizeof why) != SWEEP_RUN_DONE)
             todo[n++] = i;
         free(dir);
         free(name);

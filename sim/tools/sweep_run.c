@@ -5,9 +5,12 @@
  * the executable or re-parsing of arguments, and a crash or an abort() on a broken
  * invariant ends one run, not the sweep. The parent blocks SIGINT, SIGTERM and SIGCHLD
  * and waits for them with sigtimedwait(), so there is no signal handler and no
- * global flag. run_simulation() writes summary.json last and atomically, so a run
- * directory with one is complete: that is the whole resume rule. A child killed
- * mid-way leaves no summary.json and is run again next time. */
+ * global flag. run_simulation() writes summary.json atomically, and the child then
+ * writes the run's key (its inputs, sweep_key.c) to inputs.json, so a run directory
+ * whose summary.json is valid and whose key is the one the spec asks for now is
+ * complete and reusable: that is the whole resume rule. Any other is run again, and
+ * the sweep says why. Before a point runs, its old summary.json and inputs.json are
+ * removed, so a child killed mid-way leaves nothing that looks done. */
 #include "sweep.h"
 #include "sweep_int.h"
 
@@ -53,8 +56,9 @@ bool sweep_file_exists(const char *dir, const char *name)
 /* The child: run the point, leave a message in error.txt on failure, exit with the
  * run's status. It never returns, and leaves through _exit so that the parent's
  * stdio buffers and exit handlers are not run twice. */
-_Noreturn static void child_main(const struct sweep_spec *sp, size_t index, const char *dir,
-                                 const struct sigaction *old_act, const sigset_t *old_mask)
+_Noreturn static void child_main(const struct sweep_spec *sp, struct sweep_inputs *in,
+                                 size_t index, const char *dir, const struct sigaction *old_act,
+                                 const sigset_t *old_mask)
 {
     sigaction(SIGINT, &old_act[0], NULL);
     sigaction(SIGTERM, &old_act[1], NULL);
@@ -64,6 +68,8 @@ _Noreturn static void child_main(const struct sweep_spec *sp, size_t index, cons
     sweep_req_make(sp, index, dir, &r);
     char err[CPN_ERR_LEN];
     int rc = run_simulation(&r.req, NULL, err, sizeof err);
+    if (!rc && (rc = sweep_key_write(sp, in, index, dir, err, sizeof err)) != 0)
+        sweep_run_clear(dir); /* a summary without its key would be run again anyway */
     char *ep = cpn_path_join(dir, "error.txt");
     if (rc) {
         FILE *f = fopen(ep, "w");
@@ -185,7 +191,12 @@ static void ended(struct runner *ru, const struct slot *s, int st, int stopping)
 {
     char *name = sweep_point_name(ru->sp, s->point);
     char *dir = sweep_run_dir(ru->o->out, name);
-    bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && sweep_file_exists(dir, "summary.json");
+    char why[CPN_ERR_LEN] = "";
+    bool exited = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    /* The child wrote inputs.json from the spec: only the summary is checked here, and
+     * the files are not read again. */
+    bool ok = exited && sweep_run_state(ru->sp, NULL, s->point, dir, why, sizeof why) ==
+                            SWEEP_RUN_DONE;
     bool by_us = stopping && WIFSIGNALED(st) &&
                  (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL || WTERMSIG(st) == stopping);
     if (!ok)
@@ -216,6 +227,8 @@ static void ended(struct runner *ru, const struct slot *s, int st, int stopping)
         char *msg = read_error(dir);
         if (WIFSIGNALED(st))
             say(ru, "sweep: FAILED %s: killed by signal %d\n", name, WTERMSIG(st));
+        else if (exited) /* ran, but what it left is not a run of its inputs */
+            say(ru, "sweep: FAILED %s: %s\n", name, why[0] ? why : "no summary.json written");
         else
             say(ru, "sweep: FAILED %s: %s\n", name, msg ? msg : "no summary.json written");
         free(msg);
@@ -232,10 +245,11 @@ static int start(struct runner *ru, struct slot *s, size_t point, const struct s
     int rc = cpn_mkdir_p(dir, err, errlen);
     if (!rc) {
         afile_remove_stale(dir);
+        sweep_run_clear(dir);
         fflush(NULL); /* or the child would write the parent's buffered output again */
         pid_t pid = fork();
         if (pid == 0)
-            child_main(ru->sp, point, dir, old_act, old_mask);
+            child_main(ru->sp, ru->o->inputs, point, dir, old_act, old_mask);
         if (pid < 0)
             rc = cpn_fail(err, errlen, CPN_EIO, "cannot start a run: fork: %s", strerror(errno));
         *s = (struct slot){.pid = pid, .point = point, .t0 = cpn_wall_s()};
@@ -281,17 +295,30 @@ int sweep_execute(const struct sweep_spec *sp, const struct sweep_opts *o, struc
     for (size_t i = first; i < last; i++) {
         char *name = sweep_point_name(sp, i);
         char *dir = sweep_run_dir(o->out, name);
-        if (sweep_file_exists(dir, "summary.json"))
+        char why[CPN_ERR_LEN];
+        int state = sweep_run_state(sp, o->inputs, i, dir, why, sizeof why);
+        if (state == SWEEP_RUN_DONE) {
             t->done_before++;
-        else
+        } else {
             todo[ru.n_todo++] = i;
+            if (state == SWEEP_RUN_STALE) {
+                /* Never an old result for new inputs, and never in silence. */
+                t->stale++;
+                if (o->progress)
+                    fprintf(o->progress, "sweep: runs/%s: %s; running again\n", name, why);
+            }
+        }
         free(dir);
         free(name);
     }
     t->total = last - first;
+    char stale[64] = "";
+    if (t->stale)
+        snprintf(stale, sizeof stale, " (%zu of them again, named above)", t->stale);
     if (o->progress)
-        fprintf(o->progress, "sweep: %zu run%s in %s/runs: %zu done before, %zu to run, %u at a time\n",
-                t->total, t->total == 1 ? "" : "s", o->out, t->done_before, ru.n_todo,
+        fprintf(o->progress,
+                "sweep: %zu run%s in %s/runs: %zu done before, %zu to run%s, %u at a time\n",
+                t->total, t->total == 1 ? "" : "s", o->out, t->done_before, ru.n_todo, stale,
                 o->jobs);
 
     /* Signals: a SIGINT or SIGTERM that the caller ignores stays ignored. */
