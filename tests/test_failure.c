@@ -513,3 +513,75 @@ Test(failure, sigterm_inside_a_long_scheduling_point)
     assert_not_complete("run");
     free(err);
 }
+
+/* ---- a long YAML parse (sim/io/k8s_load.c) ------------------------------------- */
+
+/* SIGTERM while cpnsim parses a long stream of Job YAML: the reader checks the stop
+ * flag as it reads, so cpnsim dies of the signal without reading on. The writer sends
+ * the signal after 1 MB and writes on until the pipe breaks; before the reader
+ * checked the flag it parsed all 64 MB, so the writer never saw the pipe break. */
+Test(failure, sigterm_during_a_long_yaml_parse)
+{
+    /* Documents of another kind are read and skipped, so the stream can go on. */
+    static const char doc[] = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+                              "data:\n  a: [1, 2, {b: c}]\n";
+    enum { STOP_AFTER = 1 << 20, WRITE_AT_MOST = 64 << 20 };
+    struct child c;
+    int fd = fifo_start("jobs.yaml", "run --quiet --jobs {s}/jobs.yaml --out {s}/run", &c);
+    signal(SIGPIPE, SIG_IGN);
+    size_t sent = 0;
+    bool broke = false;
+    while (sent < WRITE_AT_MOST && !broke) {
+        if (sent >= STOP_AFTER && sent < STOP_AFTER + sizeof doc - 1)
+            cr_assert_eq(kill(c.pid, SIGTERM), 0);
+        ssize_t w = write(fd, doc, sizeof doc - 1);
+        broke = w < 0 && errno == EPIPE;
+        cr_assert(w > 0 || broke, "write: %s", strerror(errno));
+        sent += w > 0 ? (size_t)w : 0;
+    }
+    close(fd);
+    char *err;
+    int st = finish(c, &err);
+    cr_assert(broke, "the reader read all %zu bytes after the signal", sent);
+    cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %d: %s", exit_code(st), err);
+    cr_assert_not_null(strstr(err, "run stopped, no results written"), "%s", err);
+    cr_assert(!exists("run"), "an output directory was made");
+    free(err);
+}
+
+/* Writes `levels` nested JSON arrays (open) or objects to name under the scratch
+ * directory. */
+static void write_deep_json(const char *name, size_t levels, bool objects)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", scratch, name);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f);
+    for (size_t i = 0; i < levels; i++)
+        fputs(objects ? "{\"a\":" : "[", f);
+    fputs("1", f);
+    for (size_t i = 0; i < levels; i++)
+        fputc(objects ? '}' : ']', f);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* JSON nested 100,000 levels deep, as a job file, a cluster and a sweep spec: cJSON's
+ * nesting limit refuses it at line 1 with exit status 2 (no crash, no output). */
+Test(failure, deep_json_is_refused_at_once)
+{
+    static const char *const cmds[] = {"run --quiet --jobs {s}/deep.json --out {s}/run",
+                                       "run --quiet --cluster {s}/deep.json --out {s}/run",
+                                       "sweep {s}/deep.json --out {s}/run"};
+    for (int objects = 0; objects < 2; objects++) {
+        write_deep_json("deep.json", 100000, objects);
+        for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+            char *err;
+            int st = finish(spawn(cmds[i], RLIM_INFINITY), &err);
+            cr_assert_eq(exit_code(st), 2, "%s: status %d: %s", cmds[i], exit_code(st), err);
+            cr_assert_not_null(strstr(err, "deep.json:1: JSON syntax error"), "%s: %s", cmds[i],
+                               err);
+            cr_assert(!exists("run"), "%s: an output directory was made", cmds[i]);
+            free(err);
+        }
+    }
+}

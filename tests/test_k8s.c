@@ -165,7 +165,7 @@ static int read_yaml(const char *path, struct catalog *cat, struct jobset *js, c
     size_t len = 0;
     FILE *w = open_memstream(&buf, &len);
     cr_assert_not_null(w);
-    int rc = k8s_read_jobs(path, cat, js, w, err, errlen);
+    int rc = k8s_read_jobs(path, cat, js, w, NULL, err, errlen);
     fclose(w);
     snprintf(warn, warnlen, "%s", buf ? buf : "");
     free(buf);
@@ -294,7 +294,7 @@ Test(k8s_yaml, read_any_and_buffer_agree)
     jobset_init(&a);
     jobset_init(&b);
     char err[CPN_ERR_LEN] = "";
-    cr_assert_eq(trace_read_any("traces/k8s/queue.yaml", cat, &a, err, sizeof err), CPN_OK, "%s",
+    cr_assert_eq(trace_read_any("traces/k8s/queue.yaml", cat, &a, NULL, err, sizeof err), CPN_OK, "%s",
                  err);
     char *buf = NULL;
     size_t len = 0;
@@ -539,4 +539,127 @@ Test(k8s_yaml, scalar_types)
     cr_assert_str_eq(jobset_str(&js, js.v[0].origin), "yes");
     jobset_free(&js);
     catalog_destroy(cat);
+}
+
+/* ---- nesting, the stop flag and explicit tags (sim/io/k8s_load.c) ---- */
+
+/* A Job whose status (read and skipped) holds `levels` nested lists. */
+static char *nested_job(size_t levels)
+{
+    static const char head[] = JOB_HEAD JOB_SPEC "status: ";
+    size_t n = sizeof head - 1 + 2 * levels + 2;
+    char *y = malloc(n);
+    cr_assert_not_null(y);
+    memcpy(y, head, sizeof head - 1);
+    memset(y + sizeof head - 1, '[', levels);
+    memset(y + sizeof head - 1 + levels, ']', levels);
+    memcpy(y + n - 2, "\n", 2);
+    return y;
+}
+
+/* K8S_DEPTH_MAX levels, the root mapping included, are read; one more is refused at
+ * the line where it opens, and so are 100,000, at once. */
+Test(k8s_yaml, nesting_limit)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    jobset_init(&js);
+    char err[CPN_ERR_LEN] = "";
+    char *y = nested_job(K8S_DEPTH_MAX - 1);
+    cr_assert_eq(k8s_read_jobs_buf("buf.yaml", y, strlen(y), cat, &js, NULL, err, sizeof err),
+                 CPN_OK, "%s", err);
+    cr_assert_eq(js.n, 1);
+    jobset_free(&js);
+    catalog_destroy(cat);
+    free(y);
+    static const char what[] = "YAML nested deeper than 100 levels, the most cpnsim reads";
+    y = nested_job(K8S_DEPTH_MAX);
+    expect_bad_buf(y, ":15: ", what);
+    free(y);
+    y = nested_job(100000);
+    expect_bad_buf(y, ":15: ", what);
+    free(y);
+    /* Block style: one more level per line, refused at the 101st. */
+    size_t cap = 101 * 110 + 1, n = 0;
+    y = malloc(cap);
+    cr_assert_not_null(y);
+    for (int i = 0; i < 101; i++)
+        n += (size_t)snprintf(y + n, cap - n, "%*sa:\n", i, "");
+    expect_bad_buf(y, ":101: ", what);
+    free(y);
+}
+
+/* A stop flag already set ends the read of a file with CPN_ESTOP and no jobs. */
+Test(k8s_yaml, stop_flag)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    jobset_init(&js);
+    char err[CPN_ERR_LEN] = "";
+    volatile sig_atomic_t flag = SIGTERM;
+    int rc = k8s_read_jobs(K8S_DIR "good.yaml", cat, &js, NULL, &flag, err, sizeof err);
+    cr_assert_eq(rc, CPN_ESTOP, "rc %d: %s", rc, err);
+    cr_assert_not_null(strstr(err, "stopped by signal 15"), "%s", err);
+    cr_assert_eq(js.n, 0);
+    flag = 0;
+    cr_assert_eq(k8s_read_jobs(K8S_DIR "good.yaml", cat, &js, NULL, &flag, err, sizeof err),
+                 CPN_OK, "%s", err);
+    cr_assert_eq(js.n, 3);
+    jobset_free(&js);
+    catalog_destroy(cat);
+}
+
+/* A Job with its annotations' epoch, its parallelism and its CPU request as given. */
+static void tagged_job(char *y, size_t n, const char *epoch, const char *par, const char *cpu)
+{
+    snprintf(y, n,
+             "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: a\n  annotations:\n"
+             "    model_name: resnet50\n    data_size: \"1\"\n    epoch: %s\n    origin: bj\n"
+             "spec:\n  parallelism: %s\n  template:\n    spec:\n      containers:\n"
+             "        - image: x\n          resources: {requests: {cpu: %s}}\n",
+             epoch, par, cpu);
+}
+
+/* Explicit tags as Kubernetes' decoder (go-yaml) reads them: !!str makes a string of
+ * any text and !!int "2" an integer; so an annotation may be !!str 3 but not !!int "3"
+ * (annotations are strings), parallelism may be !!int "1" but not !!str 1, and a
+ * quantity is either. A tag its text does not fit is refused wherever it is. */
+/* Reads the Job tagged_job writes and checks its epochs and CPUs. */
+static void expect_tagged(const char *epoch, const char *par, const char *cpu, unsigned epochs,
+                          double cpus)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    jobset_init(&js);
+    char y[2048], err[CPN_ERR_LEN] = "";
+    tagged_job(y, sizeof y, epoch, par, cpu);
+    cr_assert_eq(k8s_read_jobs_buf("buf.yaml", y, strlen(y), cat, &js, NULL, err, sizeof err),
+                 CPN_OK, "%s", err);
+    cr_assert_eq(js.v[0].epochs, epochs);
+    cr_assert_eq(js.v[0].cpus, cpus);
+    jobset_free(&js);
+    catalog_destroy(cat);
+}
+
+Test(k8s_yaml, explicit_tags)
+{
+    expect_tagged("!!str 3", "!!int \"1\"", "!!str 2", 3, 2);
+    expect_tagged("! 4", "!!float 1", "!!int \"3\"", 4, 3);
+    static const struct {
+        const char *epoch, *par, *where, *what;
+    } bad[] = {
+        {"!!int \"1\"", "1", ":8: metadata.annotations.epoch: ",
+         "must be a string (got a number '1' tagged !!int"},
+        {"\"1\"", "!!str 1", ":11: spec.parallelism: ", "must be a number (got a string)"},
+        {"\"1\"", "!!int abc", ":11: YAML: ", "'abc' is not a valid !!int"},
+        {"\"1\"", "!!int 1.5", ":11: YAML: ", "'1.5' is not a valid !!int"},
+        {"!!bool \"1\"", "1", ":8: YAML: ", "'1' is not a valid !!bool"},
+        {"!!binary MQ==", "1", ":8: YAML: ", "the tag !!binary is not read by cpnsim"},
+        {"!!map 1", "1", ":8: YAML: ", "a value cannot be tagged !!map"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char y[2048];
+        tagged_job(y, sizeof y, bad[i].epoch, bad[i].par, "1");
+        expect_bad_buf(y, bad[i].where, bad[i].what);
+    }
 }

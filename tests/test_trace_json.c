@@ -96,7 +96,7 @@ static void expect_bad(const char *file, const char *where, const char *what)
     snprintf(prefix, sizeof prefix, JSON_DIR "%s", where);
     struct jobset js;
     jobset_init(&js);
-    int rc = trace_read_any(path, cat, &js, err, sizeof err);
+    int rc = trace_read_any(path, cat, &js, NULL, err, sizeof err);
     cr_assert_eq(rc, CPN_EINPUT, "%s: rc %d (%s)", file, rc, err);
     cr_assert(strncmp(err, prefix, strlen(prefix)) == 0, "message \"%s\" does not begin \"%s\"",
               err, prefix);
@@ -299,17 +299,17 @@ Test(trace_json, read_any_dispatches_on_extension)
     struct jobset js;
     jobset_init(&js);
     char err[CPN_ERR_LEN] = "";
-    cr_assert_eq(trace_read_any("tests/data/jobs/good.csv", cat, &js, err, sizeof err), CPN_OK,
+    cr_assert_eq(trace_read_any("tests/data/jobs/good.csv", cat, &js, NULL, err, sizeof err), CPN_OK,
                  "%s", err);
     cr_assert_eq(js.n, 4);
-    cr_assert_eq(trace_read_any(JSON_DIR "good.json", cat, &js, err, sizeof err), CPN_OK, "%s",
+    cr_assert_eq(trace_read_any(JSON_DIR "good.json", cat, &js, NULL, err, sizeof err), CPN_OK, "%s",
                  err);
     cr_assert_eq(js.n, 4);
-    cr_assert_eq(trace_read_any("traces/k8s/queue.yaml", cat, &js, err, sizeof err), CPN_OK,
+    cr_assert_eq(trace_read_any("traces/k8s/queue.yaml", cat, &js, NULL, err, sizeof err), CPN_OK,
                  "%s", err);
     cr_assert_eq(js.n, 4);
     /* Another name is read as CSV: a JSON file named .txt is a CSV error. */
-    cr_assert_eq(trace_read_any("tests/data/json/good.json.missing", cat, &js, err, sizeof err),
+    cr_assert_eq(trace_read_any("tests/data/json/good.json.missing", cat, &js, NULL, err, sizeof err),
                  CPN_EINPUT);
     cr_assert(strstr(err, "cannot open"), "%s", err);
     cr_assert_eq(js.n, 4, "a failed read leaves the set as it was");

@@ -128,7 +128,7 @@ int cmd_import(int argc, char **argv)
     char *json = NULL;
     int rc = catalog_create(&cat, err, sizeof err);
     if (!rc && origins_path) {
-        rc = trace_read_any(origins_path, cat, &origins, err, sizeof err);
+        rc = trace_read_any(origins_path, cat, &origins, NULL, err, sizeof err);
         io.origins_from = &origins;
     }
     if (!rc)

@@ -34,6 +34,8 @@ struct job {
     uint32_t id;        /* offset of the id string in the pool */
     uint32_t origin;    /* offset of the origin site name in the pool */
     uint32_t line;      /* line in the input file, for messages */
+    uint32_t origin_line; /* line of the origin's value where it differs from line (a
+                           * YAML annotation), else 0 */
     int32_t model;      /* catalogue model index; -1 only for duration jobs with no model */
     uint32_t batch;     /* per-GPU batch size */
     uint32_t epochs;

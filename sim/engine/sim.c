@@ -591,7 +591,9 @@ static int check_jobs(const struct cluster *cl, const struct jobset *jobs, uint3
         if (site < 0) {
             free(o);
             return cpn_fail(err, errlen, CPN_EINPUT, "%s:%u: origin: unknown site '%s' (not in %s)",
-                            jobs->source, jobs->v[j].line, name, cl->source);
+                            jobs->source,
+                            jobs->v[j].origin_line ? jobs->v[j].origin_line : jobs->v[j].line,
+                            name, cl->source);
         }
         o[j] = (uint32_t)site;
     }

@@ -439,6 +439,9 @@ int jobin_add_in(struct jobin *b, const struct jobin_row *row, const int *order,
     /* A reader with an order names every required field in it (the CSV's header). */
     if (!rc)
         CPN_ASSERT(v.id && v.origin);
+    const struct jobin_val *o = &row->f[JOBIN_ORIGIN];
+    if (o->kind == JOBIN_TEXT && o->line != row->line)
+        v.j.origin_line = o->line > UINT32_MAX ? UINT32_MAX : (uint32_t)o->line;
     if (!rc && b->js.n >= UINT32_MAX)
         rc = jr_fail(&r, JOBIN_ID, "too many jobs");
     if (!rc && b->js.pool_len + strlen(v.id) + strlen(v.origin) + 2 > UINT32_MAX)

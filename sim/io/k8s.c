@@ -96,7 +96,8 @@ static int k_annotations(struct k8s_reader *k, yaml_node_t *m, struct jobin_row 
         char *label = lb->ann[a->field];
         k8s_path(label, path, a->key);
         const char *s = NULL;
-        if (k8s_type(want[i].val) == KT_NUMBER)
+        /* Only a plain number is read so: one tagged !!int is no legacy file's. */
+        if (k8s_type(want[i].val) == KT_NUMBER && !k8s_tagged(want[i].val))
             s = k_unquoted(k, want[i].val, label);
         else if ((rc = k8s_string(k, want[i].val, label, true, &s)))
             break;
@@ -447,13 +448,22 @@ static int k_document(struct k8s_reader *k, yaml_node_t *root)
 struct kin {
     FILE *f;
     struct sha256_ctx sha;
+    const volatile sig_atomic_t *stop;
+    size_t total;
     int read_errno;
-    bool failed;
+    bool failed, too_big, stopped;
 };
 
+/* libyaml's reader: a failed read, a file over CPN_READ_MAX and a stop request end
+ * the parse (libyaml then reports a reader error, which k_stream replaces). Called
+ * for every 16 KiB, so a stop is seen at once even inside one long scalar. */
 static int k_read(void *data, unsigned char *buffer, size_t size, size_t *size_read)
 {
     struct kin *in = data;
+    if (in->stop && *in->stop) {
+        in->stopped = true;
+        return 0;
+    }
     errno = 0;
     size_t got = fread(buffer, 1, size, in->f);
     if (got == 0 && ferror(in->f)) {
@@ -461,23 +471,39 @@ static int k_read(void *data, unsigned char *buffer, size_t size, size_t *size_r
         in->read_errno = errno;
         return 0;
     }
+    in->total += got;
+    if (in->total > CPN_READ_MAX) {
+        in->too_big = true;
+        return 0;
+    }
     sha256_update(&in->sha, got, buffer);
     *size_read = got;
     return 1;
 }
 
-static int k_syntax(struct k8s_reader *k, const yaml_parser_t *p)
+/* The error of a file over CPN_READ_MAX, as cpn_read_file words it. */
+static int k_too_big(const char *name, char *err, size_t errlen)
 {
-    const char *problem = p->problem ? p->problem : "malformed YAML";
-    if (p->error == YAML_READER_ERROR)
-        return cpn_fail(k->err, k->errlen, CPN_EINPUT, "%s:%zu: YAML: %s (byte %zu)", k->name,
-                        p->mark.line + 1, problem, p->problem_offset);
-    if (p->context)
-        return cpn_fail(k->err, k->errlen, CPN_EINPUT,
-                        "%s:%zu: YAML syntax error: %s (%s that starts at line %zu)", k->name,
-                        p->problem_mark.line + 1, problem, p->context, p->context_mark.line + 1);
-    return cpn_fail(k->err, k->errlen, CPN_EINPUT, "%s:%zu: YAML syntax error: %s", k->name,
-                    p->problem_mark.line + 1, problem);
+    return cpn_fail(err, errlen, CPN_EINPUT,
+                    "%s: larger than %u MiB, the most cpnsim reads of a JSON, YAML or trace "
+                    "file (docs/reliability.md)",
+                    name, (unsigned)(CPN_READ_MAX >> 20));
+}
+
+/* The error of a parse that k_read ended, or rc. */
+static int k_read_error(const char *name, const struct kin *in, int rc, char *err, size_t errlen)
+{
+    if (!in || rc == CPN_OK)
+        return rc;
+    if (in->stopped || (in->stop && *in->stop))
+        return cpn_fail(err, errlen, CPN_ESTOP, "%s: stopped by signal %d", name,
+                        (int)*in->stop);
+    if (in->too_big)
+        return k_too_big(name, err, errlen);
+    if (in->failed)
+        return cpn_fail(err, errlen, CPN_EINPUT, "%s: read error: %s", name,
+                        strerror(in->read_errno));
+    return rc;
 }
 
 static void k_print_warnings(const struct k8s_reader *k, FILE *warn)
@@ -508,18 +534,17 @@ static int k_stream(const char *name, yaml_parser_t *p, const struct kin *in,
                     const struct catalog *cat, struct jobset *out, FILE *warn,
                     const char *sha_hex, char *err, size_t errlen)
 {
-    struct k8s_reader k = {.name = name, .cat = cat, .err = err, .errlen = errlen};
+    struct k8s_reader k = {.name = name, .cat = cat, .err = err, .errlen = errlen,
+                           .stop = in ? in->stop : NULL};
     k.b = jobin_create(name, cat);
     int rc = CPN_OK;
     size_t docs = 0;
     for (;;) {
         yaml_document_t doc;
-        if (!yaml_parser_load(p, &doc)) {
-            rc = in && in->failed ? cpn_fail(err, errlen, CPN_EINPUT, "%s: read error: %s", name,
-                                             strerror(in->read_errno))
-                                  : k_syntax(&k, p);
+        bool got = false;
+        rc = k_read_error(name, in, k8s_load(&k, p, &doc, &got), err, errlen);
+        if (rc || !got)
             break;
-        }
         yaml_node_t *root = yaml_document_get_root_node(&doc);
         if (!root) {
             yaml_document_delete(&doc);
@@ -559,6 +584,8 @@ static int k_stream(const char *name, yaml_parser_t *p, const struct kin *in,
 int k8s_read_jobs_buf(const char *name, const char *buf, size_t len, const struct catalog *cat,
                       struct jobset *out, FILE *warn, char *err, size_t errlen)
 {
+    if (len > CPN_READ_MAX)
+        return k_too_big(name, err, errlen);
     yaml_parser_t p;
     CPN_ASSERT(yaml_parser_initialize(&p));
     yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
@@ -570,9 +597,9 @@ int k8s_read_jobs_buf(const char *name, const char *buf, size_t len, const struc
 }
 
 int k8s_read_jobs(const char *path, const struct catalog *cat, struct jobset *out, FILE *warn,
-                  char *err, size_t errlen)
+                  const volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
-    struct kin in = {.f = fopen(path, "rb")};
+    struct kin in = {.f = fopen(path, "rb"), .stop = stop};
     if (!in.f)
         return cpn_fail(err, errlen, CPN_EINPUT, "%s: cannot open: %s", path, strerror(errno));
     sha256_init(&in.sha);

@@ -5,10 +5,16 @@
 #ifndef CPN_K8S_H
 #define CPN_K8S_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* Deepest nesting of mappings and lists read, the document's root included
+ * (docs/jobs.md): a Job's deepest field (a node affinity's values) is 13 levels down;
+ * deeper YAML is refused while it is parsed. */
+#define K8S_DEPTH_MAX 100
 
 struct catalog;
 struct jobset;
@@ -25,9 +31,11 @@ struct jobset;
  * successful read. Malformed values are errors
  * "file:line: path: what is wrong". Streams the file one document at a time.
  * Returns 0 with *out replaced, or CPN_EINPUT leaving *out untouched; sets
- * out->source and out->sha256 (of the file's bytes). */
+ * out->source and out->sha256 (of the file's bytes). Mappings and lists nested deeper
+ * than 100 levels and files over CPN_READ_MAX are refused as they are read; a set *stop
+ * (NULL: none) ends the read within 16 KiB or one YAML event with CPN_ESTOP. */
 int k8s_read_jobs(const char *path, const struct catalog *cat, struct jobset *out, FILE *warn,
-                  char *err, size_t errlen);
+                  const volatile sig_atomic_t *stop, char *err, size_t errlen);
 /* Same from a buffer; name is used in messages. */
 int k8s_read_jobs_buf(const char *name, const char *buf, size_t len, const struct catalog *cat,
                       struct jobset *out, FILE *warn, char *err, size_t errlen);

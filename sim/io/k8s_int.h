@@ -4,8 +4,10 @@
 #ifndef CPN_K8S_INT_H
 #define CPN_K8S_INT_H
 
+#include "k8s.h"
 #include "k8s_quantity.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +38,7 @@ struct k8s_reader {
     char *err;
     size_t errlen;
     yaml_document_t *doc;
+    const volatile sig_atomic_t *stop; /* a set flag stops the parse (CPN_ESTOP); NULL: none */
     struct jobin *b;
     struct k8s_warning *warns;
     size_t nwarn, capwarn, warn_more;
@@ -58,11 +61,27 @@ struct k8s_field {
     yaml_node_t *val;
 };
 
+/* Loads the next document of p into doc (k8s_load.c): *got is false at the end of the
+ * stream. Nesting deeper than K8S_DEPTH_MAX and a tag its scalar does not fit
+ * (k8s_check_tag) are errors; a set k->stop stops it. Returns 0 (doc to be deleted
+ * by the caller when *got), CPN_EINPUT or CPN_ESTOP (doc untouched). */
+int k8s_load(struct k8s_reader *k, yaml_parser_t *p, yaml_document_t *doc, bool *got);
+
+/* Checks scalar n's explicit tag as Kubernetes' YAML decoder (go-yaml) does: !!str
+ * takes any text; !!int, !!float, !!bool and !!null only a text of that type (an
+ * integer is a float too); !!binary and !!timestamp are not read by cpnsim; any
+ * other tag (a local !tag) leaves a string. Returns 0 or CPN_EINPUT. */
+int k8s_check_tag(struct k8s_reader *k, const yaml_node_t *n);
+
+/* True when scalar n was given an explicit tag (other than the non-specific !). */
+bool k8s_tagged(const yaml_node_t *n);
+
 /* The text of scalar node n. */
 const char *k8s_str(const yaml_node_t *n);
 
 /* The type of node n: a plain scalar is typed by its text (3 is a number, yes a
- * boolean, ~ null); a quoted one is always a string. */
+ * boolean, ~ null); a quoted one is always a string; an explicit tag gives its type
+ * (!!str 3 is a string, !!int "3" a number). */
 enum k8s_ytype k8s_type(const yaml_node_t *n);
 
 /* The 1-based line where node n starts. */

@@ -33,15 +33,21 @@ static bool kt_in(const char *s, const char *const *set, size_t n)
 
 const char *k8s_str(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
-enum k8s_ytype k8s_type(const yaml_node_t *n)
+/* The prefix of the YAML core schema's tags, as libyaml resolves !!int. */
+#define KT_TAG_PREFIX "tag:yaml.org,2002:"
+
+/* The scalar tags Kubernetes' decoder resolves, and the type each gives. */
+static const struct {
+    const char *name;
+    enum k8s_ytype type;
+} kt_tags[] = {
+    {"str", KT_STRING}, {"int", KT_NUMBER}, {"float", KT_NUMBER},
+    {"bool", KT_BOOL},  {"null", KT_NULL},
+};
+
+/* The type YAML 1.1 gives s written as a plain scalar. */
+static enum k8s_ytype kt_plain(const char *s)
 {
-    if (n->type == YAML_MAPPING_NODE)
-        return KT_MAPPING;
-    if (n->type == YAML_SEQUENCE_NODE)
-        return KT_SEQUENCE;
-    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return KT_STRING;
-    const char *s = k8s_str(n);
     double d;
     if (kt_in(s, kt_nulls, sizeof kt_nulls / sizeof *kt_nulls))
         return KT_NULL;
@@ -51,6 +57,72 @@ enum k8s_ytype k8s_type(const yaml_node_t *n)
         strcmp(s, ".nan") == 0)
         return KT_NUMBER;
     return KT_STRING;
+}
+
+/* True when s is a decimal integer: an optional sign, then digits only. */
+static bool kt_integer(const char *s)
+{
+    if (*s == '+' || *s == '-')
+        s++;
+    size_t n = strspn(s, "0123456789");
+    return n > 0 && !s[n];
+}
+
+bool k8s_tagged(const yaml_node_t *n)
+{
+    const char *tag = (const char *)n->tag;
+    return tag && strcmp(tag, "?") != 0 && strcmp(tag, "!") != 0;
+}
+
+/* The core-schema name of n's tag ("int" for !!int), or NULL for another tag. */
+static const char *kt_core_tag(const yaml_node_t *n)
+{
+    const char *tag = (const char *)n->tag;
+    size_t np = sizeof KT_TAG_PREFIX - 1;
+    return k8s_tagged(n) && strncmp(tag, KT_TAG_PREFIX, np) == 0 ? tag + np : NULL;
+}
+
+enum k8s_ytype k8s_type(const yaml_node_t *n)
+{
+    if (n->type == YAML_MAPPING_NODE)
+        return KT_MAPPING;
+    if (n->type == YAML_SEQUENCE_NODE)
+        return KT_SEQUENCE;
+    const char *core = kt_core_tag(n);
+    for (size_t i = 0; core && i < sizeof kt_tags / sizeof *kt_tags; i++)
+        if (strcmp(core, kt_tags[i].name) == 0)
+            return kt_tags[i].type;
+    /* Untagged: a plain scalar is typed by its text, a quoted one is a string; a
+     * local tag (!foo) leaves the text a string, as go-yaml leaves it. */
+    if (!k8s_tagged(n) && strcmp((const char *)n->tag, "?") == 0 &&
+        n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+        return kt_plain(k8s_str(n));
+    return KT_STRING;
+}
+
+int k8s_check_tag(struct k8s_reader *k, const yaml_node_t *n)
+{
+    const char *core = kt_core_tag(n);
+    if (!core)
+        return CPN_OK;
+    if (strcmp(core, "binary") == 0 || strcmp(core, "timestamp") == 0)
+        return k8s_fail(k, n, "YAML", "the tag !!%s is not read by cpnsim (write the value as a "
+                        "string)", core);
+    size_t i = 0, nt = sizeof kt_tags / sizeof *kt_tags;
+    while (i < nt && strcmp(core, kt_tags[i].name) != 0)
+        i++;
+    if (i == nt)
+        return k8s_fail(k, n, "YAML",
+                        "a value cannot be tagged !!%s (a value's tag is !!str, !!int, !!float, "
+                        "!!bool or !!null)", core);
+    const char *s = k8s_str(n);
+    enum k8s_ytype want = kt_tags[i].type, got = kt_plain(s);
+    bool ok = want == KT_STRING || (got == want && (strcmp(core, "int") != 0 || kt_integer(s)));
+    if (!ok)
+        return k8s_fail(k, n, "YAML",
+                        "'%.*s' is not a valid !!%s (Kubernetes refuses it: cannot decode %s as "
+                        "!!%s)", K8S_SHOW_MAX, s, core, k8s_type_names[got], core);
+    return CPN_OK;
 }
 
 uint32_t k8s_line(const yaml_node_t *n)
@@ -159,6 +231,11 @@ int k8s_string(struct k8s_reader *k, const yaml_node_t *n, const char *path, boo
         return CPN_OK;
     }
     if (t != KT_STRING) {
+        if (n->type == YAML_SCALAR_NODE && k8s_tagged(n))
+            return k8s_fail(k, n, path,
+                            "must be a string (got %s '%.*s' tagged !!%s; Kubernetes rejects it: "
+                            "give it without the tag, quoted)",
+                            k8s_type_names[t], K8S_SHOW_MAX, k8s_str(n), kt_core_tag(n));
         if (n->type == YAML_SCALAR_NODE)
             return k8s_fail(k, n, path,
                             "must be a string (got %s '%.*s'; Kubernetes rejects it: quote it)",

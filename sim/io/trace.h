@@ -5,6 +5,7 @@
 #ifndef CPN_TRACE_H
 #define CPN_TRACE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,9 +51,10 @@ int trace_write_json(FILE *f, const struct jobset *js, const struct catalog *cat
 bool trace_path_is_yaml(const char *path);
 /* Reads a job file by its extension (any case): .json (trace_read_json), .yaml or
  * .yml (Kubernetes Job YAML, k8s_read_jobs, with its warnings on stderr), anything
- * else (.csv, a pipe) as CSV (trace_read_csv). Same contract as trace_read_csv. */
-int trace_read_any(const char *path, const struct catalog *cat, struct jobset *out, char *err,
-                   size_t errlen);
+ * else (.csv, a pipe) as CSV (trace_read_csv). Same contract as trace_read_csv; a set
+ * *stop (a signal's number; NULL: none) ends a YAML read with CPN_ESTOP. */
+int trace_read_any(const char *path, const struct catalog *cat, struct jobset *out,
+                   const volatile sig_atomic_t *stop, char *err, size_t errlen);
 /* Writes JSON when path ends in .json, else CSV. Returns 0 or CPN_EIO. */
 int trace_write_any(FILE *f, const char *path, const struct jobset *js, const struct catalog *cat);
 

@@ -243,13 +243,13 @@ bool trace_path_is_yaml(const char *path)
     return tj_has_ext(path, ".yaml") || tj_has_ext(path, ".yml");
 }
 
-int trace_read_any(const char *path, const struct catalog *cat, struct jobset *out, char *err,
-                   size_t errlen)
+int trace_read_any(const char *path, const struct catalog *cat, struct jobset *out,
+                   const volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
     if (tj_has_ext(path, ".json"))
         return trace_read_json(path, cat, out, err, errlen);
     if (trace_path_is_yaml(path))
-        return k8s_read_jobs(path, cat, out, stderr, err, errlen);
+        return k8s_read_jobs(path, cat, out, stderr, stop, err, errlen);
     /* .csv, and any other name: CSV was the only format before, and a pipe such as
      * --jobs <(cpnsim gen ...) has no extension. */
     return trace_read_csv(path, cat, out, err, errlen);

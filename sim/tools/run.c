@@ -152,7 +152,7 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     if (!rc)
         rc = cluster_load(req->cluster, req->sets, req->n_sets, cat, &cl, err, errlen);
     if (!rc)
-        rc = req->jobs ? trace_read_any(req->jobs, cat, &js, err, errlen)
+        rc = req->jobs ? trace_read_any(req->jobs, cat, &js, req->stop, err, errlen)
                        : generate_queue(req, cat, cl, &js, err, errlen);
     if (!rc)
         rc = fill_default_origin(req, cl, &js, err, errlen);

@@ -1,10 +1,16 @@
 /* Fuzzes the Kubernetes Job YAML reader (k8s_read_jobs_buf), its warnings written to
- * /dev/null. A queue that reads must write back as CSV and read again unchanged, once
+ * /dev/null. Once, at the start, an input one byte over the reader's size limit
+ * (CPN_READ_MAX, 2 GiB: more than libFuzzer ever gives) must be refused as cpnsim
+ * refuses such a file, without being read (its pages are never touched). Its seeds
+ * include YAML nested just past K8S_DEPTH_MAX. A queue that reads must write back as CSV and read again unchanged, once
  * its jobs without an origin have one, as a run gives them (--origin, else the
  * controller's site): a CSV always names the origin. */
 #include "fuzz.h"
 
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../../sim/io/jobin.h"
 #include "../../sim/io/k8s.h"
@@ -25,6 +31,20 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     fuzz_catalog();
     warn_sink();
+    /* A read-only private map of /dev/zero: address space, no memory. */
+    size_t len = CPN_READ_MAX + 1;
+    int fd = open("/dev/zero", O_RDONLY);
+    FUZZ_CHECK(fd >= 0, "/dev/zero");
+    void *big = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    FUZZ_CHECK(big != MAP_FAILED, "mmap of %zu bytes", len);
+    close(fd);
+    struct jobset js;
+    jobset_init(&js);
+    char err[CPN_ERR_LEN] = "";
+    int rc = k8s_read_jobs_buf("fuzz.yaml", big, len, fuzz_catalog(), &js, NULL, err, sizeof err);
+    FUZZ_CHECK(rc == CPN_EINPUT && js.n == 0 && strstr(err, "fuzz.yaml: larger than 2048 MiB"),
+               "an input over the size limit: rc %d: %s", rc, err);
+    munmap(big, len);
     return 0;
 }
 
