@@ -280,7 +280,7 @@ static int bench_q100(const char *name, double seconds)
     jobset_init(&js);
     if (catalog_create(&cat, err, sizeof err) ||
         cluster_load(Q100_CLUSTER, NULL, 0, cat, &cl, err, sizeof err) ||
-        trace_read_csv(Q100_JOBS, cat, &js, err, sizeof err)) {
+        trace_read_csv(Q100_JOBS, cat, &js, NULL, err, sizeof err)) {
         fprintf(stderr, "bench_engine: %s\n", err);
         return 1;
     }

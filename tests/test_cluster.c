@@ -664,6 +664,51 @@ Test(jsonpos, scalar_top_level_and_trailing_text)
     cr_assert(strstr(err, "n:3: unexpected text after the JSON value"), "%s", err);
 }
 
+/* levels nested arrays around 1, each "[" on its own line after the first `flat`
+ * levels, and a string holding brackets at the top, in a new buffer (caller frees). */
+static char *nested(size_t levels, size_t flat, size_t *len)
+{
+    char *doc = malloc(3 * levels + 32);
+    cr_assert_not_null(doc);
+    size_t n = (size_t)sprintf(doc, "[\"[[{\\\"\", ");
+    for (size_t i = 1; i < levels; i++)
+        n += (size_t)sprintf(doc + n, i < flat ? "[" : "\n[");
+    doc[n++] = '1';
+    for (size_t i = 0; i < levels; i++)
+        doc[n++] = ']';
+    *len = n;
+    return doc;
+}
+
+/* cJSON's nesting limit (1,000 levels) is named as such, at the line where level 1,001
+ * opens; 1,000 levels parse, and a syntax error deep down is still a syntax error. */
+Test(jsonpos, nesting_limit_is_named)
+{
+    cJSON *root = NULL;
+    struct jpos pos = {0};
+    char err[CPN_ERR_LEN] = "";
+    size_t len;
+    char *doc = nested(1000, 1000, &len);
+    cr_assert_eq(jpos_parse("d", doc, len, &root, &pos, err, sizeof err), 0, "%s", err);
+    jpos_free(&pos);
+    cJSON_Delete(root);
+    free(doc);
+
+    root = NULL;
+    doc = nested(1001, 998, &len); /* levels 999, 1000 and 1001 on lines 2, 3 and 4 */
+    cr_assert_eq(jpos_parse("d", doc, len, &root, &pos, err, sizeof err), CPN_EINPUT);
+    cr_assert_null(root);
+    cr_assert_str_eq(err, "d:4: JSON nested deeper than 1000 levels of arrays and objects, the "
+                          "most cpnsim reads");
+    free(doc);
+
+    doc = nested(1000, 1000, &len);
+    doc[len - 1] = ','; /* [[...1]],  : a syntax error 1 level down */
+    cr_assert_eq(jpos_parse("d", doc, len, &root, &pos, err, sizeof err), CPN_EINPUT);
+    cr_assert(strstr(err, "d:1: JSON syntax error"), "%s", err);
+    free(doc);
+}
+
 Test(jsonpos, error_lines)
 {
     static const char doc[] = "{\n  \"a\": 1,\n  \"b\": [1, 2,,]\n}";

@@ -58,7 +58,7 @@ static struct sim *load_and_run(const struct trace_case *tc, const struct policy
     cr_assert_eq(catalog_create(cat, err, sizeof err), 0, "%s", err);
     cr_assert_eq(cluster_load(tc->cluster, tc->sets, n_sets, *cat, cl, err, sizeof err), 0, "%s", err);
     jobset_init(js);
-    cr_assert_eq(trace_read_csv(tc->jobs, *cat, js, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(trace_read_csv(tc->jobs, *cat, js, NULL, err, sizeof err), 0, "%s", err);
     struct sim *s = NULL;
     cr_assert_eq(sim_create(&s, *cl, *cat, js, pol, NULL, NULL, err, sizeof err), 0, "%s", err);
     cr_assert_eq(sim_run(s, err, sizeof err), 0, "%s", err);

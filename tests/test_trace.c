@@ -47,7 +47,7 @@ static void expect_bad_file(const char *file, const char *where, const char *wha
     snprintf(prefix, sizeof prefix, JOBS_DIR "%s", where);
     struct jobset js;
     jobset_init(&js);
-    int rc = trace_read_csv(path, cat, &js, err, sizeof err);
+    int rc = trace_read_csv(path, cat, &js, NULL, err, sizeof err);
     cr_assert_eq(rc, CPN_EINPUT, "%s: rc %d (%s)", file, rc, err);
     cr_assert(strncmp(err, prefix, strlen(prefix)) == 0, "message \"%s\" does not begin \"%s\"",
               err, prefix);
@@ -130,7 +130,7 @@ Test(trace, good_file)
     struct jobset js;
     jobset_init(&js);
     char err[CPN_ERR_LEN] = "";
-    int rc = trace_read_csv(JOBS_DIR "good.csv", cat, &js, err, sizeof err);
+    int rc = trace_read_csv(JOBS_DIR "good.csv", cat, &js, NULL, err, sizeof err);
     cr_assert_eq(rc, CPN_OK, "%s", err);
     cr_assert_eq(js.n, 4);
     cr_assert_str_eq(js.source, JOBS_DIR "good.csv");
@@ -184,6 +184,27 @@ Test(trace, good_file)
     cr_assert_eq(j[0].origin, j[3].origin);
     jobset_free(&js);
     assert_empty(&js);
+    catalog_destroy(cat);
+}
+
+/* A signal's flag ends a read at its next chunk (a CSV of 2 GiB takes half a minute)
+ * with CPN_ESTOP, keeping the set untouched; a clear flag reads the file whole. */
+Test(trace, stop_flag_ends_the_read)
+{
+    struct catalog *cat = load_catalog();
+    char err[CPN_ERR_LEN] = "";
+    struct jobset js;
+    jobset_init(&js);
+    volatile sig_atomic_t stop = SIGTERM;
+    cr_assert_eq(trace_read_csv(JOBS_DIR "good.csv", cat, &js, &stop, err, sizeof err),
+                 CPN_ESTOP);
+    cr_assert_str_eq(err, JOBS_DIR "good.csv: stopped by signal 15 while reading it");
+    assert_empty(&js);
+    stop = 0;
+    cr_assert_eq(trace_read_csv(JOBS_DIR "good.csv", cat, &js, &stop, err, sizeof err), CPN_OK,
+                 "%s", err);
+    cr_assert_gt(js.n, 0);
+    jobset_free(&js);
     catalog_destroy(cat);
 }
 
@@ -505,7 +526,7 @@ Test(trace, chunk_boundaries)
     jobset_init(&a);
     jobset_init(&b);
     char err[CPN_ERR_LEN] = "";
-    int rc = trace_read_csv(path, cat, &a, err, sizeof err);
+    int rc = trace_read_csv(path, cat, &a, NULL, err, sizeof err);
     remove(path);
     cr_assert_eq(rc, CPN_OK, "%s", err);
     cr_assert_eq(a.n, (size_t)rows);
@@ -531,7 +552,8 @@ Test(trace, round_trip_file)
     jobset_init(&a);
     jobset_init(&b);
     char err[CPN_ERR_LEN] = "";
-    cr_assert_eq(trace_read_csv(JOBS_DIR "good.csv", cat, &a, err, sizeof err), CPN_OK, "%s", err);
+    cr_assert_eq(trace_read_csv(JOBS_DIR "good.csv", cat, &a, NULL, err, sizeof err), CPN_OK, "%s",
+                 err);
     size_t len;
     char *csv = write_mem(&a, cat, &len);
     cr_assert(strncmp(csv, "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,"

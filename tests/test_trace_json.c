@@ -210,7 +210,7 @@ static void round_trip(const char *csv_path)
     jobset_init(&b);
     jobset_init(&c);
     char err[CPN_ERR_LEN] = "";
-    cr_assert_eq(trace_read_csv(csv_path, cat, &a, err, sizeof err), CPN_OK, "%s", err);
+    cr_assert_eq(trace_read_csv(csv_path, cat, &a, NULL, err, sizeof err), CPN_OK, "%s", err);
     char *csv1 = jobs_write_mem(&a, cat, false);
     char *json = jobs_write_mem(&a, cat, true);
     cr_assert_eq(trace_read_json_buf("rt.json", json, strlen(json), cat, &b, err, sizeof err),

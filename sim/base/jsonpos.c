@@ -317,6 +317,30 @@ static const char *first_changed_value(const char *buf, size_t len, const char *
     return NULL;
 }
 
+/* The nesting depth of arrays and objects open at `at` (strings skipped), to tell a
+ * parse that cJSON gave up for its nesting limit from a syntax error: cJSON reports
+ * both alike. */
+static size_t depth_at(const char *buf, const char *at)
+{
+    size_t depth = 0;
+    bool in_string = false;
+    for (const char *p = buf; p < at; p++) {
+        if (in_string) {
+            if (*p == '\\' && p + 1 < at)
+                p++;
+            else if (*p == '"')
+                in_string = false;
+        } else if (*p == '"') {
+            in_string = true;
+        } else if (*p == '[' || *p == '{') {
+            depth++;
+        } else if ((*p == ']' || *p == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return depth;
+}
+
 int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, struct jpos *pos,
                char *err, size_t errlen)
 {
@@ -345,6 +369,12 @@ int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, stru
     }
     if (!r) {
         int line = jpos_line_at(buf, len, end);
+        if (end && end < buf + len && (*end == '[' || *end == '{') &&
+            depth_at(buf, end) >= CJSON_NESTING_LIMIT)
+            return cpn_fail(err, errlen, CPN_EINPUT,
+                            "%s:%d: JSON nested deeper than %d levels of arrays and objects, the "
+                            "most cpnsim reads",
+                            name, line > 0 ? line : 1, CJSON_NESTING_LIMIT);
         char near[2 * JPOS_SNIPPET_LEN + 1] = "";
         if (line > 0)
             snippet(buf, len, end, near);

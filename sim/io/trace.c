@@ -247,8 +247,8 @@ static void reserve_for(struct rd *r, FILE *f, const char *chunk, size_t got)
     jobin_reserve(r->b, (size_t)(scale * (double)lines) + 16, (size_t)(scale * (double)id_bytes) + 64);
 }
 
-int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *out, char *err,
-                   size_t errlen)
+int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *out,
+                   const volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -261,6 +261,11 @@ int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *o
     int read_errno = 0;
     bool first = true;
     while (!r.rc) {
+        if (stop && *stop) { /* a chunk is a millisecond: 2 GiB of CSV is half a minute */
+            r.rc = cpn_fail(err, errlen, CPN_ESTOP, "%s: stopped by signal %d while reading it",
+                            path, (int)*stop);
+            break;
+        }
         errno = 0;
         size_t got = fread(chunk, 1, TRACE_CHUNK_BYTES, f);
         if (got == 0) {

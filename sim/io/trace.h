@@ -22,9 +22,11 @@ struct catalog;
  * "-" only when duration_s is given. Ids must be unique. Errors read "file:line: column: what is
  * wrong". Returns 0 with *out filled (it must be initialised; anything it held is
  * freed and replaced), or CPN_EINPUT leaving *out untouched (so empty when freshly
- * initialised). Sets out->source to path and out->sha256 to the digest of the bytes. */
-int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *out, char *err,
-                   size_t errlen);
+ * initialised). Sets out->source to path and out->sha256 to the digest of the bytes.
+ * A set *stop (a signal's number; NULL: none) ends the read at the next 64-KiB chunk
+ * with CPN_ESTOP. */
+int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *out,
+                   const volatile sig_atomic_t *stop, char *err, size_t errlen);
 /* Same from a buffer; name is used in messages. */
 int trace_read_csv_buf(const char *name, const char *buf, size_t len, const struct catalog *cat,
                        struct jobset *out, char *err, size_t errlen);

@@ -252,7 +252,7 @@ int trace_read_any(const char *path, const struct catalog *cat, struct jobset *o
         return k8s_read_jobs(path, cat, out, stderr, stop, err, errlen);
     /* .csv, and any other name: CSV was the only format before, and a pipe such as
      * --jobs <(cpnsim gen ...) has no extension. */
-    return trace_read_csv(path, cat, out, err, errlen);
+    return trace_read_csv(path, cat, out, stop, err, errlen);
 }
 
 int trace_write_any(FILE *f, const char *path, const struct jobset *js, const struct catalog *cat)

@@ -127,6 +127,18 @@ static void run_progress_report(void *ctx, const struct sim *s)
     p->last_events = s->st.events;
 }
 
+/* CPN_ESTOP, naming the phase just ended, when a signal arrived during it; else rc. The
+ * readers of JSON (cJSON parses a file in one call) and the cluster check no flag
+ * within themselves, so a signal during one ends the run as that phase ends. */
+static int stop_after(const struct run_request *req, int rc, const char *phase, char *err,
+                      size_t errlen)
+{
+    if (rc || !req->stop || !*req->stop)
+        return rc;
+    return cpn_fail(err, errlen, CPN_ESTOP, "stopped by signal %d while %s", (int)*req->stop,
+                    phase);
+}
+
 int run_simulation(const struct run_request *req, struct run_result *res, char *err,
                    size_t errlen)
 {
@@ -150,10 +162,14 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     struct afile tl = {0};
     int rc = catalog_create(&cat, err, errlen);
     if (!rc)
-        rc = cluster_load(req->cluster, req->sets, req->n_sets, cat, &cl, err, errlen);
+        rc = stop_after(req,
+                        cluster_load(req->cluster, req->sets, req->n_sets, cat, &cl, err, errlen),
+                        "reading the cluster", err, errlen);
     if (!rc)
-        rc = req->jobs ? trace_read_any(req->jobs, cat, &js, req->stop, err, errlen)
-                       : generate_queue(req, cat, cl, &js, err, errlen);
+        rc = stop_after(req,
+                        req->jobs ? trace_read_any(req->jobs, cat, &js, req->stop, err, errlen)
+                                  : generate_queue(req, cat, cl, &js, err, errlen),
+                        "reading the jobs", err, errlen);
     if (!rc)
         rc = fill_default_origin(req, cl, &js, err, errlen);
     if (!rc)
