@@ -709,6 +709,35 @@ Test(jsonpos, nesting_limit_is_named)
     free(doc);
 }
 
+/* A stop flag given to jpos_set_stop ends a parse once set (cJSON's allocations fail
+ * and it gives up), with CPN_ESTOP and nothing returned; clear, or taken back, the
+ * same text parses. */
+Test(jsonpos, stop_flag_ends_a_parse)
+{
+    static const char doc[] = "[{\"a\": [1, 2, {\"b\": \"c\"}]}, 3]";
+    cJSON *root = NULL;
+    struct jpos pos = {0};
+    char err[CPN_ERR_LEN] = "";
+    volatile sig_atomic_t stop = SIGINT;
+    jpos_set_stop(&stop);
+    cr_assert(jpos_stopping());
+    cr_assert_eq(jpos_parse("s", doc, sizeof doc - 1, &root, &pos, err, sizeof err), CPN_ESTOP);
+    cr_assert_null(root);
+    cr_assert_str_eq(err, "s: stopped by signal 2 while reading it");
+    stop = 0;
+    cr_assert_eq(jpos_parse("s", doc, sizeof doc - 1, &root, &pos, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pos.n, 8); /* every value, the root included */
+    cJSON_Delete(root);
+    jpos_free(&pos);
+    stop = SIGINT;
+    jpos_set_stop(NULL);
+    cr_assert(!jpos_stopping());
+    root = NULL;
+    cr_assert_eq(jpos_parse("s", doc, sizeof doc - 1, &root, &pos, err, sizeof err), 0, "%s", err);
+    cJSON_Delete(root);
+    jpos_free(&pos);
+}
+
 Test(jsonpos, error_lines)
 {
     static const char doc[] = "{\n  \"a\": 1,\n  \"b\": [1, 2,,]\n}";

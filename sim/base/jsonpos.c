@@ -135,6 +135,8 @@ static bool walk(const cJSON *item, struct tok *t, struct jpos *pos, size_t *cap
     size_t off = 0, len = 0;
     if (!kind_fits(tok_next(t, &line, &off, &len), item))
         return false;
+    if ((pos->n & 0xffff) == 0 && jpos_stopping()) /* a million jobs' walk: 4 s */
+        return false;
     cpn_grow((void **)&pos->ents, cap, pos->n + 1, sizeof *pos->ents);
     pos->ents[pos->n++] = (struct jpos_ent){.item = item, .line = line, .off = off, .len = len};
     for (const cJSON *ch = item->child; ch; ch = ch->next)
@@ -317,6 +319,15 @@ static const char *first_changed_value(const char *buf, size_t len, const char *
     return NULL;
 }
 
+static const volatile sig_atomic_t *parse_stop; /* jpos_set_stop's flag */
+
+void jpos_set_stop(const volatile sig_atomic_t *stop) { parse_stop = stop; }
+
+bool jpos_stopping(void) { return parse_stop && *parse_stop; }
+
+/* cJSON's allocator while a stop flag is given: it fails once the flag is set. */
+static void *stop_malloc(size_t n) { return jpos_stopping() ? NULL : malloc(n); }
+
 /* The nesting depth of arrays and objects open at `at` (strings skipped), to tell a
  * parse that cJSON gave up for its nesting limit from a syntax error: cJSON reports
  * both alike. */
@@ -358,7 +369,16 @@ int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, stru
                         jpos_line_at(buf, len, nul));
 
     const char *end = NULL;
+    if (parse_stop)
+        cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = stop_malloc, .free_fn = free});
     cJSON *r = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+    if (parse_stop)
+        cJSON_InitHooks(NULL); /* malloc, free and realloc again */
+    if (jpos_stopping()) {
+        cJSON_Delete(r);
+        return cpn_fail(err, errlen, CPN_ESTOP, "%s: stopped by signal %d while reading it", name,
+                        (int)*parse_stop);
+    }
     const char *why = NULL, *changed = r ? first_changed_value(buf, len, &why) : NULL;
     if (changed) {
         cJSON_Delete(r);
@@ -395,6 +415,12 @@ int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, stru
     /* A disagreement would be a tokenizer bug; the document is still valid, and its
      * messages then merely lack line numbers. */
     (void)jpos_build(pos, r, buf, len);
+    if (jpos_stopping()) {
+        cJSON_Delete(r);
+        jpos_free(pos);
+        return cpn_fail(err, errlen, CPN_ESTOP, "%s: stopped by signal %d while reading it", name,
+                        (int)*parse_stop);
+    }
     *root = r;
     return CPN_OK;
 }

@@ -6,7 +6,9 @@
 #define CPN_JSONPOS_H
 
 #include <cjson/cJSON.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct jpos_ent {
@@ -33,6 +35,14 @@ struct jpos {
  * read as 0), and "\u0000" in a string (it would end the string there) are refused. */
 int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, struct jpos *pos,
                char *err, size_t errlen);
+
+/* A flag set by a signal handler (NULL: none) that ends every later jpos_parse as soon
+ * as it is set, with CPN_ESTOP and "name: stopped by signal N while reading it": while
+ * it is given, cJSON allocates through a hook that fails once the flag is set, and
+ * cJSON gives up a parse whose allocation fails. A run sets it for its reading. */
+void jpos_set_stop(const volatile sig_atomic_t *stop);
+/* Whether the flag given to jpos_set_stop is set (a caller's long pass over a tree). */
+bool jpos_stopping(void);
 
 /* Builds the table of a tree that cJSON parsed from buf[0..len) (text after the
  * first value is ignored). Returns 0; or CPN_EINPUT when text and tree disagree

@@ -111,6 +111,11 @@ int trace_read_json_buf(const char *name, const char *buf, size_t len, const str
                           name, jpos_line(&pos, el), i, tj_type_name(el));
             break;
         }
+        if ((i & 4095) == 0 && jpos_stopping()) {
+            rc = cpn_fail(err, errlen, CPN_ESTOP, "%s: stopped by a signal while reading it",
+                          name);
+            break;
+        }
         struct jobin_row row;
         rc = tj_object(name, el, &pos, &row, err, errlen);
         if (!rc)

@@ -16,6 +16,7 @@
 #include "../io/report.h"
 #include "../engine/sim.h"
 #include "../io/trace.h"
+#include "../base/jsonpos.h"
 #include "../base/util.h"
 
 /* The queue of a run without a jobs file, drawn as `cpnsim gen` draws it: the mix's
@@ -127,9 +128,8 @@ static void run_progress_report(void *ctx, const struct sim *s)
     p->last_events = s->st.events;
 }
 
-/* CPN_ESTOP, naming the phase just ended, when a signal arrived during it; else rc. The
- * readers of JSON (cJSON parses a file in one call) and the cluster check no flag
- * within themselves, so a signal during one ends the run as that phase ends. */
+/* CPN_ESTOP, naming the phase just ended, when a signal arrived during it; else rc
+ * (the readers check the flag as they go, but not every step of them). */
 static int stop_after(const struct run_request *req, int rc, const char *phase, char *err,
                       size_t errlen)
 {
@@ -161,6 +161,7 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     jobset_init(&js);
     struct afile tl = {0};
     int rc = catalog_create(&cat, err, errlen);
+    jpos_set_stop(req->stop); /* a signal ends a JSON parse of the cluster or the jobs */
     if (!rc)
         rc = stop_after(req,
                         cluster_load(req->cluster, req->sets, req->n_sets, cat, &cl, err, errlen),
@@ -170,6 +171,7 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
                         req->jobs ? trace_read_any(req->jobs, cat, &js, req->stop, err, errlen)
                                   : generate_queue(req, cat, cl, &js, err, errlen),
                         "reading the jobs", err, errlen);
+    jpos_set_stop(NULL);
     if (!rc)
         rc = fill_default_origin(req, cl, &js, err, errlen);
     if (!rc)
