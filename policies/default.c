@@ -512,7 +512,7 @@ static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site,
         if ((i + 1) % DFLT_STOP_EVERY == 0 && view_stopping(v))
             return 0;
         const struct dflt_class *c = &x->cls[x->site_cls[site][i]];
-        uint32_t n = c->heap[0];
+        uint32_t n = dflt_class_first(c);
         if (c->key.gpus < jb->gpus || (gpu_res && c->key.free_gpus < jb->gpus) ||
             !view_node_fits_requests(v, n, j) ||
             (c->key.gpus > 0 && !view_job_runs_on(v, j, c->key.type)))

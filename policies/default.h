@@ -6,6 +6,7 @@
 #ifndef CPN_DEFAULT_H
 #define CPN_DEFAULT_H
 
+#include "../sim/base/heap.h"
 #include "../sim/engine/policy.h"
 
 /* What makes two nodes alike (no padding: compared with memcmp). */
@@ -14,11 +15,10 @@ struct dflt_ckey {
     double cpus, mem_gib, cpus_req, mem_req_gib;
 };
 
-/* A class: its nodes in a binary min-heap by node index. */
+/* A class: its nodes (uint32_t) in the project's min-heap by node index. */
 struct dflt_class {
     struct dflt_ckey key;
-    uint32_t *heap;
-    uint32_t n, cap;
+    struct heap nodes;
     uint32_t next;     /* the next class of its hash bucket, or of the free list */
     uint32_t site_pos; /* its position in its site's list */
 };
@@ -35,6 +35,12 @@ struct dflt_nodes {
     uint32_t *site_n, *site_cap;
     size_t n_sites;
 };
+
+/* The class's lowest-numbered node (the class has one at least). */
+static inline uint32_t dflt_class_first(const struct dflt_class *c)
+{
+    return *(const uint32_t *)c->nodes.v;
+}
 
 /* Puts every node of the view's cluster in its class. */
 void dflt_nodes_init(struct dflt_nodes *x, const struct view *v);

@@ -8,6 +8,22 @@
 
 #include "default.h"
 
+/* ---- a class's heap of nodes, by index (their positions in node_pos) ---- */
+
+static bool dflt_node_less(const void *a, const void *b, const void *ctx)
+{
+    (void)ctx;
+    return *(const uint32_t *)a < *(const uint32_t *)b;
+}
+
+static void dflt_node_moved(const void *e, size_t i, void *ctx)
+{
+    ((struct dflt_nodes *)ctx)->node_pos[*(const uint32_t *)e] = (uint32_t)i;
+}
+
+static const struct heap_ops dflt_node_ops = {
+    .size = sizeof(uint32_t), .less = dflt_node_less, .moved = dflt_node_moved};
+
 /* Node n's key as the view's bookkeeping gives it now. */
 static struct dflt_ckey dflt_key_of(const struct view *v, uint32_t n)
 {
@@ -36,36 +52,6 @@ static size_t dflt_key_hash(const struct dflt_nodes *x, const struct dflt_ckey *
     return (size_t)h & x->mask;
 }
 
-/* ---- a class's heap of nodes, by index ---- */
-
-static void dflt_heap_set(struct dflt_nodes *x, struct dflt_class *c, uint32_t i, uint32_t n)
-{
-    c->heap[i] = n;
-    x->node_pos[n] = i;
-}
-
-static void dflt_sift(struct dflt_nodes *x, struct dflt_class *c, uint32_t i)
-{
-    uint32_t n = c->heap[i];
-    while (i > 0 && c->heap[(i - 1) / 2] > n) { /* up */
-        dflt_heap_set(x, c, i, c->heap[(i - 1) / 2]);
-        i = (i - 1) / 2;
-    }
-    for (;;) { /* down */
-        uint32_t l = 2 * i + 1, m = i;
-        uint32_t least = n;
-        if (l < c->n && c->heap[l] < least)
-            m = l, least = c->heap[l];
-        if (l + 1 < c->n && c->heap[l + 1] < least)
-            m = l + 1;
-        if (m == i)
-            break;
-        dflt_heap_set(x, c, i, c->heap[m]);
-        i = m;
-    }
-    dflt_heap_set(x, c, i, n);
-}
-
 /* ---- classes ---- */
 
 /* The class of key k, made (empty, listed in its site) when there is none. */
@@ -82,12 +68,10 @@ static uint32_t dflt_class_get(struct dflt_nodes *x, const struct dflt_ckey *k)
     } else {
         cpn_grow((void **)&x->cls, &x->cap_cls, x->n_cls + 1, sizeof *x->cls);
         c = (uint32_t)x->n_cls++;
-        x->cls[c].heap = NULL;
-        x->cls[c].cap = 0;
+        x->cls[c].nodes = (struct heap){0};
     }
-    struct dflt_class *cl = &x->cls[c];
+    struct dflt_class *cl = &x->cls[c]; /* a freed class's heap is empty, its array kept */
     cl->key = *k;
-    cl->n = 0;
     cl->next = x->bucket[b];
     x->bucket[b] = c;
     uint32_t s = k->site;
@@ -117,26 +101,15 @@ static void dflt_class_drop(struct dflt_nodes *x, uint32_t c)
 
 static void dflt_class_add(struct dflt_nodes *x, uint32_t c, uint32_t n)
 {
-    struct dflt_class *cl = &x->cls[c];
-    if (cl->n == cl->cap) {
-        cl->cap = cl->cap ? 2 * cl->cap : 4;
-        cl->heap = cpn_realloc(cl->heap, cl->cap * sizeof *cl->heap);
-    }
-    dflt_heap_set(x, cl, cl->n++, n);
-    dflt_sift(x, cl, cl->n - 1);
+    heap_push(&x->cls[c].nodes, &dflt_node_ops, x, &n);
     x->node_cls[n] = c;
 }
 
 static void dflt_class_remove(struct dflt_nodes *x, uint32_t n)
 {
-    uint32_t c = x->node_cls[n], i = x->node_pos[n];
-    struct dflt_class *cl = &x->cls[c];
-    uint32_t last = cl->heap[--cl->n];
-    if (i < cl->n) {
-        dflt_heap_set(x, cl, i, last);
-        dflt_sift(x, cl, i);
-    }
-    if (cl->n == 0)
+    uint32_t c = x->node_cls[n];
+    heap_remove(&x->cls[c].nodes, &dflt_node_ops, x, x->node_pos[n], NULL);
+    if (x->cls[c].nodes.n == 0)
         dflt_class_drop(x, c);
 }
 
@@ -169,7 +142,7 @@ void dflt_nodes_init(struct dflt_nodes *x, const struct view *v)
 void dflt_nodes_free(struct dflt_nodes *x)
 {
     for (size_t c = 0; c < x->n_cls; c++)
-        free(x->cls[c].heap);
+        heap_free(&x->cls[c].nodes);
     free(x->cls);
     free(x->bucket);
     free(x->node_cls);
@@ -195,8 +168,9 @@ void dflt_nodes_check(const struct dflt_nodes *x, const struct view *v)
     for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
         struct dflt_ckey k = dflt_key_of(v, n);
         const struct dflt_class *c = &x->cls[x->node_cls[n]];
+        const uint32_t *heap = c->nodes.v, i = x->node_pos[n];
         CPN_ASSERT(memcmp(&c->key, &k, sizeof k) == 0);
-        CPN_ASSERT(x->node_pos[n] < c->n && c->heap[x->node_pos[n]] == n);
-        CPN_ASSERT(x->node_pos[n] == 0 || c->heap[(x->node_pos[n] - 1) / 2] < n);
+        CPN_ASSERT(i < c->nodes.n && heap[i] == n);
+        CPN_ASSERT(i == 0 || heap[(i - 1) / 2] < n);
     }
 }
