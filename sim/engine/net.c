@@ -150,11 +150,15 @@ static const struct routes_entry *route_of(const struct net *n, uint32_t from, u
     return routes_get(&n->routes, (uint32_t)row, to);
 }
 
-/* The site at the other end of link l from site `at`. */
-static uint32_t link_other(const struct net *n, uint32_t l, uint32_t at)
+/* One step back along the route from `from`: the link by which its tree reaches *at,
+ * and *at moved to that link's other end. A route's links are read from its last to
+ * its first, nlinks such steps from the destination. */
+static uint32_t route_back(const struct net *n, uint32_t from, uint32_t *at)
 {
+    uint32_t l = route_of(n, from, *at)->via;
     const struct link *lk = &n->cl->links[l];
-    return lk->a == at ? lk->b : lk->a;
+    *at = lk->a == *at ? lk->b : lk->a;
+    return l;
 }
 
 /* Least capacity along the route from `from` to `to` (walking its tree back from
@@ -162,15 +166,12 @@ static uint32_t link_other(const struct net *n, uint32_t l, uint32_t at)
  * would get (its capacity over its active flows plus one). */
 static double route_share(const struct net *n, uint32_t from, uint32_t to, bool shared)
 {
-    const struct routes_entry *r = route_of(n, from, to);
     double share = INFINITY;
-    for (uint32_t k = r->nlinks, at = to; k > 0; k--) {
-        const struct link_state *ls = &n->links[r->via];
+    for (uint32_t k = route_of(n, from, to)->nlinks, at = to; k > 0; k--) {
+        const struct link_state *ls = &n->links[route_back(n, from, &at)];
         double s = shared ? ls->cap / (double)(ls->nflows + 1) : ls->cap;
         if (s < share)
             share = s;
-        at = link_other(n, r->via, at);
-        r = route_of(n, from, at);
     }
     return share;
 }
@@ -552,11 +553,8 @@ bool net_transfer_begin(struct net *n, uint32_t j, uint32_t site, double now)
     }
     tmp.pos = tmp.links + tmp.cap;
     tmp.nlinks = r->nlinks;
-    for (uint32_t k = r->nlinks, at = site; k > 0; k--) {
-        tmp.links[k - 1] = r->via;
-        at = link_other(n, r->via, at);
-        r = route_of(n, n->origin[j], at);
-    }
+    for (uint32_t k = r->nlinks, at = site; k > 0; k--)
+        tmp.links[k - 1] = route_back(n, n->origin[j], &at);
     *fl = tmp;
     fl->remaining_gib = gib;
     fl->begin_s = now;
@@ -567,7 +565,7 @@ bool net_transfer_begin(struct net *n, uint32_t j, uint32_t site, double now)
     n->job_flow[j] = f;
     n->st.transfers++;
     n->st.moved_gib += gib;
-    eq_push(n->eq, now + route_of(n, n->origin[j], site)->latency_s, EV_FLOW_START, j, ++n->job_gen[j]);
+    eq_push(n->eq, now + r->latency_s, EV_FLOW_START, j, ++n->job_gen[j]);
     return true;
 }
 
