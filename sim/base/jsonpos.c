@@ -325,6 +325,12 @@ void jpos_set_stop(const volatile sig_atomic_t *stop) { parse_stop = stop; }
 
 bool jpos_stopping(void) { return parse_stop && *parse_stop; }
 
+int jpos_stopped(const char *name, char *err, size_t errlen)
+{
+    return cpn_fail(err, errlen, CPN_ESTOP, "%s: stopped by signal %d while reading it", name,
+                    parse_stop ? (int)*parse_stop : 0);
+}
+
 /* cJSON's allocator while a stop flag is given: it fails once the flag is set. */
 static void *stop_malloc(size_t n) { return jpos_stopping() ? NULL : malloc(n); }
 
@@ -376,8 +382,7 @@ int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, stru
         cJSON_InitHooks(NULL); /* malloc, free and realloc again */
     if (jpos_stopping()) {
         cJSON_Delete(r);
-        return cpn_fail(err, errlen, CPN_ESTOP, "%s: stopped by signal %d while reading it", name,
-                        (int)*parse_stop);
+        return jpos_stopped(name, err, errlen);
     }
     const char *why = NULL, *changed = r ? first_changed_value(buf, len, &why) : NULL;
     if (changed) {
@@ -418,8 +423,7 @@ int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, stru
     if (jpos_stopping()) {
         cJSON_Delete(r);
         jpos_free(pos);
-        return cpn_fail(err, errlen, CPN_ESTOP, "%s: stopped by signal %d while reading it", name,
-                        (int)*parse_stop);
+        return jpos_stopped(name, err, errlen);
     }
     *root = r;
     return CPN_OK;

@@ -41,8 +41,10 @@ int jpos_parse(const char *name, const char *buf, size_t len, cJSON **root, stru
  * it is given, cJSON allocates through a hook that fails once the flag is set, and
  * cJSON gives up a parse whose allocation fails. A run sets it for its reading. */
 void jpos_set_stop(const volatile sig_atomic_t *stop);
-/* Whether the flag given to jpos_set_stop is set (a caller's long pass over a tree). */
+/* Whether the flag given to jpos_set_stop is set (a caller's long pass over a tree),
+ * and the CPN_ESTOP such a pass then returns, its message naming file and signal. */
 bool jpos_stopping(void);
+int jpos_stopped(const char *name, char *err, size_t errlen);
 
 /* Builds the table of a tree that cJSON parsed from buf[0..len) (text after the
  * first value is ignored). Returns 0; or CPN_EINPUT when text and tree disagree

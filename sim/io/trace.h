@@ -54,7 +54,8 @@ bool trace_path_is_yaml(const char *path);
 /* Reads a job file by its extension (any case): .json (trace_read_json), .yaml or
  * .yml (Kubernetes Job YAML, k8s_read_jobs, with its warnings on stderr), anything
  * else (.csv, a pipe) as CSV (trace_read_csv). Same contract as trace_read_csv; a set
- * *stop (a signal's number; NULL: none) ends a YAML read with CPN_ESTOP. */
+ * *stop (a signal's number; NULL: none) ends a CSV or YAML read with CPN_ESTOP (a JSON
+ * read takes its flag from jpos_set_stop). */
 int trace_read_any(const char *path, const struct catalog *cat, struct jobset *out,
                    const volatile sig_atomic_t *stop, char *err, size_t errlen);
 /* Writes JSON when path ends in .json, else CSV. Returns 0 or CPN_EIO. */

@@ -112,8 +112,7 @@ int trace_read_json_buf(const char *name, const char *buf, size_t len, const str
             break;
         }
         if ((i & 4095) == 0 && jpos_stopping()) {
-            rc = cpn_fail(err, errlen, CPN_ESTOP, "%s: stopped by a signal while reading it",
-                          name);
+            rc = jpos_stopped(name, err, errlen);
             break;
         }
         struct jobin_row row;
