@@ -566,18 +566,22 @@ static void write_deep_json(const char *name, size_t levels, bool objects)
 }
 
 /* A regular file one byte over the 2 GiB read limit (sparse: no disk, all zeros), as a
- * JSON job file, a cluster, a sweep spec and an import's trace, is refused from its
- * size with exit status 2 before a byte is read: read, its first byte would have been
- * refused as a NUL. */
+ * JSON or YAML job file, a cluster, a sweep spec and an import's trace, is refused from
+ * its size with exit status 2 before a byte is read: read, its first byte would have
+ * been refused as a NUL. */
 Test(failure, a_file_over_the_read_limit_is_refused_unread)
 {
-    char p[512];
-    snprintf(p, sizeof p, "%s/big.json", scratch);
-    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    cr_assert(fd >= 0);
-    cr_assert_eq(ftruncate(fd, (off_t)CPN_READ_MAX + 1), 0, "%s", strerror(errno));
-    cr_assert_eq(close(fd), 0);
+    static const char *const names[] = {"big.json", "big.yaml"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char p[512];
+        snprintf(p, sizeof p, "%s/%s", scratch, names[i]);
+        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        cr_assert(fd >= 0);
+        cr_assert_eq(ftruncate(fd, (off_t)CPN_READ_MAX + 1), 0, "%s", strerror(errno));
+        cr_assert_eq(close(fd), 0);
+    }
     static const char *const cmds[] = {"run --quiet --jobs {s}/big.json --out {s}/run",
+                                       "run --quiet --jobs {s}/big.yaml --out {s}/run",
                                        "run --quiet --cluster {s}/big.json --out {s}/run",
                                        "sweep {s}/big.json --out {s}/run",
                                        "import philly {s}/big.json -o {s}/run.csv"};
@@ -585,7 +589,9 @@ Test(failure, a_file_over_the_read_limit_is_refused_unread)
         char *err;
         int st = finish(spawn(cmds[i], RLIM_INFINITY), &err);
         cr_assert_eq(exit_code(st), 2, "%s: status %d: %s", cmds[i], exit_code(st), err);
-        cr_assert_not_null(strstr(err, "big.json: larger than 2048 MiB"), "%s: %s", cmds[i], err);
+        cr_assert_not_null(strstr(err, "big.json: larger than 2048 MiB") ||
+                               strstr(err, "big.yaml: larger than 2048 MiB"),
+                           "%s: %s", cmds[i], err);
         cr_assert(!exists("run") && !exists("run.csv"), "%s: an output was made", cmds[i]);
         free(err);
     }

@@ -210,8 +210,13 @@ int cpn_parse_u64(const char *s, uint64_t *out)
     return CPN_OK;
 }
 
-/* The error of a file over CPN_READ_MAX. */
-static int too_large(const char *path, char *err, size_t errlen)
+bool cpn_file_too_large(FILE *f)
+{
+    struct stat st;
+    return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)CPN_READ_MAX;
+}
+
+int cpn_fail_too_large(const char *path, char *err, size_t errlen)
 {
     return cpn_fail(err, errlen, CPN_EINPUT,
                     "%s: larger than %u MiB, the most cpnsim reads of a JSON, YAML or trace file "
@@ -227,15 +232,14 @@ int cpn_read_file(const char *path, char **buf, size_t *len, char *err, size_t e
     /* A regular file's size sizes the buffer at once (growing it by doubling copied
      * the file up to twice more); a pipe or device starts at 64 KiB and grows. */
     size_t cap = 1 << 16, n = 0;
-    struct stat st;
-    bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
-    if (regular && st.st_size > (off_t)CPN_READ_MAX) {
+    if (cpn_file_too_large(f)) {
         /* Refused by its size, unread: it had been read to the limit first, 2 GiB of
          * memory and seconds for nothing. */
         fclose(f);
-        return too_large(path, err, errlen);
+        return cpn_fail_too_large(path, err, errlen);
     }
-    if (regular && st.st_size >= (off_t)cap)
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)cap)
         cap = (size_t)st.st_size + 2;
     char *b = cpn_malloc(cap);
     int rc = CPN_OK;
@@ -259,7 +263,7 @@ int cpn_read_file(const char *path, char **buf, size_t *len, char *err, size_t e
             break;
         }
         if (n > CPN_READ_MAX) {
-            rc = too_large(path, err, errlen);
+            rc = cpn_fail_too_large(path, err, errlen);
             break;
         }
         if (got == 0)

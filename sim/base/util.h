@@ -67,6 +67,10 @@ int cpn_parse_u64(const char *s, uint64_t *out);
  * CPN_EINPUT with "path: reason" in err: a text file holds no NUL byte (refused as soon
  * as it is read, with its line), and none is larger than CPN_READ_MAX. */
 int cpn_read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen);
+/* Whether f is a regular file larger than CPN_READ_MAX: refused from its size, unread. */
+bool cpn_file_too_large(FILE *f);
+/* CPN_EINPUT with the message of an input over CPN_READ_MAX, for every reader. */
+int cpn_fail_too_large(const char *path, char *err, size_t errlen);
 
 /* SHA-256 of a buffer as 64 lower-case hex digits and a NUL. */
 void cpn_sha256_hex(const void *buf, size_t len, char out[65]);

@@ -481,15 +481,6 @@ static int k_read(void *data, unsigned char *buffer, size_t size, size_t *size_r
     return 1;
 }
 
-/* The error of a file over CPN_READ_MAX, as cpn_read_file words it. */
-static int k_too_big(const char *name, char *err, size_t errlen)
-{
-    return cpn_fail(err, errlen, CPN_EINPUT,
-                    "%s: larger than %u MiB, the most cpnsim reads of a JSON, YAML or trace "
-                    "file (docs/reliability.md)",
-                    name, (unsigned)(CPN_READ_MAX >> 20));
-}
-
 /* The error of a parse that k_read ended, or rc. */
 static int k_read_error(const char *name, const struct kin *in, int rc, char *err, size_t errlen)
 {
@@ -499,7 +490,7 @@ static int k_read_error(const char *name, const struct kin *in, int rc, char *er
         return cpn_fail(err, errlen, CPN_ESTOP, "%s: stopped by signal %d", name,
                         (int)*in->stop);
     if (in->too_big)
-        return k_too_big(name, err, errlen);
+        return cpn_fail_too_large(name, err, errlen);
     if (in->failed)
         return cpn_fail(err, errlen, CPN_EINPUT, "%s: read error: %s", name,
                         strerror(in->read_errno));
@@ -585,7 +576,7 @@ int k8s_read_jobs_buf(const char *name, const char *buf, size_t len, const struc
                       struct jobset *out, FILE *warn, char *err, size_t errlen)
 {
     if (len > CPN_READ_MAX)
-        return k_too_big(name, err, errlen);
+        return cpn_fail_too_large(name, err, errlen);
     yaml_parser_t p;
     CPN_ASSERT(yaml_parser_initialize(&p));
     yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
@@ -602,6 +593,10 @@ int k8s_read_jobs(const char *path, const struct catalog *cat, struct jobset *ou
     struct kin in = {.f = fopen(path, "rb"), .stop = stop};
     if (!in.f)
         return cpn_fail(err, errlen, CPN_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    if (cpn_file_too_large(in.f)) { /* as cpn_read_file: unread (it parsed 2 GiB first) */
+        fclose(in.f);
+        return cpn_fail_too_large(path, err, errlen);
+    }
     sha256_init(&in.sha);
     yaml_parser_t p;
     CPN_ASSERT(yaml_parser_initialize(&p));
