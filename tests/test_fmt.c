@@ -1,6 +1,7 @@
 /* cpn_fmt_fixed and cpn_fmt_u64, the number formatting behind jobs.csv: the text must be
  * printf's to the byte, or outputs would change with the formatter. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort_double.h>
 #include <math.h>
@@ -133,4 +134,49 @@ Test(parse, only_decimal_notation)
         cr_assert_neq(cpn_parse_double(bad[i], &x), 0, "'%s' accepted", bad[i]);
         cr_assert_eq(x, 7);
     }
+}
+
+/* strtoull's verdict on s, as cpn_parse_u64 gave it before it parsed the digits itself:
+ * a digit first, all of s taken, no overflow. */
+static int strtoull_verdict(const char *s, uint64_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return CPN_EINPUT;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno == ERANGE)
+        return CPN_EINPUT;
+    *out = v;
+    return CPN_OK;
+}
+
+static void parses_as_strtoull(const char *s)
+{
+    uint64_t want = 7, got = 7;
+    int rc_want = strtoull_verdict(s, &want), rc_got = cpn_parse_u64(s, &got);
+    cr_assert_eq(rc_got, rc_want, "'%s': %d, strtoull %d", s, rc_got, rc_want);
+    cr_assert_eq(got, want, "'%s': %llu, strtoull %llu", s, (unsigned long long)got,
+                 (unsigned long long)want);
+}
+
+Test(parse, whole_numbers_as_strtoull_takes_them)
+{
+    const char *hand[] = {"0", "007", "18446744073709551615", "18446744073709551616",
+                          "18446744073709551610", "18446744073709551619", "99999999999999999999",
+                          "", "-1", "+1", " 1", "1 ", "1.0", "1e3", "0x10", "12a"};
+    for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++)
+        parses_as_strtoull(hand[i]);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    char buf[32];
+    for (int i = 0; i < 100000; i++) {
+        size_t n = 1 + gsl_rng_uniform_int(r, 22);
+        for (size_t k = 0; k < n; k++)
+            buf[k] = (char)('0' + gsl_rng_uniform_int(r, 10));
+        if (i % 10 == 0) /* now and then a byte that is not a digit */
+            buf[gsl_rng_uniform_int(r, n)] = " x-.+"[gsl_rng_uniform_int(r, 5)];
+        buf[n] = '\0';
+        parses_as_strtoull(buf);
+    }
+    gsl_rng_free(r);
 }

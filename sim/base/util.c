@@ -199,14 +199,20 @@ int cpn_parse_double(const char *s, double *out)
 
 int cpn_parse_u64(const char *s, uint64_t *out)
 {
+    /* Digits only, as strtoull(s, &end, 10) with *end == '\0' and no ERANGE takes them
+     * (without its sign, blanks and locale: a job file has a million of these). */
     if (!s || *s < '0' || *s > '9')
         return CPN_EINPUT;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno == ERANGE)
+    uint64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return CPN_EINPUT;
+        v = v * 10 + d;
+    }
+    if (*s)
         return CPN_EINPUT;
-    *out = (uint64_t)v;
+    *out = v;
     return CPN_OK;
 }
 
