@@ -180,3 +180,24 @@ Test(parse, whole_numbers_as_strtoull_takes_them)
     }
     gsl_rng_free(r);
 }
+
+/* Mantissas of 17 to 19 digits, which are parsed in long double when they are not
+ * exact doubles: random values, and the 19-digit numbers nearest to the points halfway
+ * between two doubles, where rounding twice could miss strtod's value by one unit. */
+Test(parse, long_mantissas_give_strtods_bits)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    char buf[64];
+    for (int i = 0; i < 300000; i++) {
+        double v = (0.5 + gsl_rng_uniform(r)) * pow(10, (int)gsl_rng_uniform_int(r, 50) - 25);
+        long double half = ((long double)v + (long double)nextafter(v, INFINITY)) / 2;
+        switch (i % 4) {
+        case 0: snprintf(buf, sizeof buf, "%.17g", v); break;
+        case 1: snprintf(buf, sizeof buf, "%.18g", v); break;
+        case 2: snprintf(buf, sizeof buf, "%.19Lg", half); break;
+        default: snprintf(buf, sizeof buf, "%.19Le", half); break;
+        }
+        parses_as_strtod(buf);
+    }
+    gsl_rng_free(r);
+}
