@@ -143,20 +143,25 @@ static void outcome(const char *text, size_t len, unsigned opts, size_t step, ch
  * lines give the same records, errors, lines and fields both ways. */
 Test(csvrow, plain_lines_read_as_libcsv_reads_them)
 {
-    static const char alphabet[] = "ab,,,\n\n\"\r \t";
+    /* Short fields and every kind of byte; and long runs of text, which are split a
+     * word at a time. */
+    static const char *const alphabets[] = {"ab,,,\n\n\"\r \t",
+                                            "abcdefghijklmnopqrstuvwxyz0123456789.,\n\" \r"};
     static const unsigned opts[] = {0, CSVROW_TRIM, CSVROW_NUL, CSVROW_TRIM | CSVROW_NUL};
     uint32_t x = 12345;
     for (int t = 0; t < 20000; t++) {
-        char text[48];
+        char text[160];
         size_t len = 0;
+        const char *alphabet = alphabets[t % 2];
+        size_t na = strlen(alphabet);
         x = x * 1664525u + 1013904223u;
         size_t want = (x >> 8) % sizeof text;
         for (; len < want; len++) {
             x = x * 1664525u + 1013904223u;
-            text[len] = alphabet[(x >> 8) % (sizeof alphabet - 1)];
+            text[len] = alphabet[(x >> 8) % na];
         }
         for (size_t o = 0; o < sizeof opts / sizeof opts[0]; o++) {
-            char whole[1200], bytes[1200];
+            char whole[4096], bytes[4096];
             outcome(text, len, opts[o], 0, whole, sizeof whole);
             outcome(text, len, opts[o], 1, bytes, sizeof bytes);
             cr_assert_str_eq(whole, bytes, "input \"%.*s\", options %u", (int)len, text, opts[o]);
