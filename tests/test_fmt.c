@@ -201,3 +201,56 @@ Test(parse, long_mantissas_give_strtods_bits)
     }
     gsl_rng_free(r);
 }
+
+/* A pair as the summary's prediction errors sorted them before: by time, then index. */
+struct timed {
+    double t;
+    uint32_t i;
+};
+
+static int by_time_then_index(const void *a, const void *b)
+{
+    const struct timed *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* cpn_sort_by_key over cpn_double_key is a stable sort by the doubles: the order of
+ * qsort by (value, index), with many equal values, -0 and +0, negatives and spans of
+ * every size (so that some bytes are the same in every key and their pass is skipped). */
+Test(fmt, sorting_by_key_is_stable_and_orders_doubles)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    const size_t sizes[] = {0, 1, 2, 1000, 100000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        for (int spread = 0; spread < 3; spread++) {
+            size_t n = sizes[k];
+            struct timed *want = malloc((n + 1) * sizeof *want);
+            uint64_t *key = malloc((n + 1) * sizeof *key);
+            uint32_t *val = malloc((n + 1) * sizeof *val);
+            for (size_t i = 0; i < n; i++) {
+                double t;
+                switch (spread) {
+                case 0: t = (double)gsl_rng_uniform_int(r, 50); break; /* ties */
+                case 1: {
+                    unsigned long z = gsl_rng_uniform_int(r, 4);
+                    t = z == 0 ? -0.0 : z == 1 ? 0.0 : (gsl_rng_uniform(r) - 0.5) * 1e6;
+                    break;
+                }
+                default: t = gsl_rng_uniform(r) * pow(10, (int)gsl_rng_uniform_int(r, 30)); break;
+                }
+                want[i] = (struct timed){t, (uint32_t)i};
+                key[i] = cpn_double_key(t);
+                val[i] = (uint32_t)i;
+            }
+            qsort(want, n, sizeof *want, by_time_then_index);
+            cpn_sort_by_key(key, val, n);
+            for (size_t i = 0; i < n; i++)
+                cr_assert_eq(val[i], want[i].i, "n %zu, spread %d, at %zu", n, spread, i);
+            free(want);
+            free(key);
+            free(val);
+        }
+    gsl_rng_free(r);
+}

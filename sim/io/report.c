@@ -339,21 +339,6 @@ static void add_num_or_null(cJSON *o, const char *k, bool ok, double v)
         cJSON_AddNullToObject(o, k);
 }
 
-/* A completed job and when its last attempt was placed (when the prediction that
- * pred_run_s records was made), to sort them into that order. */
-struct done_at {
-    double placed_s;
-    uint32_t job;
-};
-
-static int by_placement(const void *a, const void *b)
-{
-    const struct done_at *x = a, *y = b;
-    if (x->placed_s != y->placed_s)
-        return x->placed_s < y->placed_s ? -1 : 1;
-    return (x->job > y->job) - (x->job < y->job);
-}
-
 /* The prediction errors of the completed jobs, in the order the predictions were made
  * (their last placements): the factor by which the predicted run alone there missed the
  * true one, exp |ln(predicted / true)| (1 is exact, 2 is half or twice), and its median
@@ -361,17 +346,23 @@ static int by_placement(const void *a, const void *b)
  * run"). Completion order would not do: the last jobs to end are the longest. */
 static void add_prediction_errors(cJSON *o, const struct sim *s)
 {
+    /* The completed jobs by (placement time, index): a stable sort by time of jobs in
+     * index order. */
     size_t n = 0;
-    struct done_at *ix = cpn_calloc(s->jobs->n + 1, sizeof *ix);
+    uint64_t *placed = cpn_malloc((s->jobs->n + 1) * sizeof *placed);
+    uint32_t *job = cpn_malloc((s->jobs->n + 1) * sizeof *job);
     for (size_t j = 0; j < s->jobs->n; j++)
-        if (s->rt[j].state == JS_DONE && s->alone_run_s[j] > 0)
-            ix[n++] = (struct done_at){.placed_s = s->job_placed_s[j], .job = (uint32_t)j};
-    qsort(ix, n, sizeof *ix, by_placement);
-    double *err = cpn_calloc(n + 1, sizeof *err);
+        if (s->rt[j].state == JS_DONE && s->alone_run_s[j] > 0) {
+            placed[n] = cpn_double_key(s->job_placed_s[j]);
+            job[n++] = (uint32_t)j;
+        }
+    cpn_sort_by_key(placed, job, n);
+    free(placed);
+    double *err = cpn_malloc((n + 1) * sizeof *err);
     for (size_t i = 0; i < n; i++)
-        err[i] = fabs(log(s->pred_run_s[ix[i].job] / s->alone_run_s[ix[i].job]));
-    free(ix); /* before tmp: a run's peak memory is often here */
-    double *tmp = cpn_calloc(n + 1, sizeof *tmp);
+        err[i] = fabs(log(s->pred_run_s[job[i]] / s->alone_run_s[job[i]]));
+    free(job); /* before tmp: a run's peak memory is often here */
+    double *tmp = cpn_malloc((n + 1) * sizeof *tmp);
     size_t tenth = (n + 9) / 10;
     const struct {
         const char *key;
