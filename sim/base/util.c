@@ -578,11 +578,15 @@ size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
     char tmp[CPN_FIXED_TMP];
     char *end = tmp + sizeof tmp, *s = end;
     if (decimals > 0) {
-        uint64_t f = m % pow10[decimals];
-        for (int d = 0; d < decimals; d++) {
-            *--s = (char)('0' + f % 10);
-            f /= 10;
+        unsigned f = (unsigned)(m % pow10[decimals]);
+        int d = decimals;
+        for (; d >= 2; d -= 2) {
+            s -= 2;
+            memcpy(s, cpn_digit_pairs + 2 * (f % 100), 2);
+            f /= 100;
         }
+        if (d)
+            *--s = (char)('0' + f);
         *--s = '.';
     }
     s = digits_before(s, m / pow10[decimals]);
