@@ -125,3 +125,46 @@ Test(csvrow, the_function_stops_the_parse)
     cr_assert_eq(s.nrec, 2);
     csvrow_free(&r);
 }
+
+/* What a parse gave: the records, then the status and where it stopped. */
+static void outcome(const char *text, size_t len, unsigned opts, size_t step, char *out,
+                    size_t outlen)
+{
+    struct seen s = {0};
+    struct csvrow_reader r;
+    int rc = parse(text, len, opts, step, &s, &r);
+    snprintf(out, outlen, "%s#rc %d syntax %d line %llu field %zu", s.text, rc, csvrow_syntax(&r),
+             (unsigned long long)csvrow_line(&r), csvrow_field_index(&r));
+    csvrow_free(&r);
+}
+
+/* Plain lines (no quote, no CR) are split by csvrow itself when they arrive whole, and
+ * by libcsv when the input comes a byte at a time: random inputs of plain and other
+ * lines give the same records, errors, lines and fields both ways. */
+Test(csvrow, plain_lines_read_as_libcsv_reads_them)
+{
+    /* Short fields and every kind of byte; and long runs of text, which are split a
+     * word at a time. */
+    static const char *const alphabets[] = {"ab,,,\n\n\"\r \t",
+                                            "abcdefghijklmnopqrstuvwxyz0123456789.,\n\" \r"};
+    static const unsigned opts[] = {0, CSVROW_TRIM, CSVROW_NUL, CSVROW_TRIM | CSVROW_NUL};
+    uint32_t x = 12345;
+    for (int t = 0; t < 20000; t++) {
+        char text[160];
+        size_t len = 0;
+        const char *alphabet = alphabets[t % 2];
+        size_t na = strlen(alphabet);
+        x = x * 1664525u + 1013904223u;
+        size_t want = (x >> 8) % sizeof text;
+        for (; len < want; len++) {
+            x = x * 1664525u + 1013904223u;
+            text[len] = alphabet[(x >> 8) % na];
+        }
+        for (size_t o = 0; o < sizeof opts / sizeof opts[0]; o++) {
+            char whole[4096], bytes[4096];
+            outcome(text, len, opts[o], 0, whole, sizeof whole);
+            outcome(text, len, opts[o], 1, bytes, sizeof bytes);
+            cr_assert_str_eq(whole, bytes, "input \"%.*s\", options %u", (int)len, text, opts[o]);
+        }
+    }
+}

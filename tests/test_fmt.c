@@ -1,6 +1,7 @@
 /* cpn_fmt_fixed and cpn_fmt_u64, the number formatting behind jobs.csv: the text must be
  * printf's to the byte, or outputs would change with the formatter. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort_double.h>
 #include <math.h>
@@ -133,4 +134,123 @@ Test(parse, only_decimal_notation)
         cr_assert_neq(cpn_parse_double(bad[i], &x), 0, "'%s' accepted", bad[i]);
         cr_assert_eq(x, 7);
     }
+}
+
+/* strtoull's verdict on s, as cpn_parse_u64 gave it before it parsed the digits itself:
+ * a digit first, all of s taken, no overflow. */
+static int strtoull_verdict(const char *s, uint64_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return CPN_EINPUT;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno == ERANGE)
+        return CPN_EINPUT;
+    *out = v;
+    return CPN_OK;
+}
+
+static void parses_as_strtoull(const char *s)
+{
+    uint64_t want = 7, got = 7;
+    int rc_want = strtoull_verdict(s, &want), rc_got = cpn_parse_u64(s, &got);
+    cr_assert_eq(rc_got, rc_want, "'%s': %d, strtoull %d", s, rc_got, rc_want);
+    cr_assert_eq(got, want, "'%s': %llu, strtoull %llu", s, (unsigned long long)got,
+                 (unsigned long long)want);
+}
+
+Test(parse, whole_numbers_as_strtoull_takes_them)
+{
+    const char *hand[] = {"0", "007", "18446744073709551615", "18446744073709551616",
+                          "18446744073709551610", "18446744073709551619", "99999999999999999999",
+                          "", "-1", "+1", " 1", "1 ", "1.0", "1e3", "0x10", "12a"};
+    for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++)
+        parses_as_strtoull(hand[i]);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    char buf[32];
+    for (int i = 0; i < 100000; i++) {
+        size_t n = 1 + gsl_rng_uniform_int(r, 22);
+        for (size_t k = 0; k < n; k++)
+            buf[k] = (char)('0' + gsl_rng_uniform_int(r, 10));
+        if (i % 10 == 0) /* now and then a byte that is not a digit */
+            buf[gsl_rng_uniform_int(r, n)] = " x-.+"[gsl_rng_uniform_int(r, 5)];
+        buf[n] = '\0';
+        parses_as_strtoull(buf);
+    }
+    gsl_rng_free(r);
+}
+
+/* Mantissas of 17 to 19 digits, which are parsed in long double when they are not
+ * exact doubles: random values, and the 19-digit numbers nearest to the points halfway
+ * between two doubles, where rounding twice could miss strtod's value by one unit. */
+Test(parse, long_mantissas_give_strtods_bits)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    char buf[64];
+    for (int i = 0; i < 300000; i++) {
+        double v = (0.5 + gsl_rng_uniform(r)) * pow(10, (int)gsl_rng_uniform_int(r, 50) - 25);
+        long double half = ((long double)v + (long double)nextafter(v, INFINITY)) / 2;
+        switch (i % 4) {
+        case 0: snprintf(buf, sizeof buf, "%.17g", v); break;
+        case 1: snprintf(buf, sizeof buf, "%.18g", v); break;
+        case 2: snprintf(buf, sizeof buf, "%.19Lg", half); break;
+        default: snprintf(buf, sizeof buf, "%.19Le", half); break;
+        }
+        parses_as_strtod(buf);
+    }
+    gsl_rng_free(r);
+}
+
+/* A pair as the summary's prediction errors sorted them before: by time, then index. */
+struct timed {
+    double t;
+    uint32_t i;
+};
+
+static int by_time_then_index(const void *a, const void *b)
+{
+    const struct timed *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* cpn_sort_by_key over cpn_double_key is a stable sort by the doubles: the order of
+ * qsort by (value, index), with many equal values, -0 and +0, negatives and spans of
+ * every size (so that some bytes are the same in every key and their pass is skipped). */
+Test(fmt, sorting_by_key_is_stable_and_orders_doubles)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    const size_t sizes[] = {0, 1, 2, 1000, 100000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        for (int spread = 0; spread < 3; spread++) {
+            size_t n = sizes[k];
+            struct timed *want = malloc((n + 1) * sizeof *want);
+            uint64_t *key = malloc((n + 1) * sizeof *key);
+            uint32_t *val = malloc((n + 1) * sizeof *val);
+            for (size_t i = 0; i < n; i++) {
+                double t;
+                switch (spread) {
+                case 0: t = (double)gsl_rng_uniform_int(r, 50); break; /* ties */
+                case 1: {
+                    unsigned long z = gsl_rng_uniform_int(r, 4);
+                    t = z == 0 ? -0.0 : z == 1 ? 0.0 : (gsl_rng_uniform(r) - 0.5) * 1e6;
+                    break;
+                }
+                default: t = gsl_rng_uniform(r) * pow(10, (int)gsl_rng_uniform_int(r, 30)); break;
+                }
+                want[i] = (struct timed){t, (uint32_t)i};
+                key[i] = cpn_double_key(t);
+                val[i] = (uint32_t)i;
+            }
+            qsort(want, n, sizeof *want, by_time_then_index);
+            cpn_sort_by_key(key, val, n);
+            for (size_t i = 0; i < n; i++)
+                cr_assert_eq(val[i], want[i].i, "n %zu, spread %d, at %zu", n, spread, i);
+            free(want);
+            free(key);
+            free(val);
+        }
+    gsl_rng_free(r);
 }

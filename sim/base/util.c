@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <signal.h>
 #include <inttypes.h>
 #include <math.h>
@@ -168,6 +169,48 @@ static bool decimal_syntax(const char *p, bool *neg, uint64_t *m, long *e10, boo
     return *p == '\0';
 }
 
+/* The largest power of ten that decimal_extended scales by: 10^27 = 5^27 x 2^27, and
+ * 5^27 < 2^64, so each is exact in x87's 64-bit mantissa. */
+#define CPN_P10L_MAX 27
+
+/* m x 10^e10 correctly rounded to a double, for the mantissas of 17 to 19 digits that
+ * Clinger's fast path leaves (a third of a job file's times, each a costly strtod): one
+ * operation in long double (64-bit mantissa, the x87's), then rounding to double. The
+ * two roundings give strtod's value unless the first lands within one long-double unit
+ * of a point halfway between two doubles, which is checked: returns false then, or
+ * where long double arithmetic has no 64-bit mantissa, and the caller asks strtod. Results lie
+ * between 10^-27 and 10^47, far from subnormals and overflow. */
+static bool decimal_extended(uint64_t m, int e10, double *out)
+{
+#if LDBL_MANT_DIG == 64
+    /* Whether long double arithmetic really carries 64 bits here: valgrind emulates the
+     * x87 with doubles, and there this path would round once, at double precision. */
+    volatile long double one = 1;
+    if (one + LDBL_EPSILON == one)
+        return false;
+    static const long double p10l[CPN_P10L_MAX + 1] = {
+        1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+        1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+        1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+    long double p = p10l[e10 < 0 ? -e10 : e10];
+    long double r = e10 < 0 ? (long double)m / p : (long double)m * p;
+    if (r == 0)
+        return false;
+    int ex;
+    uint64_t bits = (uint64_t)ldexpl(frexpl(r, &ex), 64); /* r's 64-bit mantissa, exactly */
+    uint64_t below = bits & 0x7FF; /* the 11 bits a double drops */
+    if (below >= 0x3FF && below <= 0x401)
+        return false;
+    *out = (double)r;
+    return true;
+#else
+    (void)m;
+    (void)e10;
+    (void)out;
+    return false;
+#endif
+}
+
 int cpn_parse_double(const char *s, double *out)
 {
     /* 10^0 to 10^22, each a double exactly. */
@@ -181,16 +224,22 @@ int cpn_parse_double(const char *s, double *out)
         return CPN_EINPUT;
     /* Clinger's fast path: a mantissa and a power of ten that are both exact doubles
      * give the correctly rounded value in one operation, the same bits as strtod (the
-     * text of a job file is nearly always such a number). Anything else goes to strtod. */
+     * text of a job file is nearly always such a number). Longer mantissas try
+     * decimal_extended; anything else goes to strtod. */
     if (exact && m <= (UINT64_C(1) << 53) && e10 >= -22 && e10 <= 22) {
         double v = (double)m;
         v = e10 < 0 ? v / p10[-e10] : v * p10[e10];
         *out = neg ? -v : v;
         return CPN_OK;
     }
+    double v;
+    if (exact && e10 >= -CPN_P10L_MAX && e10 <= CPN_P10L_MAX && decimal_extended(m, (int)e10, &v)) {
+        *out = neg ? -v : v;
+        return CPN_OK;
+    }
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
+    v = strtod(s, &end);
     if (*end || errno == ERANGE || !isfinite(v))
         return CPN_EINPUT;
     *out = v;
@@ -199,14 +248,20 @@ int cpn_parse_double(const char *s, double *out)
 
 int cpn_parse_u64(const char *s, uint64_t *out)
 {
+    /* Digits only, as strtoull(s, &end, 10) with *end == '\0' and no ERANGE takes them
+     * (without its sign, blanks and locale: a job file has a million of these). */
     if (!s || *s < '0' || *s > '9')
         return CPN_EINPUT;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno == ERANGE)
+    uint64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return CPN_EINPUT;
+        v = v * 10 + d;
+    }
+    if (*s)
         return CPN_EINPUT;
-    *out = (uint64_t)v;
+    *out = v;
     return CPN_OK;
 }
 
@@ -464,19 +519,45 @@ size_t cpn_utf8_seq(const unsigned char *p, size_t n)
     return len;
 }
 
+/* "00" to "99": two digits per division (a million-job jobs.csv writes 15 million
+ * numbers). */
+static const char cpn_digit_pairs[] = "00010203040506070809101112131415161718192021222324"
+                                      "25262728293031323334353637383940414243444546474849"
+                                      "50515253545556575859606162636465666768697071727374"
+                                      "75767778798081828384858687888990919293949596979899";
+
+/* Writes v's decimal digits so that they end just before end (at most 20 of them);
+ * returns where they begin. */
+static char *digits_before(char *end, uint64_t v)
+{
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        end -= 2;
+        memcpy(end, cpn_digit_pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        end -= 2;
+        memcpy(end, cpn_digit_pairs + 2 * v, 2);
+    } else {
+        *--end = (char)('0' + v);
+    }
+    return end;
+}
+
 size_t cpn_fmt_u64(char *buf, uint64_t v)
 {
     char tmp[20];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        buf[i] = tmp[n - 1 - i];
+    char *s = digits_before(tmp + sizeof tmp, v);
+    size_t n = (size_t)(tmp + sizeof tmp - s);
+    memcpy(buf, s, n);
     buf[n] = '\0';
     return n;
 }
+
+/* Room for the fast path's text: a sign, 13 whole digits (below 2^40 once scaled), a
+ * point and 9 decimals. */
+#define CPN_FIXED_TMP 32
 
 size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
 {
@@ -493,19 +574,26 @@ size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
         return n > 0 ? (size_t)n : 0;
     }
     uint64_t m = (uint64_t)whole + (frac > 0.5);
-    size_t len = 0;
-    if (signbit(v))
-        buf[len++] = '-';
-    len += cpn_fmt_u64(buf + len, m / pow10[decimals]);
+    /* Right to left: the decimals (zero-padded), the point, the whole part. */
+    char tmp[CPN_FIXED_TMP];
+    char *end = tmp + sizeof tmp, *s = end;
     if (decimals > 0) {
-        buf[len++] = '.';
-        uint64_t f = m % pow10[decimals];
-        for (int d = decimals - 1; d >= 0; d--) {
-            buf[len + (size_t)d] = (char)('0' + f % 10);
-            f /= 10;
+        unsigned f = (unsigned)(m % pow10[decimals]);
+        int d = decimals;
+        for (; d >= 2; d -= 2) {
+            s -= 2;
+            memcpy(s, cpn_digit_pairs + 2 * (f % 100), 2);
+            f /= 100;
         }
-        len += (size_t)decimals;
+        if (d)
+            *--s = (char)('0' + f);
+        *--s = '.';
     }
+    s = digits_before(s, m / pow10[decimals]);
+    if (signbit(v))
+        *--s = '-';
+    size_t len = (size_t)(end - s);
+    memcpy(buf, s, len);
     buf[len] = '\0';
     return len;
 }
@@ -528,6 +616,47 @@ static double radix_value(uint64_t u)
     double d;
     memcpy(&d, &u, sizeof d);
     return d;
+}
+
+uint64_t cpn_double_key(double d) { return radix_key(d == 0 ? 0.0 : d); }
+
+void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n)
+{
+    enum { DIGIT_BITS = 8, BUCKETS = 1 << DIGIT_BITS };
+    uint64_t *k2 = cpn_malloc((n ? n : 1) * sizeof *k2);
+    uint32_t *v2 = cpn_malloc((n ? n : 1) * sizeof *v2);
+    uint64_t *ka = key, *kb = k2;
+    uint32_t *va = val, *vb = v2;
+    for (unsigned shift = 0; shift < 64; shift += DIGIT_BITS) {
+        size_t count[BUCKETS] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[(ka[i] >> shift) & (BUCKETS - 1)]++;
+        if (n == 0 || count[(ka[0] >> shift) & (BUCKETS - 1)] == n)
+            continue; /* one digit for all: the order stays */
+        size_t sum = 0;
+        for (size_t d = 0; d < BUCKETS; d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t at = count[(ka[i] >> shift) & (BUCKETS - 1)]++;
+            kb[at] = ka[i];
+            vb[at] = va[i];
+        }
+        uint64_t *kt = ka;
+        ka = kb;
+        kb = kt;
+        uint32_t *vt = va;
+        va = vb;
+        vb = vt;
+    }
+    if (ka != key) {
+        memcpy(key, ka, n * sizeof *key);
+        memcpy(val, va, n * sizeof *val);
+    }
+    free(k2);
+    free(v2);
 }
 
 void cpn_sort_doubles(double *v, size_t n)

@@ -121,6 +121,12 @@ size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals);
  * are not NaN; -0 before +0), in O(n) from 16,384 numbers on: summaries sort a million
  * job times several times, and gsl_sort's heap sort was 4% of such a run. */
 void cpn_sort_doubles(double *v, size_t n);
+/* Sorts the pairs (key[i], val[i]), i < n, by key, stably (pairs of equal keys keep
+ * their order), in O(n): a radix sort, 8 bits a pass, a pass skipped where every key
+ * has the same byte. */
+void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n);
+/* A key for cpn_sort_by_key that orders doubles as < does (-0 and +0 alike; not NaN). */
+uint64_t cpn_double_key(double d);
 /* Writes v in decimal into buf (at least 21 bytes) and returns its length. */
 size_t cpn_fmt_u64(char *buf, uint64_t v);
 

@@ -18,9 +18,11 @@ void jobset_free(struct jobset *js)
     jobset_init(js);
 }
 
-uint32_t jobset_intern(struct jobset *js, const char *s)
+uint32_t jobset_intern(struct jobset *js, const char *s) { return jobset_intern_n(js, s, strlen(s)); }
+
+uint32_t jobset_intern_n(struct jobset *js, const char *s, size_t len)
 {
-    size_t n = strlen(s) + 1;
+    size_t n = len + 1;
     CPN_ASSERT(js->pool_len <= UINT32_MAX && n <= (size_t)UINT32_MAX - js->pool_len);
     cpn_grow((void **)&js->pool, &js->pool_cap, js->pool_len + n, 1);
     memcpy(js->pool + js->pool_len, s, n);

@@ -55,6 +55,8 @@ void jobset_init(struct jobset *js);
 void jobset_free(struct jobset *js);
 /* Adds a string to the pool and returns its offset. */
 uint32_t jobset_intern(struct jobset *js, const char *s);
+/* The same for s of length len (strlen(s), known to the caller). */
+uint32_t jobset_intern_n(struct jobset *js, const char *s, size_t len);
 static inline const char *jobset_str(const struct jobset *js, uint32_t off) { return js->pool + off; }
 /* Appends a job (copied) and returns its index. */
 size_t jobset_push(struct jobset *js, const struct job *j);

@@ -808,6 +808,36 @@ int sim_run(struct sim *s, char *err, size_t errlen)
     return CPN_OK;
 }
 
+void sim_release_loop(struct sim *s)
+{
+    if (!s)
+        return;
+    policy_call_destroy(s);
+    view_source_destroy(s->view.src);
+    s->view.src = NULL;
+    free(s->view_jobs);
+    s->view_jobs = NULL;
+    s->view.jobs = NULL;
+    free(s->queue_next);
+    s->queue_next = NULL;
+    s->view.queue_next = NULL;
+    nodeidx_free(&s->nidx);
+    eq_free(&s->eq);
+    free(s->origin_site);
+    s->origin_site = NULL;
+    free(s->arrival_order);
+    s->arrival_order = NULL;
+    free(s->slots);
+    s->slots = NULL;
+    free(s->unlearnt_list);
+    s->unlearnt_list = NULL;
+    s->unlearnt_cap = 0;
+    free(s->job_active);
+    s->job_active = NULL;
+    free(s->job_started_s);
+    s->job_started_s = NULL;
+}
+
 void sim_destroy(struct sim *s)
 {
     if (!s)

@@ -269,6 +269,12 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
  * run reached max_timeline_rows rows (s->rows) with jobs unfinished (CPN_EINPUT: a run
  * too long to follow) or s->stop was set (CPN_ESTOP). */
 int sim_run(struct sim *s, char *err, size_t errlen);
+/* After sim_run: frees what only the loop needs (the event queue, the policy's state,
+ * the view's copies of the jobs and its predictor, the queue, the arrival order, the
+ * slots' links and the jobs' origins), so that the outputs' arrays do not add to the
+ * run's peak memory. The run's results stay: the outputs (sim/io/report.c) read them,
+ * and sim_destroy frees the rest. Nothing may run the sim again. NULL is a no-op. */
+void sim_release_loop(struct sim *s);
 void sim_destroy(struct sim *s); /* NULL is a no-op */
 
 /* Node n's background CPU load at simulated time t, as its node entry and the run's

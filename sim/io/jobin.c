@@ -137,6 +137,58 @@ static struct jslot *jset_slot(struct jset *set, const char *pool, const char *s
 }
 
 /* ------------------------------------------------------------------------- */
+/* The catalogue models a reader has met, by name: the catalogue finds a name by
+ * comparing it with each of its models in turn, a few hundred instructions a row. */
+
+struct mcache {
+    struct mslot {
+        uint32_t hash;
+        int32_t model;
+        char *name; /* NULL marks an empty slot */
+    } *slot;
+    size_t cap, n;
+};
+
+/* Model `name`'s catalogue index, or -1 when the catalogue has no such model. */
+static int mcache_find(struct mcache *mc, const struct catalog *cat, const char *name)
+{
+    uint32_t h = jset_hash(name);
+    size_t mask = mc->cap - 1, i = h & mask;
+    for (; mc->cap && mc->slot[i].name; i = (i + 1) & mask)
+        if (mc->slot[i].hash == h && strcmp(mc->slot[i].name, name) == 0)
+            return mc->slot[i].model;
+    int m = catalog_model_find(cat, name);
+    if (m < 0)
+        return m;
+    if (2 * (mc->n + 1) > mc->cap) {
+        struct mcache big = {.cap = mc->cap ? 2 * mc->cap : JOBIN_SET_MIN, .n = mc->n};
+        big.slot = cpn_calloc(big.cap, sizeof *big.slot);
+        for (size_t k = 0; k < mc->cap; k++) {
+            if (!mc->slot[k].name)
+                continue;
+            size_t at = mc->slot[k].hash & (big.cap - 1);
+            while (big.slot[at].name)
+                at = (at + 1) & (big.cap - 1);
+            big.slot[at] = mc->slot[k];
+        }
+        free(mc->slot);
+        *mc = big;
+    }
+    for (i = h & (mc->cap - 1); mc->slot[i].name; i = (i + 1) & (mc->cap - 1))
+        ;
+    mc->slot[i] = (struct mslot){.hash = h, .model = m, .name = cpn_strdup(name)};
+    mc->n++;
+    return m;
+}
+
+static void mcache_free(struct mcache *mc)
+{
+    for (size_t k = 0; k < mc->cap; k++)
+        free(mc->slot[k].name);
+    free(mc->slot);
+}
+
+/* ------------------------------------------------------------------------- */
 
 struct jobin {
     char *name;
@@ -144,7 +196,9 @@ struct jobin {
     struct jobset js;
     struct jset ids;     /* val: job index; empty while `sorted` */
     struct jset origins; /* val unused */
+    struct mcache models;
     bool sorted;         /* every id so far comes after the one before (ids_after) */
+    size_t last_id_len;  /* the length of the last job's id */
 };
 
 struct jobin *jobin_create(const char *name, const struct catalog *cat)
@@ -175,19 +229,19 @@ static void ids_fill(struct jobin *b, struct jslot *sl, uint32_t id, size_t idx)
 /* Whether id comes after prev in shortlex order (shorter first, then byte by byte): a
  * strict total order in which numbered ids increase whether or not they are padded
  * (gavel-9, gavel-10; j0000009, j0000010). */
-static bool ids_after(const char *id, const char *prev)
+static bool ids_after(const char *id, size_t a, const char *prev, size_t b)
 {
-    size_t a = strlen(id), b = strlen(prev);
-    return a != b ? a > b : strcmp(id, prev) > 0;
+    return a != b ? a > b : memcmp(id, prev, a) > 0;
 }
 
 /* The slot of a new row's id in the id set, or NULL when the ids are still in
  * increasing order and this one continues it (so it cannot be a duplicate). The
  * first id out of order builds the set from the ids before it. */
-static struct jslot *ids_slot(struct jobin *b, const char *id)
+static struct jslot *ids_slot(struct jobin *b, const char *id, size_t len)
 {
     if (b->sorted) {
-        if (b->js.n == 0 || ids_after(id, jobset_str(&b->js, b->js.v[b->js.n - 1].id)))
+        if (b->js.n == 0 ||
+            ids_after(id, len, jobset_str(&b->js, b->js.v[b->js.n - 1].id), b->last_id_len))
             return NULL;
         b->sorted = false;
         for (size_t k = 0; k < b->js.n; k++)
@@ -204,6 +258,7 @@ void jobin_destroy(struct jobin *b)
     jobset_free(&b->js);
     free(b->ids.slot);
     free(b->origins.slot);
+    mcache_free(&b->models);
     free(b->name);
     free(b);
 }
@@ -247,14 +302,16 @@ static bool jr_given(const struct jobin_val *v)
     return v->kind == JOBIN_NUM || (v->kind == JOBIN_TEXT && v->text[0]);
 }
 
-static bool has_blank_edge(const char *s)
+static bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* Whether s, of length n, begins or ends with a blank. */
+static bool has_blank_edge(const char *s, size_t n)
 {
-    size_t n = strlen(s);
-    return n && (strchr(" \t", s[0]) || strchr(" \t", s[n - 1]));
+    return n && (is_blank(s[0]) || is_blank(s[n - 1]));
 }
 
-/* A required text field. */
-static int jr_text(const struct jrow *r, int f, const char **out)
+/* A required text field; *len (when not NULL) gets its length. */
+static int jr_text(const struct jrow *r, int f, const char **out, size_t *len)
 {
     const struct jobin_val *v = &r->row->f[f];
     if (v->kind == JOBIN_ABSENT)
@@ -263,9 +320,12 @@ static int jr_text(const struct jrow *r, int f, const char **out)
         return jr_fail(r, f, "must be text (got a number)");
     if (!v->text[0])
         return jr_fail(r, f, "empty (a value is required)");
-    if (has_blank_edge(v->text))
+    size_t n = strlen(v->text);
+    if (has_blank_edge(v->text, n))
         return jr_fail(r, f, "blanks around '%.*s'", JOBIN_SHOW_MAX, v->text);
     *out = v->text;
+    if (len)
+        *len = n;
     return CPN_OK;
 }
 
@@ -360,7 +420,7 @@ static int jr_model(const struct jrow *r, bool has_duration, int32_t *out)
         *out = -1;
         return CPN_OK;
     }
-    int m = catalog_model_find(r->b->cat, v->text);
+    int m = mcache_find(&r->b->models, r->b->cat, v->text);
     if (m < 0)
         return jr_fail(r, JOBIN_MODEL, "unknown model '%.*s'", JOBIN_SHOW_MAX, v->text);
     *out = m;
@@ -371,6 +431,7 @@ static int jr_model(const struct jrow *r, bool has_duration, int32_t *out)
 struct jvals {
     struct job j;
     const char *id, *origin;
+    size_t id_len;
     uint64_t samples;
     struct jslot *id_slot; /* the id's empty slot in b->ids; NULL while the ids are sorted */
 };
@@ -383,10 +444,10 @@ static int jr_field(const struct jrow *r, int f, bool has_duration, struct jvals
     int rc;
     switch ((enum jobin_field)f) {
     case JOBIN_ID:
-        rc = jr_text(r, JOBIN_ID, &v->id);
+        rc = jr_text(r, JOBIN_ID, &v->id, &v->id_len);
         if (rc)
             return rc;
-        v->id_slot = ids_slot(b, v->id);
+        v->id_slot = ids_slot(b, v->id, v->id_len);
         if (v->id_slot && v->id_slot->off1)
             return jr_fail(r, JOBIN_ID, "duplicate id '%.*s' (first at line %" PRIu32 ")",
                            JOBIN_SHOW_MAX, v->id, b->js.v[v->id_slot->val].line);
@@ -405,7 +466,7 @@ static int jr_field(const struct jrow *r, int f, bool has_duration, struct jvals
             v->origin = JOBIN_DEFAULT_ORIGIN;
             return CPN_OK;
         }
-        return jr_text(r, JOBIN_ORIGIN, &v->origin);
+        return jr_text(r, JOBIN_ORIGIN, &v->origin, NULL);
     case JOBIN_DURATION: return jr_real(r, f, true, &j->duration_s);
     case JOBIN_GPU_MEM: return jr_real(r, f, false, &j->gpu_mem_gib);
     case JOBIN_SAMPLES: return jr_whole(r, f, 0, 0, &v->samples);
@@ -444,14 +505,14 @@ int jobin_add_in(struct jobin *b, const struct jobin_row *row, const int *order,
         v.j.origin_line = o->line > UINT32_MAX ? UINT32_MAX : (uint32_t)o->line;
     if (!rc && b->js.n >= UINT32_MAX)
         rc = jr_fail(&r, JOBIN_ID, "too many jobs");
-    if (!rc && b->js.pool_len + strlen(v.id) + strlen(v.origin) + 2 > UINT32_MAX)
+    if (!rc && b->js.pool_len + v.id_len + strlen(v.origin) + 2 > UINT32_MAX)
         rc = jr_fail(&r, JOBIN_ID, "the ids and origins exceed 4 GiB");
     if (rc)
         return rc;
     struct job j = v.j;
     j.samples = v.samples;
 
-    j.id = jobset_intern(&b->js, v.id);
+    j.id = jobset_intern_n(&b->js, v.id, v.id_len);
     struct jslot *os = jset_slot(&b->origins, b->js.pool, v.origin);
     if (os->off1) {
         j.origin = os->off1 - 1;
@@ -462,6 +523,7 @@ int jobin_add_in(struct jobin *b, const struct jobin_row *row, const int *order,
         b->origins.n++;
     }
     size_t idx = jobset_push(&b->js, &j);
+    b->last_id_len = v.id_len;
     /* The id's slot is still valid: only the origin set grew since. */
     if (v.id_slot)
         ids_fill(b, v.id_slot, j.id, idx);

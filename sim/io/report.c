@@ -175,14 +175,16 @@ void report_timeline_free(struct report_timeline *tl)
 }
 
 
-/* The cells of a jobs.csv line between its text cells, gathered in a buffer and
- * written at once: a million-job run writes 15 million numbers, and fprintf's parsing
- * and exact conversion were a fifth of such a run. The text is fprintf's ("%.3f",
- * "%u") to the byte (cpn_fmt_fixed). */
+/* A jobs.csv line is gathered, text and numbers, in a buffer that is written when
+ * full: a million-job run writes 15 million numbers, and fprintf's parsing and exact
+ * conversion were a fifth of such a run, then the calls to fputs for its 4 million
+ * texts a tenth of writing the file. The text is fprintf's ("%.3f", "%u") to the byte
+ * (cpn_fmt_fixed). */
+enum { CELLS_BUF = 64 * 1024 };
 struct cells {
     FILE *f;
     size_t n;
-    char b[4096];
+    char b[CELLS_BUF];
 };
 
 static void cells_flush(struct cells *c)
@@ -213,11 +215,32 @@ static void cells_time(struct cells *c, double t)
         cells_ms(c, t);
 }
 
-/* Ends the numbers before a text cell. */
-static FILE *cells_text(struct cells *c)
+/* n bytes as they are. */
+static void cells_put(struct cells *c, const char *s, size_t n)
 {
-    cells_flush(c);
-    return c->f;
+    if (c->n + n > sizeof c->b) {
+        cells_flush(c);
+        if (n > sizeof c->b) {
+            fwrite(s, 1, n, c->f);
+            return;
+        }
+    }
+    memcpy(c->b + c->n, s, n);
+    c->n += n;
+}
+
+/* Whether a text cell must be quoted: it holds a comma, a quote or a line end. */
+static bool needs_quotes(const char *s) { return strpbrk(s, ",\"\r\n") != NULL; }
+
+/* A text cell (put_text). */
+static void cells_text(struct cells *c, const char *s)
+{
+    if (needs_quotes(s)) {
+        cells_flush(c);
+        put_text(c->f, s);
+        return;
+    }
+    cells_put(c, s, strlen(s));
 }
 
 int report_jobs_csv(FILE *f, const struct sim *s)
@@ -227,15 +250,21 @@ int report_jobs_csv(FILE *f, const struct sim *s)
     fputs("id,model,batch,submit_s,site,node,gpus,gpu_ids,transfer_start_s,start_s,end_s,wait_s,jct_s,"
           "cpu_lost_s,pred_run_s,oom_kills,attempts,status\n",
           f);
-    struct cells *c = cpn_calloc(1, sizeof *c);
+    struct cells *c = cpn_malloc(sizeof *c);
     c->f = f;
+    c->n = 0;
+    /* Which sites' names are written as they are (most), looked up once. */
+    bool *plain_site = cpn_malloc((cl->n_sites ? cl->n_sites : 1) * sizeof *plain_site);
+    for (size_t i = 0; i < cl->n_sites; i++)
+        plain_site[i] = !needs_quotes(cl->sites[i].name);
     for (size_t j = 0; j < js->n; j++) {
         const struct job *jb = &js->v[j];
         const struct jobrt *r = &s->rt[j];
-        put_text(cells_text(c), jobset_str(js, jb->id));
+        cells_text(c, jobset_str(js, jb->id));
         cells_ch(c, ',');
         if (jb->model >= 0) {
-            fputs(catalog_model_name(s->cat, jb->model), cells_text(c));
+            const char *model = catalog_model_name(s->cat, jb->model);
+            cells_put(c, model, strlen(model));
             cells_ch(c, ',');
             cells_u(c, jb->batch);
         } else {
@@ -248,12 +277,22 @@ int report_jobs_csv(FILE *f, const struct sim *s)
         if (s->job_node[j] != VIEW_NONE) {
             const struct node *nd = &cl->nodes[s->job_node[j]];
             const struct site *st = &cl->sites[nd->site];
-            char nodeno[24];
-            snprintf(nodeno, sizeof nodeno, "-n%u", s->job_node[j] - st->node_first);
-            FILE *t = cells_text(c);
-            put_text(t, st->name);
-            fputc(',', t);
-            put_text2(t, st->name, nodeno);
+            uint32_t nodeno = s->job_node[j] - st->node_first;
+            if (plain_site[nd->site]) {
+                size_t len = strlen(st->name);
+                cells_put(c, st->name, len);
+                cells_ch(c, ',');
+                cells_put(c, st->name, len);
+                cells_put(c, "-n", 2);
+                cells_u(c, nodeno);
+            } else {
+                char suffix[24];
+                snprintf(suffix, sizeof suffix, "-n%u", nodeno);
+                cells_flush(c);
+                put_text(f, st->name);
+                fputc(',', f);
+                put_text2(f, st->name, suffix);
+            }
             cells_ch(c, ',');
             cells_u(c, jb->gpus);
             cells_ch(c, ',');
@@ -282,10 +321,12 @@ int report_jobs_csv(FILE *f, const struct sim *s)
         cells_ch(c, ',');
         cells_u(c, s->attempts[j]);
         cells_ch(c, ',');
-        fputs(job_state_name[r->state], cells_text(c));
-        fputc('\n', f);
+        const char *state = job_state_name[r->state];
+        cells_put(c, state, strlen(state));
+        cells_ch(c, '\n');
     }
     cells_flush(c);
+    free(plain_site);
     free(c);
     return ferror(f) ? -1 : 0;
 }
@@ -298,21 +339,6 @@ static void add_num_or_null(cJSON *o, const char *k, bool ok, double v)
         cJSON_AddNullToObject(o, k);
 }
 
-/* A completed job and when its last attempt was placed (when the prediction that
- * pred_run_s records was made), to sort them into that order. */
-struct done_at {
-    double placed_s;
-    uint32_t job;
-};
-
-static int by_placement(const void *a, const void *b)
-{
-    const struct done_at *x = a, *y = b;
-    if (x->placed_s != y->placed_s)
-        return x->placed_s < y->placed_s ? -1 : 1;
-    return (x->job > y->job) - (x->job < y->job);
-}
-
 /* The prediction errors of the completed jobs, in the order the predictions were made
  * (their last placements): the factor by which the predicted run alone there missed the
  * true one, exp |ln(predicted / true)| (1 is exact, 2 is half or twice), and its median
@@ -320,17 +346,23 @@ static int by_placement(const void *a, const void *b)
  * run"). Completion order would not do: the last jobs to end are the longest. */
 static void add_prediction_errors(cJSON *o, const struct sim *s)
 {
+    /* The completed jobs by (placement time, index): a stable sort by time of jobs in
+     * index order. */
     size_t n = 0;
-    struct done_at *ix = cpn_calloc(s->jobs->n + 1, sizeof *ix);
+    uint64_t *placed = cpn_malloc((s->jobs->n + 1) * sizeof *placed);
+    uint32_t *job = cpn_malloc((s->jobs->n + 1) * sizeof *job);
     for (size_t j = 0; j < s->jobs->n; j++)
-        if (s->rt[j].state == JS_DONE && s->alone_run_s[j] > 0)
-            ix[n++] = (struct done_at){.placed_s = s->job_placed_s[j], .job = (uint32_t)j};
-    qsort(ix, n, sizeof *ix, by_placement);
-    double *err = cpn_calloc(n + 1, sizeof *err);
+        if (s->rt[j].state == JS_DONE && s->alone_run_s[j] > 0) {
+            placed[n] = cpn_double_key(s->job_placed_s[j]);
+            job[n++] = (uint32_t)j;
+        }
+    cpn_sort_by_key(placed, job, n);
+    free(placed);
+    double *err = cpn_malloc((n + 1) * sizeof *err);
     for (size_t i = 0; i < n; i++)
-        err[i] = fabs(log(s->pred_run_s[ix[i].job] / s->alone_run_s[ix[i].job]));
-    free(ix); /* before tmp: a run's peak memory is often here */
-    double *tmp = cpn_calloc(n + 1, sizeof *tmp);
+        err[i] = fabs(log(s->pred_run_s[job[i]] / s->alone_run_s[job[i]]));
+    free(job); /* before tmp: a run's peak memory is often here */
+    double *tmp = cpn_malloc((n + 1) * sizeof *tmp);
     size_t tenth = (n + 9) / 10;
     const struct {
         const char *key;

@@ -224,8 +224,10 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     struct report_meta m = {.policy = pol->name, .seed = req->seed, .predictor = req->predictor,
                             .sets = req->sets, .n_sets = req->n_sets, .wall_s = wall,
                             .stop = req->stop};
-    if (!rc)
+    if (!rc) {
+        sim_release_loop(s); /* before the outputs' arrays: a run's peak memory was there */
         rc = report_write_run(req->out, s, &m, err, errlen);
+    }
     if (!rc && res) {
         const struct sim_stats *st = &s->st;
         *res = (struct run_result){
