@@ -310,6 +310,19 @@ bool import_is_job_format(const char *format)
            strcmp(format, "gavel") == 0;
 }
 
+const char *import_job_source(const char *spec, const char **path)
+{
+    static const char *const formats[] = {"philly", "openb", "gavel"};
+    for (size_t i = 0; spec && i < sizeof formats / sizeof *formats; i++) {
+        size_t n = strlen(formats[i]);
+        if (strncmp(spec, formats[i], n) == 0 && spec[n] == ':') {
+            *path = spec + n + 1;
+            return formats[i];
+        }
+    }
+    return NULL;
+}
+
 bool import_is_cluster_format(const char *format)
 {
     return strcmp(format, "philly-machines") == 0 || strcmp(format, "openb-nodes") == 0 ||
