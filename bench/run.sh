@@ -13,7 +13,7 @@
 # loop_s (wall_s in the CSV) is the simulation loop's own (summary.json's wall_s;
 # bench_engine's timed loop), without loading inputs or writing outputs; proc_s
 # (process_s) is the whole process as a user waits for it, from its start to its exit
-# (for the Gavel cases, the import's process plus the run's). Peak RSS is the child's,
+# (for the gavel-N-csv cases, the import's process plus the run's). Peak RSS is the child's,
 # from /usr/bin/time -f %M. Tests never call this: wall time is not something to
 # assert on.
 set -eu
@@ -36,7 +36,7 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 mkdir -p "$DATA" "$OUT/bench"
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
 
-# One CSV row per case; the header names the units. import_s is the Gavel cases'
+# One CSV row per case; the header names the units. import_s is the gavel-N-csv cases'
 # import (included in process_s); peer_s the time the Gavel simulator took on such a
 # trace (issue 17 quotes it; the lower end of a range).
 HEADER="case,policy,jobs,gpus,events,wall_s,reps,events_per_s,jobs_per_s,peak_rss_mib,process_s,status,import_s,peer_s"
@@ -185,11 +185,13 @@ for n in 100000 1000000; do
     done
 done
 
-echo "== Gavel-format traces on Gavel's 36 V100 + 36 P100 + 36 K80, fifo (proc_s: import + run)"
+echo "== Gavel-format traces on Gavel's 36 V100 + 36 P100 + 36 K80, fifo (proc_s: the whole process)"
 GAVEL_CLUSTER=bench/gavel-cluster.json
 gavel_gpus=$(cluster_gpus $GAVEL_CLUSTER)
 # Gavel's own simulator on such traces, as issue 17 quotes it: 3.5 s for 500 jobs, 25 s
 # for 5,000, 255-271 s for 50,000 (the lower end is taken, the ratio the smaller).
+# gavel-N: one process, `cpnsim run --jobs gavel:TRACE` (the import in memory);
+# gavel-N-csv: `cpnsim import gavel TRACE -o jobs.csv`, then `cpnsim run` on the CSV.
 for np in 500:3.5 5000:25 50000:255; do
     n=${np%%:*} PEER_S=${np#*:}
     GAVEL_TRACE=$DATA/gavel-$n.trace
@@ -198,17 +200,22 @@ for np in 500:3.5 5000:25 50000:255; do
         mv "$GAVEL_TRACE.tmp.$$" "$GAVEL_TRACE"
     fi
     JOBS_HINT=$n
-    measure "gavel-$n" fifo "$gavel_gpus" gavel "$CPN" run --cluster $GAVEL_CLUSTER --jobs "$TMP/gavel.csv" \
-        --policy fifo --seed $SEED --quiet --out "$TMP/run"
+    measure "gavel-$n" fifo "$gavel_gpus" run "$CPN" run --cluster $GAVEL_CLUSTER \
+        --jobs "gavel:$GAVEL_TRACE" --policy fifo --seed $SEED --quiet --out "$TMP/run"
     # Every generated line must have become a job: a skipped one would flatter the time.
     got=$(tail -n 1 "$ROWS" | cut -d, -f3)
     [ "$got" = "$n" ] || { echo "bench: gavel-$n: the import gave $got jobs, not $n" >&2; exit 1; }
+    measure "gavel-$n-csv" fifo "$gavel_gpus" gavel "$CPN" run --cluster $GAVEL_CLUSTER \
+        --jobs "$TMP/gavel.csv" --policy fifo --seed $SEED --quiet --out "$TMP/run"
     JOBS_HINT= PEER_S=
 done
-# The run's share is the median sum less the median import.
+# The two-process run's share is the median sum less the median import.
 awk -F, '$1 ~ /^gavel-/ && $12 == "ok" {
-    printf "%-12s import %7.3f s + run %7.3f s = %7.3f s; Gavel %6s s: %5.0fx faster\n", $1, $13, $11 - $13, $11,
-           ($1 == "gavel-50000" ? "255-271" : $14), $14 / $11 }' "$ROWS"
+    if ($1 ~ /-csv$/)
+        printf "%-16s import %7.3f s + run %7.3f s = %7.3f s", $1, $13, $11 - $13, $11
+    else
+        printf "%-16s one process                  = %7.3f s", $1, $11
+    printf "; Gavel %6s s: %5.0fx faster\n", ($1 ~ /^gavel-50000/ ? "255-271" : $14), $14 / $11 }' "$ROWS"
 
 echo "== the Philly import on its own machine list; default also with GPU requests (gpu_as_resource)"
 PHILLY=$DATA/philly.csv

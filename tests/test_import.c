@@ -530,3 +530,85 @@ Test(import_cli, origins_from_yaml_without_origins_adds_no_site)
     cr_assert_null(strstr(s, "\"name\": \"\""), "a site named \"\":\n%s", s);
     free(s);
 }
+
+/* `cpnsim run --jobs FORMAT:TRACE` converts the trace in memory: its jobs.csv,
+ * timeline.csv and summary.json are those of `cpnsim import FORMAT TRACE -o jobs.csv`
+ * followed by `cpnsim run --jobs jobs.csv`, less the wall time and the jobs file's name
+ * and digest (the trace's, where the two-step run names the CSV). Each format, on a
+ * cluster of its own, with the learned predictor (whose answers jobs.csv records). */
+Test(import_cli, run_reads_a_trace_as_its_import_would_write_it)
+{
+    static const struct {
+        const char *format, *file, *cluster;
+    } c[] = {
+        {"gavel", IMP_DIR "gavel_small.trace", "bench/gavel-cluster.json"},
+        {"gavel", IMP_DIR "gavel_transformer_4gpu.trace", "bench/gavel-cluster.json"},
+        {"philly", IMP_DIR "philly_small.csv", "traces/philly/philly-cluster.json"},
+        {"openb", IMP_DIR "openb_pods_small.csv", "traces/openb/openb-cluster.json"},
+    };
+    static const char keep[] = "grep -v -e '\"wall_s\"' -e '\"events_per_s\"' -e '\"jobs_file\"' "
+                               "-e '\"jobs_sha256\"'";
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        cr_assert_eq(sh("rm -rf $TMPD/a $TMPD/b && %s import %s %s -o $TMPD/j.csv 2>/dev/null && "
+                        "%s run --quiet --cluster %s --jobs $TMPD/j.csv --out $TMPD/a && "
+                        "%s run --quiet --cluster %s --jobs %s:%s --out $TMPD/b",
+                        bin(), c[i].format, c[i].file, bin(), c[i].cluster, bin(), c[i].cluster,
+                        c[i].format, c[i].file),
+                     0, "%s", c[i].file);
+        cr_assert_eq(sh("cmp $TMPD/a/jobs.csv $TMPD/b/jobs.csv && "
+                        "cmp $TMPD/a/timeline.csv $TMPD/b/timeline.csv && "
+                        "%s $TMPD/a/summary.json > $TMPD/a.s && %s $TMPD/b/summary.json > $TMPD/b.s && "
+                        "cmp $TMPD/a.s $TMPD/b.s",
+                        keep, keep),
+                     0, "%s: the runs differ", c[i].file);
+        /* The summary names the trace it read, and the trace's digest. */
+        cr_assert_eq(sh("grep -q '\"jobs_file\":.*\"%s\"' $TMPD/b/summary.json && "
+                        "grep -q \"\\\"jobs_sha256\\\":.*\\\"$(sha256sum %s | cut -c1-64)\\\"\" "
+                        "$TMPD/b/summary.json",
+                        c[i].file, c[i].file),
+                     0, "%s", c[i].file);
+    }
+}
+
+/* A bad trace given to run is refused as `cpnsim import` refuses it: the same message
+ * (file, line, field), exit status 2, and no run directory. The report of a good one
+ * goes to stderr, unless --quiet. A prefix that is no job format names a file. */
+Test(import_cli, run_refuses_a_bad_trace_with_the_importers_message)
+{
+    static const char *const bad[][2] = {
+        {"gavel", IMP_DIR "gavel_bad_fields.trace"},
+        {"gavel", IMP_DIR "gavel_unknown_type.trace"},
+        {"philly", IMP_DIR "philly_bad_timestamp.csv"},
+        {"openb", IMP_DIR "openb_bad_fields.csv"},
+        {"gavel", IMP_DIR "no_such.trace"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(sh("%s import %s %s -o $TMPD/x.csv 2>$TMPD/ie", bin(), bad[i][0], bad[i][1]),
+                     2, "%s", bad[i][1]);
+        cr_assert_eq(sh("%s run --quiet --jobs %s:%s --out $TMPD/r 2>$TMPD/re", bin(), bad[i][0],
+                        bad[i][1]),
+                     2, "%s", bad[i][1]);
+        cr_assert_eq(sh("grep -q '%s:' $TMPD/re && cmp $TMPD/ie $TMPD/re", bad[i][1]), 0,
+                     "%s: the messages differ", bad[i][1]);
+        cr_assert_neq(sh("test -e $TMPD/r"), 0, "%s: a run directory", bad[i][1]);
+    }
+    cr_assert_eq(sh("%s run --jobs gavel:" IMP_DIR "gavel_small.trace --cluster "
+                    "bench/gavel-cluster.json --out $TMPD/r 2>$TMPD/e >/dev/null && grep -q "
+                    "'^cpnsim import gavel: " IMP_DIR "gavel_small.trace: 4 rows read, 4 jobs "
+                    "written, 0 skipped$' $TMPD/e",
+                    bin()),
+                 0);
+    cr_assert_eq(sh("%s run --quiet --jobs gavel:" IMP_DIR "gavel_small.trace --cluster "
+                    "bench/gavel-cluster.json --out $TMPD/r 2>$TMPD/e && test ! -s $TMPD/e",
+                    bin()),
+                 0);
+    cr_assert_eq(sh("%s run --quiet --jobs gavel: --out $TMPD/r2 2>$TMPD/e; s=$?; "
+                    "grep -q 'an empty path' $TMPD/e && exit $s",
+                    bin()),
+                 2);
+    cr_assert_eq(sh("b=$(realpath %s) && cp " IMP_DIR "philly_small.csv $TMPD/gavel:x.csv && "
+                    "cd $TMPD && $b run --quiet --jobs ./gavel:x.csv --out r3 2>e; s=$?; "
+                    "grep -q '^cpnsim: ./gavel:x.csv:1: ' e && exit $s",
+                    bin()),
+                 2);
+}

@@ -8,6 +8,7 @@
 #include "../engine/policy.h"
 #include "../engine/cluster.h"
 #include "cmd.h"
+#include "../io/import.h"
 #include "../tools/run.h"
 #include "../base/util.h"
 
@@ -27,7 +28,10 @@ static const char *const usage_run =
     "\n"
     "  --cluster FILE      cluster JSON\n"
     "  --jobs FILE         job queue: CSV, JSON (.json) or Kubernetes Job YAML (.yaml,\n"
-    "                      .yml); see docs/jobs.md\n"
+    "                      .yml); see docs/jobs.md. FORMAT:TRACE (FORMAT philly, openb\n"
+    "                      or gavel) converts a public trace in memory, as `cpnsim import\n"
+    "                      FORMAT TRACE` would write it (docs/import.md); the import's\n"
+    "                      report goes to stderr unless --quiet\n"
     "  --origin SITE       origin of jobs whose file names none (Kubernetes Jobs without\n"
     "                      an origin annotation; default: the cluster's controller_site)\n"
     "  --policy NAME       scheduling policy (default " RUN_DEFAULT_POLICY "; see `cpnsim policies`)\n"
@@ -47,7 +51,7 @@ static const char *const usage_run =
     "  --set KEY=VALUE     override a cluster/config key; repeatable. Keys:\n";
 
 struct run_args {
-    const char *cluster, *jobs, *policy, *predictor, *out, *origin;
+    const char *cluster, *jobs, *jobs_format, *policy, *predictor, *out, *origin;
     uint64_t seed;
     size_t count;              /* the generated queue's options (0, NULL: the default), */
     const char *arrival, *mix; /* checked by run_simulation */
@@ -119,6 +123,7 @@ static int parse_run(int argc, char **argv, struct run_args *a)
     }
     if (optind < argc)
         return cmd_usage_error("run", "unexpected argument");
+    a->jobs_format = import_job_source(a->jobs, &a->jobs);
     /* An empty path and an output over an input are refused before anything is read:
      * `--jobs D/jobs.csv --out D` would replace the queue with the results. */
     static const char *const outputs[] = {"jobs.csv", "timeline.csv", "summary.json", NULL};
@@ -175,7 +180,9 @@ int cmd_run(int argc, char **argv)
         fputc('\n', stderr);
         return 2;
     }
-    struct run_request req = {.cluster = a.cluster, .jobs = a.jobs, .policy = a.policy,
+    struct run_request req = {.cluster = a.cluster, .jobs = a.jobs,
+                              .jobs_format = a.jobs_format,
+                              .import_report = a.quiet ? NULL : stderr, .policy = a.policy,
                               .predictor = a.predictor, .seed = a.seed, .sets = a.sets,
                               .n_sets = a.n_sets, .out = a.out, .stop = &run_stop_signal,
                               .origin = a.origin, .count = a.count, .arrival = a.arrival,

@@ -66,6 +66,8 @@ struct rf_build {
     uint32_t *gsorted;     /* [p * n] rows by feature value, sorted once */
     uint32_t *rowstart;    /* [n + 1] where each row's positions start in rowpos */
     uint32_t *rowpos;      /* [m] the sample's positions grouped by row */
+    double *xs;            /* [p * m] feature j of sample position i at xs[j * m + i] */
+    double *ys;            /* [m] the target of sample position i */
     struct rf_pair *pairs; /* [n] sort scratch */
     struct rf *f;
 };
@@ -98,7 +100,7 @@ static int pair_cmp(const void *a, const void *b)
 
 static double xval(const struct rf_build *b, uint32_t pos, size_t j)
 {
-    return b->x[(size_t)b->idx[pos] * b->p + j];
+    return b->xs[j * b->m + pos];
 }
 
 /* Sorts the rows by each feature once per training: gsorted[j * n ..] lists the rows by
@@ -126,6 +128,13 @@ static void presort(struct rf_build *b)
     memcpy(b->tmp, b->rowstart, b->n * sizeof *b->tmp); /* next free slot of each row */
     for (uint32_t i = 0; i < b->m; i++)
         b->rowpos[b->tmp[b->idx[i]]++] = i;
+    /* The sample's values by position, so that the scans below read them in place. */
+    for (uint32_t i = 0; i < b->m; i++) {
+        const double *row = &b->x[(size_t)b->idx[i] * b->p];
+        for (size_t j = 0; j < b->p; j++)
+            b->xs[j * b->m + i] = row[j];
+        b->ys[i] = b->y[b->idx[i]];
+    }
     for (size_t j = 0; j < b->p; j++) {
         uint32_t *o = &b->ord[j * b->m];
         const uint32_t *g = &b->gsorted[j * b->n];
@@ -148,12 +157,12 @@ static bool best_split(const struct rf_build *b, size_t lo, size_t hi, size_t j,
         return false;
     double total = 0;
     for (size_t i = lo; i < hi; i++)
-        total += b->y[b->idx[o[i]]];
+        total += b->ys[o[i]];
     double left = 0;
     size_t minl = b->prm->min_leaf;
     *score = -INFINITY;
     for (size_t i = lo; i + 1 < hi; i++) {
-        left += b->y[b->idx[o[i]]];
+        left += b->ys[o[i]];
         size_t nl = i + 1 - lo, nr = cnt - nl;
         double v = xval(b, o[i], j), next = xval(b, o[i + 1], j);
         if (nl < minl || nr < minl || !(v < next))
@@ -178,10 +187,10 @@ static uint32_t grow(struct rf_build *b, size_t lo, size_t hi, unsigned depth)
     const uint32_t *o0 = b->ord; /* any feature's list holds the node's samples */
     double mean = 0, sse = 0;
     for (size_t i = lo; i < hi; i++)
-        mean += b->y[b->idx[o0[i]]];
+        mean += b->ys[o0[i]];
     mean /= (double)cnt;
     for (size_t i = lo; i < hi; i++) {
-        double d = b->y[b->idx[o0[i]]] - mean;
+        double d = b->ys[o0[i]] - mean;
         sse += d * d;
     }
     b->f->nodes[me].value = mean;
@@ -225,10 +234,13 @@ static uint32_t grow(struct rf_build *b, size_t lo, size_t hi, unsigned depth)
         uint32_t *o = &b->ord[j * b->m];
         size_t l = lo, r = 0;
         for (size_t i = lo; i < hi; i++) {
-            if (b->left[o[i]])
-                o[l++] = o[i];
-            else
-                b->tmp[r++] = o[i];
+            /* Both stores, one kept: no branch to mispredict on a coin-flip test. */
+            uint32_t pos = o[i];
+            size_t go = b->left[pos];
+            o[l] = pos;
+            b->tmp[r] = pos;
+            l += go;
+            r += 1 - go;
         }
         memcpy(&o[l], b->tmp, r * sizeof *o);
     }
@@ -307,6 +319,8 @@ int rf_train(struct rf **out, const double *x, size_t n, size_t p, const double 
     b.gsorted = cpn_calloc(p * n, sizeof *b.gsorted);
     b.rowstart = cpn_calloc(n + 1, sizeof *b.rowstart);
     b.rowpos = cpn_calloc(m, sizeof *b.rowpos);
+    b.xs = cpn_calloc(p * m, sizeof *b.xs);
+    b.ys = cpn_calloc(m, sizeof *b.ys);
     sort_rows(&b);
     uint32_t *idx = b.idx;
     unsigned *inbag = oob ? cpn_calloc(n, sizeof *inbag) : NULL;
@@ -336,6 +350,8 @@ int rf_train(struct rf **out, const double *x, size_t n, size_t p, const double 
     free(oob_cnt);
     free(oob_sum);
     free(inbag);
+    free(b.ys);
+    free(b.xs);
     free(b.rowpos);
     free(b.rowstart);
     free(b.gsorted);

@@ -210,6 +210,16 @@ int import_whole(const struct import_conv *m, char **f, int col, const char *nam
     return imp_cell(m, cpn_parse_u64(s, out), s, "a whole number >= 0", name, line);
 }
 
+size_t import_str(struct import_conv *m, const char *s, size_t n)
+{
+    size_t off = m->pool_len;
+    cpn_grow((void **)&m->pool, &m->pool_cap, off + n + 1, 1);
+    memcpy(m->pool + off, s, n);
+    m->pool[off + n] = '\0';
+    m->pool_len = off + n + 1;
+    return off;
+}
+
 void *import_push(struct import_conv *m, size_t size)
 {
     cpn_grow(&m->rows_v, &m->cap, m->n + 1, size);
@@ -234,13 +244,10 @@ static int irow_cmp(const void *a, const void *b)
 
 static void irows_free(struct import_conv *m)
 {
-    struct import_job *r = m->rows_v;
-    for (size_t i = 0; i < m->n; i++) {
-        free(r[i].id);
-        free(r[i].origin);
-    }
     free(m->rows_v);
     m->rows_v = NULL;
+    free(m->pool);
+    m->pool = NULL;
 }
 
 /* Folds a job wider than --max-gpus onto max_gpus GPUs, keeping its GPU time. */
@@ -263,19 +270,25 @@ void import_fold(struct import_conv *m, struct import_job *r)
 static int imp_build(struct import_conv *m, const char *sha256, struct jobset *out)
 {
     struct import_job *r = m->rows_v;
-    if (m->n)
+    /* Traces are usually in time order already (Gavel's always): a check in one pass
+     * spares the sort. The order is total (lines are unique), so either way it is the
+     * same. */
+    size_t sorted = 1;
+    while (sorted < m->n && irow_cmp(&r[sorted - 1], &r[sorted]) < 0)
+        sorted++;
+    if (sorted < m->n)
         qsort(r, m->n, sizeof *r, irow_cmp);
     double t0 = m->n ? r[0].submit : 0;
     struct jobin *b = jobin_create(m->name, m->cat);
     size_t idlen = 0;
     for (size_t i = 0; i < m->n; i++)
-        idlen += strlen(r[i].id) + 1;
+        idlen += strlen(m->pool + r[i].id) + 1;
     jobin_reserve(b, m->n, idlen + 4096); /* ids, and room for the origin names */
     int rc = CPN_OK;
     for (size_t i = 0; i < m->n && !rc; i++) {
         struct jobin_row row = {.line = r[i].line > UINT32_MAX ? UINT32_MAX : (uint32_t)r[i].line};
         struct jobin_val *f = row.f;
-        f[JOBIN_ID] = (struct jobin_val){.kind = JOBIN_TEXT, .text = r[i].id};
+        f[JOBIN_ID] = (struct jobin_val){.kind = JOBIN_TEXT, .text = m->pool + r[i].id};
         f[JOBIN_SUBMIT] = (struct jobin_val){.kind = JOBIN_NUM, .num = r[i].submit - t0};
         f[JOBIN_MODEL] = (struct jobin_val){
             .kind = JOBIN_TEXT,
@@ -287,7 +300,7 @@ static int imp_build(struct import_conv *m, const char *sha256, struct jobset *o
         f[JOBIN_CPUS] = (struct jobin_val){.kind = JOBIN_NUM, .num = r[i].cpus};
         f[JOBIN_MEM] = (struct jobin_val){.kind = JOBIN_NUM, .num = r[i].mem_gib};
         f[JOBIN_IMAGE] = (struct jobin_val){.kind = JOBIN_NUM, .num = import_assume.image_gib};
-        f[JOBIN_ORIGIN] = (struct jobin_val){.kind = JOBIN_TEXT, .text = r[i].origin};
+        f[JOBIN_ORIGIN] = (struct jobin_val){.kind = JOBIN_TEXT, .text = m->pool + r[i].origin};
         if (r[i].duration >= 0)
             f[JOBIN_DURATION] = (struct jobin_val){.kind = JOBIN_NUM, .num = r[i].duration};
         if (r[i].samples)
@@ -308,6 +321,19 @@ bool import_is_job_format(const char *format)
 {
     return strcmp(format, "philly") == 0 || strcmp(format, "openb") == 0 ||
            strcmp(format, "gavel") == 0;
+}
+
+const char *import_job_source(const char *spec, const char **path)
+{
+    static const char *const formats[] = {"philly", "openb", "gavel"};
+    for (size_t i = 0; spec && i < sizeof formats / sizeof *formats; i++) {
+        size_t n = strlen(formats[i]);
+        if (strncmp(spec, formats[i], n) == 0 && spec[n] == ':') {
+            *path = spec + n + 1;
+            return formats[i];
+        }
+    }
+    return NULL;
 }
 
 bool import_is_cluster_format(const char *format)

@@ -37,6 +37,12 @@ bool import_is_job_format(const char *format);
 /* True for philly-machines, openb-nodes, pai-machines. */
 bool import_is_cluster_format(const char *format);
 
+/* Splits a job source named as FORMAT:FILE (`cpnsim run --jobs gavel:TRACE`) when
+ * FORMAT is a job format: returns the format's static name and sets *path to FILE.
+ * Returns NULL, *path untouched, for anything else (a plain file name; ./gavel:x names
+ * a file). */
+const char *import_job_source(const char *spec, const char **path);
+
 /* Converts a job trace. Writes the report (rows read, written, skipped per reason,
  * assumptions that matter) to report (NULL: none). Returns 0 with *out replaced
  * (jobs sorted by submit time, then source line; source = path), or CPN_EINPUT with

@@ -86,6 +86,8 @@ struct import_conv {
     void *rows_v; /* the format's rows */
     size_t n, cap;
     size_t changed;
+    char *pool;   /* NUL-terminated strings of the rows (ids, origins), one allocation */
+    size_t pool_len, pool_cap;
 };
 
 /* Writes "name:line: col: message" as the error. Returns CPN_EINPUT. */
@@ -104,6 +106,9 @@ int import_whole(const struct import_conv *m, char **f, int col, const char *nam
                  uint64_t *out);
 /* Appends a zeroed row of `size` bytes to the converter's rows and returns it. */
 void *import_push(struct import_conv *m, size_t size);
+/* Copies the n bytes at s, and a NUL, into the converter's pool; returns their offset
+ * (valid until the converter is freed: the pool may move as it grows). */
+size_t import_str(struct import_conv *m, const char *s, size_t n);
 
 /* ---- Job traces ---- */
 
@@ -117,7 +122,7 @@ struct import_job {
     int model; /* -1: none */
     double cpus, mem_gib;
     double gpu_mem_gib; /* < 0: none (the catalogue's, at run time) */
-    char *id, *origin;
+    size_t id, origin;  /* offsets in the converter's pool (import_str) */
 };
 
 /* Folds a job wider than --max-gpus onto max_gpus GPUs, keeping its GPU time. */

@@ -83,6 +83,7 @@ int import_openb_row(void *ctx, char **f, size_t nf, uint64_t line)
     else if (strcmp(phase, "Failed") == 0)
         import_tally_add(&m->t, false,
                          "Failed: its run up to the failure is replayed as a whole job", line);
+    const char *origin = m->o->origin ? m->o->origin : "openb";
     struct import_job *r = import_push(m, sizeof *r);
     *r = (struct import_job){.gpu_mem_gib = -1,
                              .submit = created,
@@ -93,8 +94,8 @@ int import_openb_row(void *ctx, char **f, size_t nf, uint64_t line)
                              .model = -1,
                              .cpus = cpu / IMP_MILLI,
                              .mem_gib = mem / IMP_MIB_PER_GIB,
-                             .id = cpn_strdup(name),
-                             .origin = cpn_strdup(m->o->origin ? m->o->origin : "openb")};
+                             .id = import_str(m, name, strlen(name)),
+                             .origin = import_str(m, origin, strlen(origin))};
     import_fold(m, r);
     return CPN_OK;
 }

@@ -96,8 +96,8 @@ int import_philly_row(void *ctx, char **f, size_t nf, uint64_t line)
                              .model = -1,
                              .cpus = import_assume.cpus,
                              .mem_gib = import_assume.mem_gib,
-                             .id = cpn_strdup(id),
-                             .origin = cpn_strdup(cl)};
+                             .id = import_str(m, id, strlen(id)),
+                             .origin = import_str(m, cl, strlen(cl))};
     import_fold(m, r);
     return CPN_OK;
 }

@@ -11,6 +11,7 @@
 #include "../engine/cluster.h"
 #include "../io/cluster_json.h"
 #include "../io/gen.h"
+#include "../io/import.h"
 #include "../io/jobin.h"
 #include "../engine/predict.h"
 #include "../io/report.h"
@@ -47,6 +48,19 @@ static int generate_queue(const struct run_request *req, const struct catalog *c
     free(origins);
     gen_mix_destroy(mix);
     return rc;
+}
+
+/* The run's jobs from a file: a job file as trace_read_any reads it, or a trace that an
+ * importer converts in memory, as `cpnsim import` would write it (so the run is the run
+ * of that file, without writing and reading it back). */
+static int read_jobs(const struct run_request *req, const struct catalog *cat,
+                     struct jobset *js, char *err, size_t errlen)
+{
+    if (!req->jobs_format)
+        return trace_read_any(req->jobs, cat, js, req->stop, err, errlen);
+    const struct import_opts defaults = {0};
+    return import_jobs(req->jobs_format, req->jobs, &defaults, cat, js, req->import_report,
+                       NULL, err, errlen);
 }
 
 /* Jobs whose file names no origin get req->origin, else the controller's site. An
@@ -149,6 +163,9 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
             n += snprintf(err + n, errlen - (size_t)n, " %s", policy_registry[i]->name);
         return CPN_EINPUT;
     }
+    if (req->jobs_format && !req->jobs)
+        return cpn_fail(err, errlen, CPN_EINPUT, "a job format (%s) without a jobs file",
+                        req->jobs_format);
     if (req->jobs && (req->count || req->arrival || req->mix))
         return cpn_fail(err, errlen, CPN_EINPUT,
                         "%s: describes a generated queue; it cannot go with --jobs",
@@ -168,7 +185,7 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
                         "reading the cluster", err, errlen);
     if (!rc)
         rc = stop_after(req,
-                        req->jobs ? trace_read_any(req->jobs, cat, &js, req->stop, err, errlen)
+                        req->jobs ? read_jobs(req, cat, &js, err, errlen)
                                   : generate_queue(req, cat, cl, &js, err, errlen),
                         "reading the jobs", err, errlen);
     jpos_set_stop(NULL);

@@ -1,5 +1,6 @@
 /* run: one simulation from inputs to a run directory, as a library call: load the
- * catalogue, cluster (with overrides) and jobs (or generate a queue, as `cpnsim gen`),
+ * catalogue, cluster (with overrides) and jobs (or convert a trace, as `cpnsim import`,
+ * or generate a queue, as `cpnsim gen`),
  * build the predictor, simulate with the named policy, write timeline.csv, jobs.csv
  * and summary.json (last). `cpnsim run` and sweeps both use it. */
 #ifndef CPN_RUN_H
@@ -24,6 +25,12 @@
 struct run_request {
     const char *cluster;   /* NULL: the embedded default cluster */
     const char *jobs;      /* NULL: a generated queue, drawn with the seed, as below */
+    /* NULL: jobs is a job file (CSV, JSON or YAML, trace.h); else an importer's job
+     * format (philly, openb, gavel: import.h), and jobs is converted in memory with the
+     * importer's defaults, the jobs `cpnsim import FORMAT FILE` would write. */
+    const char *jobs_format;
+    FILE *import_report;   /* where that conversion reports what it read and skipped;
+                              NULL: nowhere */
     /* The generated queue's options, as `cpnsim gen`'s (only without jobs): */
     size_t count;          /* jobs; 0: the mix's count, else RUN_DEFAULT_JOBS */
     const char *arrival;   /* gen --arrival; NULL: the mix's, else batch */
