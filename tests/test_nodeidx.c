@@ -35,6 +35,31 @@ Test(nodeidx, maxima_from_different_nodes)
     nodeidx_free(&ix);
 }
 
+Test(nodeidx, idle_on_one_node_requests_on_another)
+{
+    /* Nodes 0-3 show 8 idle GPUs but no free CPU (filled since the scrape), nodes 4-6
+     * free CPU but no idle GPU, node 7 both; 2 and 4 idle GPUs search level 2 and 3. */
+    struct nodeidx ix;
+    nodeidx_init(&ix, 8);
+    for (size_t i = 0; i < 4; i++)
+        nodeidx_set(&ix, i, 0, 100, 8);
+    for (size_t i = 4; i < 7; i++)
+        nodeidx_set(&ix, i, 64, 100, 0);
+    nodeidx_set(&ix, 7, 4.5, 100, 3);
+    cr_assert_eq(nodeidx_first(&ix, 0, 4, 24, 1), 7);
+    cr_assert_eq(nodeidx_first(&ix, 0, 4, 24, 2), 7);
+    cr_assert_eq(nodeidx_first(&ix, 0, 4, 24, 3), 7);
+    cr_assert_eq(nodeidx_first(&ix, 0, 4, 24, 4), UINT32_MAX);
+    cr_assert_eq(nodeidx_first(&ix, 0, 4.5 + 2e-6, 24, 1), UINT32_MAX); /* beyond the slack */
+    cr_assert_eq(nodeidx_first(&ix, 0, 4.5 + 5e-7, 24, 1), 7);          /* within it */
+    cr_assert_eq(nodeidx_first(&ix, 0, 0, 0, 8), 0);
+    cr_assert_eq(nodeidx_first(&ix, 0, 8, 24, 0), 4);
+    nodeidx_set(&ix, 2, 16, 100, 8); /* node 2 frees its requests */
+    cr_assert_eq(nodeidx_first(&ix, 0, 4, 24, 8), 2);
+    cr_assert_eq(nodeidx_first(&ix, 3, 4, 24, 2), 7);
+    nodeidx_free(&ix);
+}
+
 Test(nodeidx, random_queries_and_walks_match_a_scan)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -43,11 +68,15 @@ Test(nodeidx, random_queries_and_walks_match_a_scan)
         double cpu[70], mem[70];
         uint32_t idle[70];
         struct nodeidx ix;
+        /* Up to 2 idle GPUs on the small nodes, up to 12 on the larger ones, and
+         * fractions of a core near the thresholds, to try every level and the floats'
+         * rounding. */
+        uint32_t max_idle = n <= 35 ? 2 : 12;
         nodeidx_init(&ix, n);
         for (size_t i = 0; i < n; i++) {
-            cpu[i] = (double)gsl_rng_uniform_int(r, 5);
+            cpu[i] = (double)gsl_rng_uniform_int(r, 5) + (n > 35 ? 1e-7 * (double)gsl_rng_uniform_int(r, 30) - 1.5e-6 : 0);
             mem[i] = (double)gsl_rng_uniform_int(r, 5);
-            idle[i] = (uint32_t)gsl_rng_uniform_int(r, 3);
+            idle[i] = (uint32_t)gsl_rng_uniform_int(r, max_idle + 1);
             if (i % 2)
                 nodeidx_set(&ix, i, cpu[i], mem[i], idle[i]);
             else
@@ -56,7 +85,7 @@ Test(nodeidx, random_queries_and_walks_match_a_scan)
         nodeidx_rebuild(&ix);
         for (int q = 0; q < 50; q++) {
             double c = (double)gsl_rng_uniform_int(r, 5), m = (double)gsl_rng_uniform_int(r, 5);
-            uint32_t k = (uint32_t)gsl_rng_uniform_int(r, 3);
+            uint32_t k = (uint32_t)gsl_rng_uniform_int(r, max_idle + 2);
             size_t from = gsl_rng_uniform_int(r, n + 1);
             cr_assert_eq(nodeidx_first(&ix, from, c, m, k), scan_first(cpu, mem, idle, n, from, c, m, k));
             /* A walk: each next node from the one after the last. */

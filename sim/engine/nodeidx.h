@@ -1,24 +1,36 @@
 /* nodeidx: an index over nodes for "the first node, in cluster order, with at least
- * this much free": a segment tree holding, per subtree, the most free CPU and memory
- * requests and the most GPUs that look idle. The engine keeps it up to date from the
- * controller's view; policies query it through view_first_node. It owns only its
- * arrays. */
+ * this much free": a segment tree holding, per subtree, the most GPUs that look idle
+ * and the most free CPU and memory requests, over all its nodes and again over only
+ * its nodes with at least 1, 2, 4, ... idle-looking GPUs. The engine keeps it up to
+ * date from the controller's view; policies query it through view_first_node. It owns
+ * only its arrays. */
 #ifndef CPN_NODEIDX_H
 #define CPN_NODEIDX_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+/* Levels of a subtree's maxima: level 0 over all its nodes, level l >= 1 over its
+ * nodes with at least 2^(l-1) idle-looking GPUs (so up to 64 GPUs a node, and any
+ * number beyond with the idle maxima alone). */
+#define NODEIDX_LEVELS 8
+
 struct nodeidx {
     size_t n;      /* nodes */
     size_t leaves; /* a power of two >= n */
-    double *cpu, *mem; /* [2 * leaves] subtree maxima of free requests */
-    uint32_t *idle;    /* [2 * leaves] subtree maxima of idle-looking GPUs */
+    double *leaf_cpu, *leaf_mem; /* [n] each node's free requests, exact */
+    uint32_t *idle; /* [2 * leaves] subtree maxima of idle-looking GPUs */
+    /* [2 * leaves][2 * NODEIDX_LEVELS]: subtree k's free-CPU maxima per level, then its
+     * free-memory maxima per level, as floats rounded up (-inf where a level has no
+     * node). One block a subtree, so an update reads two children and writes their
+     * parent in a few cache lines. */
+    float *max;
 };
 
 void nodeidx_init(struct nodeidx *ix, size_t n);
 void nodeidx_free(struct nodeidx *ix);
-/* Sets node i's values and updates its ancestors (O(log n)). */
+/* Sets node i's values and updates its ancestors (O(log n)); nothing when they are
+ * its values already. */
 void nodeidx_set(struct nodeidx *ix, size_t i, double free_cpu, double free_mem, uint32_t idle);
 /* Sets a leaf without updating ancestors; nodeidx_rebuild then fixes them all (O(n)). */
 void nodeidx_set_leaf(struct nodeidx *ix, size_t i, double free_cpu, double free_mem, uint32_t idle);
