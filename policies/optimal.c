@@ -281,6 +281,7 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->grp_run = opt_alloc(st->n_grp, sizeof *st->grp_run);
     st->grp_cpu = opt_alloc(st->n_grp, sizeof *st->grp_cpu);
     st->site_xfer = opt_alloc(cl->n_sites, sizeof *st->site_xfer);
+    st->xfer_job = VIEW_NONE;
     st->tp_ok = opt_alloc(nt, sizeof *st->tp_ok);
     st->tp_run = opt_alloc(nt, sizeof *st->tp_run);
     st->tp_mem = opt_alloc(nt, sizeof *st->tp_mem);
@@ -653,6 +654,7 @@ static void opt_job_event(void *state, const struct view *v, uint32_t j, enum po
 static void opt_begin(void *state, const struct view *v)
 {
     struct opt_state *st = state;
+    st->point++;
     if (v->est_version != st->est_seen)
         opt_rebuild(st, v);
     if (v->queue_len == 0)

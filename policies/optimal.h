@@ -69,7 +69,12 @@ struct opt_state {
     double *grp_dur;       /* [n_grp] scratch: transfer + run of the job on the group */
     double *grp_run;       /* [n_grp] scratch: its run alone there (no CPU contention) */
     double *grp_cpu;       /* [n_grp] scratch: the CPU cores it would keep busy there */
-    double *site_xfer;     /* [sites] scratch: transfer estimate of the job to each site */
+    double *site_xfer;     /* [sites] transfer estimates of job xfer_job to each site (NAN:
+                            * not asked) at scheduling point xfer_point: the network does
+                            * not change within one, and a reservation searches twice */
+    uint32_t xfer_job;
+    uint64_t xfer_point;
+    uint64_t point;        /* scheduling points begun */
     int8_t *tp_ok;         /* [types] scratch of one pass over the groups: -1 not asked yet,
                             * 1 the job may run on the type and its memory fits, else 0 */
     double *tp_run, *tp_mem, *tp_cpu; /* [types] its estimates there, when tp_ok is 1 */

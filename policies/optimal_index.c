@@ -459,8 +459,12 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint3
     const struct cluster *cl = v->cl;
     const struct view_job *jb = view_job(v, j);
     bool alone = opt_unseen(st, v, j);
-    for (size_t si = 0; si < cl->n_sites; si++)
-        st->site_xfer[si] = NAN;
+    if (st->xfer_job != j || st->xfer_point != st->point) {
+        for (size_t si = 0; si < cl->n_sites; si++)
+            st->site_xfer[si] = NAN;
+        st->xfer_job = j;
+        st->xfer_point = st->point;
+    }
     size_t m = 0;
     bool nan_lb = false;
     opt_types_reset(st, v);
