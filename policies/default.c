@@ -41,9 +41,6 @@
 
 /* kube-scheduler's framework.MaxNodeScore: every score plugin scores 0..100. */
 #define DFLT_MAX_NODE_SCORE 100
-/* Kubernetes quantities are whole milli-cores and bytes. */
-#define DFLT_MILLI_PER_CPU 1000.0
-#define DFLT_BYTES_PER_GIB 1073741824.0
 
 /* The queue is kept as cohorts: jobs of one shape (GPUs, CPU, memory, the GPU types
  * they may run on) that failed equally often and at the same time, and so share their
@@ -141,7 +138,7 @@ struct dflt_state {
     struct dflt_ids elig;   /* eligible cohorts, between points and while one starts */
     struct heap boff;       /* cohorts (uint32_t) in back-off, by backoff_until */
     struct dflt_ids parked; /* parked cohorts, in no order */
-    struct heap walk;       /* this point's cohorts (uint32_t), by their first job */
+    struct heap walk;       /* this point's cohorts (dflt_walk_ent), by their first job */
     struct dflt_ids aside;  /* this point's cohorts known to fail, set aside */
     struct dflt_sortkey *keys; /* scratch for merging the eligible cohorts */
     size_t cap_keys;
@@ -251,30 +248,48 @@ static bool dflt_boff_before(const void *a, const void *b, const void *ctx)
     return st->co[*(const uint32_t *)a].backoff_until < st->co[*(const uint32_t *)b].backoff_until;
 }
 
+/* A cohort in the walk, with the queue order of its first job (its root does not
+ * change while it is in the walk: it is taken out before a job leaves it). */
+struct dflt_walk_ent {
+    uint64_t seq;
+    uint32_t co;
+};
+
 static bool dflt_walk_before(const void *a, const void *b, const void *ctx)
 {
-    const struct dflt_state *st = ctx;
-    return st->seq[st->co[*(const uint32_t *)a].root] < st->seq[st->co[*(const uint32_t *)b].root];
+    (void)ctx;
+    return ((const struct dflt_walk_ent *)a)->seq < ((const struct dflt_walk_ent *)b)->seq;
 }
 
 static const struct heap_ops dflt_boff_ops = {.size = sizeof(uint32_t), .less = dflt_boff_before};
-static const struct heap_ops dflt_walk_ops = {.size = sizeof(uint32_t), .less = dflt_walk_before};
+static const struct heap_ops dflt_walk_ops = {.size = sizeof(struct dflt_walk_ent),
+                                             .less = dflt_walk_before};
 
-static const struct heap_ops *dflt_ops_of(const struct dflt_state *st, const struct heap *h)
+static void dflt_boff_push(struct dflt_state *st, uint32_t c)
 {
-    return h == &st->boff ? &dflt_boff_ops : &dflt_walk_ops;
+    heap_push(&st->boff, &dflt_boff_ops, st, &c);
 }
 
-static void dflt_heap_push(struct dflt_state *st, struct heap *h, uint32_t c)
-{
-    heap_push(h, dflt_ops_of(st, h), st, &c);
-}
-
-static uint32_t dflt_heap_pop(struct dflt_state *st, struct heap *h)
+static uint32_t dflt_boff_pop(struct dflt_state *st)
 {
     uint32_t top;
-    heap_pop(h, dflt_ops_of(st, h), st, &top);
+    heap_pop(&st->boff, &dflt_boff_ops, st, &top);
     return top;
+}
+
+/* Cohort c (not empty) joins the walk. */
+static void dflt_walk_push(struct dflt_state *st, uint32_t c)
+{
+    struct dflt_walk_ent e = {.seq = st->seq[st->co[c].root], .co = c};
+    heap_push(&st->walk, &dflt_walk_ops, NULL, &e);
+}
+
+/* The cohort of the walk whose first job comes first in the queue, taken out. */
+static uint32_t dflt_walk_pop(struct dflt_state *st)
+{
+    struct dflt_walk_ent top;
+    heap_pop(&st->walk, &dflt_walk_ops, NULL, &top);
+    return top.co;
 }
 
 /* The cohort whose back-off ends first (the back-off heap must not be empty). */
@@ -434,6 +449,10 @@ static int64_t dflt_least_requested(int64_t requested, int64_t capacity)
     return (capacity - requested) * DFLT_MAX_NODE_SCORE / capacity;
 }
 
+/* min(x, 1) for a quotient of two integers with a positive divisor (never NaN), where
+ * it equals fmin(x, 1.0), without the library call. */
+static double dflt_min1(double x) { return x < 1.0 ? x : 1.0; }
+
 /* balancedResourceScorer of balanced_allocation.go for two resources: 100 times one
  * minus the standard deviation of the requested fractions, truncated. */
 static int64_t dflt_balanced(int64_t req_a, int64_t cap_a, int64_t req_b, int64_t cap_b)
@@ -441,35 +460,22 @@ static int64_t dflt_balanced(int64_t req_a, int64_t cap_a, int64_t req_b, int64_
     double f[2];
     size_t k = 0;
     if (cap_a > 0)
-        f[k++] = fmin((double)req_a / (double)cap_a, 1.0);
+        f[k++] = dflt_min1((double)req_a / (double)cap_a);
     if (cap_b > 0)
-        f[k++] = fmin((double)req_b / (double)cap_b, 1.0);
+        f[k++] = dflt_min1((double)req_b / (double)cap_b);
     double sd = k == 2 ? fabs((f[0] - f[1]) / 2) : 0.0;
     return (int64_t)((1 - sd) * DFLT_MAX_NODE_SCORE);
 }
 
-/* llround(x), to the nearest integer with halves away from zero, for |x| < 2^63, without
- * the library call (a scheduling point scores every node of a site that fits, four
- * roundings each). For x >= 0, x minus its truncation is exact, so comparing it with one
- * half decides exactly as llround does; a negative x rounds as its opposite. */
-static int64_t dflt_llround(double x)
+/* The score for job j of class c's nodes: LeastAllocated + BalancedAllocation, both
+ * over the node's requested CPU and memory with the job's added; the capacities in
+ * Kubernetes units are the class's. */
+static int64_t dflt_score(const struct view *v, const struct dflt_class *c, uint32_t j)
 {
-    if (x < 0)
-        return -dflt_llround(-x);
-    int64_t i = (int64_t)x;
-    return i + (x - (double)i >= 0.5);
-}
-
-/* The node's score for job j: LeastAllocated + BalancedAllocation, both over the
- * node's requested CPU and memory with the job's added. */
-static int64_t dflt_score(const struct view *v, uint32_t n, uint32_t j)
-{
-    const struct node *nd = &v->cl->nodes[n];
     const struct view_job *jb = view_job(v, j);
-    int64_t cap_cpu = dflt_llround(nd->cpus * DFLT_MILLI_PER_CPU);
-    int64_t cap_mem = dflt_llround(nd->mem_gib * DFLT_BYTES_PER_GIB);
-    int64_t req_cpu = dflt_llround((v->node_cpus_req[n] + jb->cpus) * DFLT_MILLI_PER_CPU);
-    int64_t req_mem = dflt_llround((v->node_mem_req_gib[n] + jb->mem_gib) * DFLT_BYTES_PER_GIB);
+    int64_t cap_cpu = c->cap_milli, cap_mem = c->cap_bytes;
+    int64_t req_cpu = dflt_llround((c->key.cpus_req + jb->cpus) * DFLT_MILLI_PER_CPU);
+    int64_t req_mem = dflt_llround((c->key.mem_req_gib + jb->mem_gib) * DFLT_BYTES_PER_GIB);
     int64_t least = (dflt_least_requested(req_cpu, cap_cpu) + dflt_least_requested(req_mem, cap_mem)) / 2;
     /* BalancedAllocation skips pods that request nothing (best-effort pods). */
     int64_t balanced = jb->cpus > 0 || jb->mem_gib > 0 ? dflt_balanced(req_cpu, cap_cpu, req_mem, cap_mem) : 0;
@@ -504,6 +510,8 @@ static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site,
     const struct view_job *jb = view_job(v, j);
     bool gpu_res = v->cl->cfg.gpu_as_resource;
     const struct dflt_nodes *x = &st->nodes;
+    /* The GPU types the job may run on: its shape's run set (view_job_runs_on). */
+    const uint8_t *runs = &st->runs[(size_t)st->shapes[st->shape_of[j]].runs * v->cl->n_types];
     uint32_t best = VIEW_NONE;
     int64_t best_score = -1;
     for (uint32_t i = 0; i < x->site_n[site]; i++) {
@@ -511,14 +519,19 @@ static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site,
          * returns no longer matters: the run writes no result). */
         if ((i + 1) % DFLT_STOP_EVERY == 0 && view_stopping(v))
             return 0;
+        /* The filter on the class's key, which holds its nodes' capacity and requests
+         * (view_node_fits_requests of any of its nodes). */
         const struct dflt_class *c = &x->cls[x->site_cls[site][i]];
-        uint32_t n = dflt_class_first(c);
         if (c->key.gpus < jb->gpus || (gpu_res && c->key.free_gpus < jb->gpus) ||
-            !view_node_fits_requests(v, n, j) ||
-            (c->key.gpus > 0 && !view_job_runs_on(v, j, c->key.type)))
+            c->key.cpus_req + jb->cpus > c->key.cpus + VIEW_FIT_EPS ||
+            c->key.mem_req_gib + jb->mem_gib > c->key.mem_gib + VIEW_FIT_EPS ||
+            (c->key.gpus > 0 && !runs[c->key.type]))
             continue;
-        int64_t score = dflt_score(v, n, j);
-        if (score > best_score || (score == best_score && n < best)) {
+        int64_t score = dflt_score(v, c, j);
+        if (score < best_score)
+            continue;
+        uint32_t n = dflt_class_first(c);
+        if (score > best_score || n < best) {
             best = n;
             best_score = score;
         }
@@ -601,13 +614,13 @@ static void dflt_begin(void *state, const struct view *v)
                 dflt_ids_push(&st->elig, c);
             } else {
                 st->co[c].state = DFLT_BACKOFF;
-                dflt_heap_push(st, &st->boff, c);
+                dflt_boff_push(st, c);
             }
         }
         st->parked.n = 0;
     }
     while (st->boff.n > 0 && st->co[dflt_boff_first(st)].backoff_until <= v->now) {
-        uint32_t c = dflt_heap_pop(st, &st->boff);
+        uint32_t c = dflt_boff_pop(st);
         st->co[c].state = DFLT_ELIGIBLE;
         dflt_ids_push(&st->elig, c);
     }
@@ -630,7 +643,7 @@ static void dflt_begin(void *state, const struct view *v)
             st->co[c].root = dflt_ph_link(st, st->co[c].root, st->co[d].root);
             dflt_cohort_free(st, d);
         }
-        dflt_heap_push(st, &st->walk, c);
+        dflt_walk_push(st, c);
     }
     st->elig.n = 0;
 }
@@ -697,7 +710,7 @@ static void dflt_change_site(struct dflt_state *st, const struct view *v, uint32
         if (st->co[c].root == VIEW_NONE)
             dflt_cohort_free(st, c);
         else
-            dflt_heap_push(st, &st->walk, c);
+            dflt_walk_push(st, c);
     }
     st->aside.n = 0;
 }
@@ -716,7 +729,7 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
     while (st->walk.n > 0) {
         if (view_stopping(v))
             return 0;
-        uint32_t c = dflt_heap_pop(st, &st->walk);
+        uint32_t c = dflt_walk_pop(st);
         CPN_ASSERT(st->co[c].state == DFLT_ELIGIBLE && st->co[c].root != VIEW_NONE);
         if (dflt_known_to_fail(st, v, st->co[c].shape)) {
             dflt_ids_push(&st->aside, c);
@@ -732,7 +745,7 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
             dflt_fail_one(st, v, c, j);
         }
         if (st->co[c].root != VIEW_NONE)
-            dflt_heap_push(st, &st->walk, c);
+            dflt_walk_push(st, c);
         else
             dflt_cohort_free(st, c);
         if (bound) {
@@ -768,8 +781,17 @@ static void dflt_check(const void *state, const struct view *v)
     for (size_t j = 0; j < v->n_jobs; j++)
         queued += st->queued[j];
     CPN_ASSERT(queued == v->queue_len);
-    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
+    size_t nt = v->cl->n_types;
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j]) {
         CPN_ASSERT(st->queued[j]);
+        const uint8_t *runs = &st->runs[(size_t)st->shapes[st->shape_of[j]].runs * nt];
+        for (uint32_t t = 0; t < nt; t++)
+            CPN_ASSERT(runs[t] == view_job_runs_on(v, j, t));
+    }
+    for (size_t i = 0; i < st->walk.n; i++) {
+        const struct dflt_walk_ent *e = heap_at(&st->walk, &dflt_walk_ops, i);
+        CPN_ASSERT(st->co[e->co].root != VIEW_NONE && e->seq == st->seq[st->co[e->co].root]);
+    }
     if (!st->in_round && st->placed == VIEW_NONE)
         dflt_nodes_check(&st->nodes, v);
 }

@@ -15,9 +15,26 @@ struct dflt_ckey {
     double cpus, mem_gib, cpus_req, mem_req_gib;
 };
 
+/* Kubernetes quantities are whole milli-cores and bytes. */
+#define DFLT_MILLI_PER_CPU 1000.0
+#define DFLT_BYTES_PER_GIB 1073741824.0
+
+/* llround(x), to the nearest integer with halves away from zero, for |x| < 2^63, without
+ * the library call (a bind scores every class of a site that fits, two roundings each).
+ * For x >= 0, x minus its truncation is exact, so comparing it with one half decides
+ * exactly as llround does; a negative x rounds as its opposite. */
+static inline int64_t dflt_llround(double x)
+{
+    if (x < 0)
+        return -dflt_llround(-x);
+    int64_t i = (int64_t)x;
+    return i + (x - (double)i >= 0.5);
+}
+
 /* A class: its nodes (uint32_t) in the project's min-heap by node index. */
 struct dflt_class {
     struct dflt_ckey key;
+    int64_t cap_milli, cap_bytes; /* its nodes' CPU and memory in Kubernetes units */
     struct heap nodes;
     uint32_t next;     /* the next class of its hash bucket, or of the free list */
     uint32_t site_pos; /* its position in its site's list */

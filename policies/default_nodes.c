@@ -72,6 +72,8 @@ static uint32_t dflt_class_get(struct dflt_nodes *x, const struct dflt_ckey *k)
     }
     struct dflt_class *cl = &x->cls[c]; /* a freed class's heap is empty, its array kept */
     cl->key = *k;
+    cl->cap_milli = dflt_llround(k->cpus * DFLT_MILLI_PER_CPU);
+    cl->cap_bytes = dflt_llround(k->mem_gib * DFLT_BYTES_PER_GIB);
     cl->next = x->bucket[b];
     x->bucket[b] = c;
     uint32_t s = k->site;
@@ -170,6 +172,8 @@ void dflt_nodes_check(const struct dflt_nodes *x, const struct view *v)
         const struct dflt_class *c = &x->cls[x->node_cls[n]];
         const uint32_t *heap = c->nodes.v, i = x->node_pos[n];
         CPN_ASSERT(memcmp(&c->key, &k, sizeof k) == 0);
+        CPN_ASSERT(c->cap_milli == dflt_llround(v->cl->nodes[n].cpus * DFLT_MILLI_PER_CPU) &&
+                   c->cap_bytes == dflt_llround(v->cl->nodes[n].mem_gib * DFLT_BYTES_PER_GIB));
         CPN_ASSERT(i < c->nodes.n && heap[i] == n);
         CPN_ASSERT(i == 0 || heap[(i - 1) / 2] < n);
     }

@@ -249,6 +249,21 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
         }
     }
     st->tree = opt_alloc(tree, sizeof *st->tree);
+    /* A uniform group with the type and maxima of an earlier uniform group gives a job
+     * the same answer in opt_len (its type is then asked already): opt_len looks only
+     * at the first of such groups. */
+    st->len_grp = opt_alloc(st->n_grp, sizeof *st->len_grp);
+    for (uint32_t gi = 0; gi < st->n_grp; gi++) {
+        const struct opt_group *g = &st->grp[gi];
+        bool dup = false;
+        for (size_t q = 0; q < st->n_len_grp && g->uniform && !dup; q++) {
+            const struct opt_group *r = &st->grp[st->len_grp[q]];
+            dup = r->uniform && r->type == g->type && r->max_gpus == g->max_gpus &&
+                  r->max_cpus == g->max_cpus && r->max_mem_gib == g->max_mem_gib;
+        }
+        if (!dup)
+            st->len_grp[st->n_len_grp++] = gi;
+    }
     for (size_t gi = 0; gi < st->n_grp; gi++) {
         const struct opt_group *g = &st->grp[gi];
         for (size_t i = 0; i < 2 * (size_t)g->leaves; i++) {
@@ -263,10 +278,10 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->is_stale = opt_alloc(cl->n_nodes, sizeof *st->is_stale);
     st->grp_order = opt_alloc(st->n_grp, sizeof *st->grp_order);
     st->grp_dur = opt_alloc(st->n_grp, sizeof *st->grp_dur);
-    st->grp_lb = opt_alloc(st->n_grp, sizeof *st->grp_lb);
     st->grp_run = opt_alloc(st->n_grp, sizeof *st->grp_run);
     st->grp_cpu = opt_alloc(st->n_grp, sizeof *st->grp_cpu);
     st->site_xfer = opt_alloc(cl->n_sites, sizeof *st->site_xfer);
+    st->xfer_job = VIEW_NONE;
     st->tp_ok = opt_alloc(nt, sizeof *st->tp_ok);
     st->tp_run = opt_alloc(nt, sizeof *st->tp_run);
     st->tp_mem = opt_alloc(nt, sizeof *st->tp_mem);
@@ -336,9 +351,9 @@ static void opt_destroy(void *state)
         return;
     free(st->grp);
     free(st->grp_nodes);
+    free(st->len_grp);
     free(st->grp_order);
     free(st->grp_dur);
-    free(st->grp_lb);
     free(st->grp_run);
     free(st->grp_cpu);
     free(st->site_xfer);
@@ -639,6 +654,7 @@ static void opt_job_event(void *state, const struct view *v, uint32_t j, enum po
 static void opt_begin(void *state, const struct view *v)
 {
     struct opt_state *st = state;
+    st->point++;
     if (v->est_version != st->est_seen)
         opt_rebuild(st, v);
     if (v->queue_len == 0)

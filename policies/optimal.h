@@ -28,6 +28,12 @@ struct opt_hent {
 /* Where a job stands in the queue's heaps. */
 enum { OPT_OUT = 0, OPT_YOUNG, OPT_AGED };
 
+/* A group a search may look at: no slot there finishes before lb. */
+struct opt_gkey {
+    double lb;
+    uint32_t grp;
+};
+
 /* A candidate place for one job. */
 struct opt_slot {
     uint32_t node;
@@ -55,12 +61,20 @@ struct opt_state {
     struct opt_group *grp; /* [n_grp] */
     size_t n_grp;
     uint32_t *grp_nodes;   /* node indices, group after group */
-    uint32_t *grp_order;   /* [n_grp] scratch: groups by transfer + run */
+    uint32_t *len_grp;     /* groups whose answer opt_len needs: each uniform group unless
+                            * an earlier one has its type and maxima (it would answer alike) */
+    size_t n_len_grp;
+    struct opt_gkey *grp_order; /* [n_grp] scratch: the groups a search may look at */
+    bool grp_sorted;       /* scratch: grp_order is in search order already */
     double *grp_dur;       /* [n_grp] scratch: transfer + run of the job on the group */
     double *grp_run;       /* [n_grp] scratch: its run alone there (no CPU contention) */
     double *grp_cpu;       /* [n_grp] scratch: the CPU cores it would keep busy there */
-    double *grp_lb;        /* [n_grp] scratch: no slot there finishes sooner */
-    double *site_xfer;     /* [sites] scratch: transfer estimate of the job to each site */
+    double *site_xfer;     /* [sites] transfer estimates of job xfer_job to each site (NAN:
+                            * not asked) at scheduling point xfer_point: the network does
+                            * not change within one, and a reservation searches twice */
+    uint32_t xfer_job;
+    uint64_t xfer_point;
+    uint64_t point;        /* scheduling points begun */
     int8_t *tp_ok;         /* [types] scratch of one pass over the groups: -1 not asked yet,
                             * 1 the job may run on the type and its memory fits, else 0 */
     double *tp_run, *tp_mem, *tp_cpu; /* [types] its estimates there, when tp_ok is 1 */

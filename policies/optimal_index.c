@@ -92,21 +92,26 @@ static void opt_types_reset(struct opt_state *st, const struct view *v)
     memset(st->tp_ok, -1, v->cl->n_types * sizeof *st->tp_ok);
 }
 
+/* Asks opt_type_ok's question of type t for job j, the first time in a pass. */
+static void opt_type_ask(struct opt_state *st, const struct view *v, uint32_t j, uint32_t t)
+{
+    st->tp_ok[t] = 0;
+    if (view_job_runs_on(v, j, t)) {
+        opt_est(st, v, j, t, &st->tp_run[t], &st->tp_mem[t]);
+        st->tp_cpu[t] = st->est_cpu[(size_t)j * v->cl->n_types + t];
+        st->tp_ok[t] = st->tp_mem[t] <= v->cl->types[t].mem_gib;
+    }
+}
+
 /* Whether job j may run on GPU type t (view_job_runs_on) with its predicted memory
  * fitting a GPU there, and if so its estimates there in st->tp_run, tp_mem, tp_cpu.
  * Every group of a type gives the same answer, so a pass over the groups asks once
  * per type, at the type's first group: the estimates are then asked (and cached) in
  * the order a pass asking at every group would ask them. */
-static bool opt_type_ok(struct opt_state *st, const struct view *v, uint32_t j, uint32_t t)
+static inline bool opt_type_ok(struct opt_state *st, const struct view *v, uint32_t j, uint32_t t)
 {
-    if (st->tp_ok[t] < 0) {
-        st->tp_ok[t] = 0;
-        if (view_job_runs_on(v, j, t)) {
-            opt_est(st, v, j, t, &st->tp_run[t], &st->tp_mem[t]);
-            st->tp_cpu[t] = st->est_cpu[(size_t)j * v->cl->n_types + t];
-            st->tp_ok[t] = st->tp_mem[t] <= v->cl->types[t].mem_gib;
-        }
-    }
+    if (st->tp_ok[t] < 0)
+        opt_type_ask(st, v, j, t);
     return st->tp_ok[t] == 1;
 }
 
@@ -128,7 +133,9 @@ static bool opt_group_hosts(const struct opt_state *st, const struct view *v,
 }
 
 /* Predicted run time on the fastest node that could take the job; INFINITY when
- * none can. */
+ * none can. A group left out of len_grp answers as an earlier group of len_grp does
+ * (same type and maxima, uniform), so the types are asked in the order a pass over
+ * every group would ask them and the least run time is the same. */
 double opt_len(struct opt_state *st, const struct view *v, uint32_t j)
 {
     opt_est_current(st, v, j);
@@ -136,8 +143,8 @@ double opt_len(struct opt_state *st, const struct view *v, uint32_t j)
         const struct view_job *jb = view_job(v, j);
         double best = INFINITY;
         opt_types_reset(st, v);
-        for (size_t i = 0; i < st->n_grp; i++) {
-            const struct opt_group *g = &st->grp[i];
+        for (size_t i = 0; i < st->n_len_grp; i++) {
+            const struct opt_group *g = &st->grp[st->len_grp[i]];
             if (opt_group_may_host(g, jb) && opt_type_ok(st, v, j, g->type) &&
                 st->tp_run[g->type] < best && opt_group_hosts(st, v, g, jb))
                 best = st->tp_run[g->type];
@@ -236,7 +243,7 @@ static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n,
  * lasting dur, never before now; *can_now tells whether one of them may take it at once
  * (k GPUs free now with a gap of dur before any planned job). A job running alone, or
  * taking no GPU, has no bound. A reservation waits for its GPUs, gaps or not. */
-static double opt_bound(struct opt_state *st, const struct view *v, const struct opt_group *g,
+static inline double opt_bound(struct opt_state *st, const struct view *v, const struct opt_group *g,
                         size_t i, uint32_t k, double dur, bool alone, bool reserve, bool *can_now)
 {
     *can_now = true;
@@ -420,16 +427,46 @@ static bool opt_fits_now(const struct opt_state *st, const struct view *v, uint3
     return k == jb->gpus;
 }
 
-/* Sorts the groups that could take job j by its transfer + run there, into
- * grp_order; returns how many there are. Transfer estimates are asked once per site. */
+/* The i-th group of grp_order[0..m) in order of lb, ties to the lower group index,
+ * given that grp_order[0..i) already are the first i: the least of the rest is moved
+ * to position i. A search usually stops after a few groups, so ordering them one at
+ * a time costs less than sorting them all. */
+static uint32_t opt_group_at(struct opt_state *st, size_t i, size_t m)
+{
+    struct opt_gkey *o = st->grp_order;
+    if (!st->grp_sorted) {
+        size_t b = i;
+        double lb = o[i].lb;
+        uint32_t grp = o[i].grp;
+        for (size_t q = i + 1; q < m; q++)
+            if (o[q].lb < lb || (o[q].lb == lb && o[q].grp < grp)) {
+                b = q;
+                lb = o[q].lb;
+                grp = o[q].grp;
+            }
+        struct opt_gkey t = o[i];
+        o[i] = o[b];
+        o[b] = t;
+    }
+    return o[i].grp;
+}
+
+/* Lists in grp_order the groups that could take job j, with its transfer + run there
+ * and the bound of its finish there; returns how many there are. opt_group_at takes
+ * them in order of that bound. Transfer estimates are asked once per site. */
 static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint32_t j)
 {
     const struct cluster *cl = v->cl;
     const struct view_job *jb = view_job(v, j);
     bool alone = opt_unseen(st, v, j);
-    for (size_t si = 0; si < cl->n_sites; si++)
-        st->site_xfer[si] = NAN;
+    if (st->xfer_job != j || st->xfer_point != st->point) {
+        for (size_t si = 0; si < cl->n_sites; si++)
+            st->site_xfer[si] = NAN;
+        st->xfer_job = j;
+        st->xfer_point = st->point;
+    }
     size_t m = 0;
+    bool nan_lb = false;
     opt_types_reset(st, v);
     for (uint32_t i = 0; i < st->n_grp; i++) {
         const struct opt_group *g = &st->grp[i];
@@ -444,11 +481,18 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint3
         /* No slot of the group finishes before its tree's bound (or now) plus dur. */
         bool can_now;
         double lb = opt_bound(st, v, g, 1, jb->gpus, dur, alone, false, &can_now) + dur;
-        st->grp_lb[i] = lb;
-        size_t k = m++;
-        for (; k > 0 && st->grp_lb[st->grp_order[k - 1]] > lb; k--)
+        nan_lb |= isnan(lb);
+        st->grp_order[m++] = (struct opt_gkey){.lb = lb, .grp = i};
+    }
+    /* A NaN bound compares as neither before nor after: the groups are then sorted at
+     * once as they always were, by insertion in index order (it stops at a NaN). */
+    st->grp_sorted = nan_lb;
+    for (size_t q = 1; nan_lb && q < m; q++) {
+        struct opt_gkey x = st->grp_order[q];
+        size_t k = q;
+        for (; k > 0 && st->grp_order[k - 1].lb > x.lb; k--)
             st->grp_order[k] = st->grp_order[k - 1];
-        st->grp_order[k] = i;
+        st->grp_order[k] = x;
     }
     return m;
 }
@@ -619,13 +663,13 @@ static void opt_check_search(struct opt_state *st, const struct view *v, const s
     struct opt_search all = *s0;
     if (all.reserve && st->res_node[all.job] != VIEW_NONE)
         for (size_t i = 0; i < m; i++)
-            if (st->grp_order[i] == st->node_grp[st->res_node[all.job]]) {
-                opt_search_group_set(st, &all, st->grp_order[i]);
+            if (st->grp_order[i].grp == st->node_grp[st->res_node[all.job]]) {
+                opt_search_group_set(st, &all, st->grp_order[i].grp);
                 opt_visit(st, v, &all, st->res_node[all.job]);
             }
     for (size_t i = 0; i < m; i++) {
-        const struct opt_group *g = &st->grp[st->grp_order[i]];
-        opt_search_group_set(st, &all, st->grp_order[i]);
+        const struct opt_group *g = &st->grp[opt_group_at(st, i, m)];
+        opt_search_group_set(st, &all, st->grp_order[i].grp);
         for (uint32_t q = 0; q < g->count; q++)
             opt_visit(st, v, &all, st->grp_nodes[g->first + q]);
     }
@@ -652,14 +696,14 @@ static bool opt_run_search(struct opt_state *st, const struct view *v, struct op
     uint32_t held = s.reserve ? st->res_node[s.job] : VIEW_NONE;
     if (held != VIEW_NONE)
         for (size_t i = 0; i < m; i++)
-            if (st->grp_order[i] == st->node_grp[held]) {
-                opt_search_group_set(st, &s, st->grp_order[i]);
+            if (st->grp_order[i].grp == st->node_grp[held]) {
+                opt_search_group_set(st, &s, st->grp_order[i].grp);
                 opt_visit(st, v, &s, held);
             }
     for (size_t i = 0; i < m; i++) {
-        uint32_t gi = st->grp_order[i];
+        uint32_t gi = opt_group_at(st, i, m);
         opt_search_group_set(st, &s, gi);
-        if (s.found && st->grp_lb[gi] > s.best.finish)
+        if (s.found && st->grp_order[i].lb > s.best.finish)
             break;
         opt_search_group(st, v, gi, &s);
     }

@@ -43,6 +43,11 @@ struct view_source {
     double prior_run_s;    /* a duration job's run time before any history */
     size_t runs, runs_pub; /* completions learnt from, and at the last publication */
     uint32_t pub_ver;      /* publications so far, from 1: the memo's learnt profiles' stamp */
+    /* [jobs->n at creation] of a job given by its model, its steps over the run
+     * (job_run_s at a step of 1 s), so that its run time on a type is this times the
+     * type's step time; NAN until first asked. */
+    double *steps;
+    size_t n_steps;
 };
 
 #define VIEW_MEMO_INITIAL 1024
@@ -62,6 +67,10 @@ struct view_source *view_source_create(const struct catalog *cat, const struct j
     *src = (struct view_source){.cat = cat, .jobs = jobs, .pred = pred, .net = net,
                                 .truth = truth, .prior_run_s = prior_run_s, .pub_ver = 1,
                                 .learn = learn && !truth ? learner_create() : NULL};
+    src->n_steps = jobs ? jobs->n : 0;
+    src->steps = cpn_malloc((src->n_steps ? src->n_steps : 1) * sizeof *src->steps);
+    for (size_t j = 0; j < src->n_steps; j++)
+        src->steps[j] = NAN;
     src->memo.cap = VIEW_MEMO_INITIAL;
     src->memo.t = cpn_calloc(src->memo.cap, sizeof *src->memo.t);
     memo_clear(src->memo.t, src->memo.cap);
@@ -73,6 +82,7 @@ void view_source_destroy(struct view_source *src)
     if (!src)
         return;
     free(src->memo.t);
+    free(src->steps);
     learner_destroy(src->learn);
     free(src);
 }
@@ -198,6 +208,20 @@ static double largest_gpu_mem(const struct view *v)
     return m;
 }
 
+/* Job j's steps over its run (it has a model): job_run_s at a step of 1 s, the product
+ * of its epochs and steps per epoch, which job_run_s multiplies by the step time. So
+ * this times a step time is, to the bit, job_run_s at that step time. Kept per job,
+ * since finding the steps costs a catalogue look-up by family name. */
+static double view_job_steps(struct view_source *src, uint32_t j)
+{
+    const struct job *jb = &src->jobs->v[j];
+    if (j >= src->n_steps)
+        return job_run_s(jb, src->cat, 1.0, 1.0);
+    if (isnan(src->steps[j]))
+        src->steps[j] = job_run_s(jb, src->cat, 1.0, 1.0);
+    return src->steps[j];
+}
+
 void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_estimate *out)
 {
     struct view_source *src = v->src;
@@ -222,7 +246,7 @@ void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_
         out->run_s = (src->truth ? jb->duration_s * view_job_noise(src, j, 0)
                                  : history_run_s(src, jb)) / speed;
     else
-        out->run_s = job_run_s(jb, src->cat, p.step_s, speed);
+        out->run_s = view_job_steps(src, j) * p.step_s;
     double x;
     if (jb->gpu_mem_gib >= 0 && src->truth)
         out->mem_gib = jb->gpu_mem_gib * view_job_noise(src, j, 1);
