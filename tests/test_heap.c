@@ -1,6 +1,7 @@
-/* The binary min-heap (sim/base/heap.h): a hand-checked layout, then thousands of
- * random pushes, pops, updates and removals against a sorted array, with keys drawn
- * from a few values so that most comparisons are ties broken on a sequence number. */
+/* The min-heap (sim/base/heap.h): a hand-checked layout, then thousands of random
+ * pushes, pops, updates and removals against a sorted array, with keys drawn from a
+ * few values so that most comparisons are ties broken on a sequence number, for the
+ * binary heap and the 4-ary one the event queue uses. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 
@@ -27,6 +28,8 @@ static void rec_moved(const void *e, size_t i, void *ctx)
 
 static const struct heap_ops rec_ops = {.size = sizeof(struct rec), .less = rec_less,
                                         .moved = rec_moved};
+static const struct heap_ops rec_ops4 = {.size = sizeof(struct rec), .less = rec_less,
+                                         .moved = rec_moved, .arity = 4};
 
 static const struct rec *at(const struct heap *h, size_t i) { return heap_at(h, &rec_ops, i); }
 
@@ -90,8 +93,10 @@ static struct rec model_take(struct model *m, uint32_t id)
     return r;
 }
 
-static void check_same(const struct heap *h, const struct model *m, const size_t *pos, int step)
+static void check_same(const struct heap *h, const struct heap_ops *o, const struct model *m,
+                       const size_t *pos, int step)
 {
+    size_t d = o->arity ? o->arity : 2;
     cr_assert_eq(h->n, m->n, "step %d: %zu records, model %zu", step, h->n, m->n);
     if (m->n == 0)
         return;
@@ -100,10 +105,10 @@ static void check_same(const struct heap *h, const struct model *m, const size_t
     for (size_t i = 0; i < m->n; i++)
         cr_assert_eq(at(h, pos[m->v[i].id])->id, m->v[i].id, "step %d: pos of %u", step, m->v[i].id);
     for (size_t i = 1; i < h->n; i++)
-        cr_assert_not(rec_less(at(h, i), at(h, (i - 1) / 2), NULL), "step %d: order at %zu", step, i);
+        cr_assert_not(rec_less(at(h, i), at(h, (i - 1) / d), NULL), "step %d: order at %zu", step, i);
 }
 
-Test(heap, random_operations_against_sorted_array)
+static void random_operations(const struct heap_ops *o)
 {
     enum { IDS = 16384, STEPS = 20000, KEYS = 8 };
     static struct model m;
@@ -122,13 +127,13 @@ Test(heap, random_operations_against_sorted_array)
         if (m.n == 0 || (op < 5 && step < STEPS / 2)) {
             cr_assert_lt(next_id, IDS);
             struct rec r = {(double)gsl_rng_uniform_int(rng, KEYS), seq++, next_id++};
-            heap_push(&h, &rec_ops, pos, &r);
+            heap_push(&h, o, pos, &r);
             model_insert(&m, r);
             live[r.id] = true;
             ops[0]++;
         } else if (op < 7) {
             struct rec out;
-            heap_pop(&h, &rec_ops, pos, &out);
+            heap_pop(&h, o, pos, &out);
             struct rec want = model_take(&m, m.v[0].id);
             cr_assert(out.id == want.id && out.seq == want.seq && out.key == want.key,
                       "step %d: popped %u, model %u", step, out.id, want.id);
@@ -141,23 +146,23 @@ Test(heap, random_operations_against_sorted_array)
                 struct rec r = model_take(&m, id);
                 r.key = (double)gsl_rng_uniform_int(rng, KEYS);
                 r.seq = seq++;
-                heap_replace(&h, &rec_ops, pos, pos[id], &r);
+                heap_replace(&h, o, pos, pos[id], &r);
                 model_insert(&m, r);
                 ops[2]++;
             } else {
                 struct rec out;
-                heap_remove(&h, &rec_ops, pos, pos[id], &out);
+                heap_remove(&h, o, pos, pos[id], &out);
                 struct rec want = model_take(&m, id);
                 cr_assert(out.id == id && out.seq == want.seq, "step %d: removed %u", step, out.id);
                 live[id] = false;
                 ops[3]++;
             }
         }
-        check_same(&h, &m, pos, step);
+        check_same(&h, o, &m, pos, step);
     }
     while (m.n > 0) {
         struct rec out;
-        heap_pop(&h, &rec_ops, pos, &out);
+        heap_pop(&h, o, pos, &out);
         cr_assert_eq(out.id, model_take(&m, m.v[0].id).id);
     }
     for (int k = 0; k < 4; k++)
@@ -166,9 +171,13 @@ Test(heap, random_operations_against_sorted_array)
     gsl_rng_free(rng);
 }
 
+Test(heap, random_operations_against_sorted_array) { random_operations(&rec_ops); }
+
+Test(heap, random_operations_against_sorted_array_4ary) { random_operations(&rec_ops4); }
+
 /* A filled array made a heap at once pops in the model's order, and every index is
  * reported, also of the records that did not move. */
-Test(heap, heapify_then_pop_in_order)
+static void heapify_then_pop(const struct heap_ops *o)
 {
     enum { N = 1000 };
     static size_t pos[N];
@@ -185,13 +194,17 @@ Test(heap, heapify_then_pop_in_order)
     h.n = N;
     for (size_t i = 0; i < N; i++)
         pos[i] = SIZE_MAX;
-    heap_heapify(&h, &rec_ops, pos);
-    check_same(&h, &m, pos, -1);
+    heap_heapify(&h, o, pos);
+    check_same(&h, o, &m, pos, -1);
     for (size_t i = 0; i < N; i++) {
         struct rec out;
-        heap_pop(&h, &rec_ops, pos, &out);
+        heap_pop(&h, o, pos, &out);
         cr_assert_eq(out.id, m.v[i].id, "pop %zu", i);
     }
     heap_free(&h);
     gsl_rng_free(rng);
 }
+
+Test(heap, heapify_then_pop_in_order) { heapify_then_pop(&rec_ops); }
+
+Test(heap, heapify_then_pop_in_order_4ary) { heapify_then_pop(&rec_ops4); }

@@ -1,6 +1,6 @@
-/* heap: the one binary min-heap of the project, an array of fixed-size records that
- * the caller orders (a less-than function) and may track (told each record's new
- * index, for removal or update by position). It owns the array, not what the records
+/* heap: the one min-heap of the project (binary, or 4-ary where the order is strict),
+ * an array of fixed-size records that the caller orders (a less-than function) and may
+ * track (told each record's new index, for removal or update by position). It owns the array, not what the records
  * name. Policies include it as "../sim/base/heap.h", beside "../sim/base/util.h". */
 #ifndef CPN_HEAP_H
 #define CPN_HEAP_H
@@ -25,7 +25,15 @@ struct heap_ops {
     /* NULL, or called whenever a record lands at index i (e points to it there), so
      * that a user can keep each record's index for heap_remove and heap_replace. */
     void (*moved)(const void *e, size_t i, void *ctx);
+    /* Children per record: 0 or 2 for a binary heap, or 4. A wider heap is shallower:
+     * fewer records move at each push and pop, for more comparisons at each level. It
+     * changes where records sit, and so the order of records that tie: only a user
+     * whose order is strict (the event queue) may choose it without changing results. */
+    unsigned arity;
 };
+
+/* The arity of o's heaps (2 unless it says 4). */
+static inline size_t heap_arity_(const struct heap_ops *o) { return o->arity == 4 ? 4 : 2; }
 
 /* The records v[0..n) in heap order: v[0] is the least. Room for cap. A zeroed heap
  * is empty and valid; heap_free releases the array. */
@@ -62,8 +70,9 @@ static inline void heap_put_(struct heap *h, const struct heap_ops *o, void *ctx
 static inline void heap_sift_up_(struct heap *h, const struct heap_ops *o, void *ctx, size_t i,
                                  const void *e)
 {
+    size_t d = heap_arity_(o);
     while (i > 0) {
-        size_t p = (i - 1) / 2;
+        size_t p = (i - 1) / d;
         if (!o->less(e, heap_at(h, o, p), ctx))
             break;
         heap_put_(h, o, ctx, i, heap_at(h, o, p));
@@ -79,13 +88,16 @@ static inline void heap_sift_up_(struct heap *h, const struct heap_ops *o, void 
 static inline void heap_sift_down_(struct heap *h, const struct heap_ops *o, void *ctx, size_t i,
                                    const void *e)
 {
-    size_t n = h->n;
+    size_t n = h->n, d = heap_arity_(o);
     for (;;) {
-        size_t c = 2 * i + 1;
+        size_t c = d * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && o->less(heap_at(h, o, c + 1), heap_at(h, o, c), ctx))
-            c++;
+        /* The least child; of children that tie, the first. */
+        size_t end = c + d < n ? c + d : n;
+        for (size_t k = c + 1; k < end; k++)
+            if (o->less(heap_at(h, o, k), heap_at(h, o, c), ctx))
+                c = k;
         if (!o->less(heap_at(h, o, c), e, ctx))
             break;
         heap_put_(h, o, ctx, i, heap_at(h, o, c));
@@ -112,7 +124,7 @@ static inline void heap_remove(struct heap *h, const struct heap_ops *o, void *c
     const void *last = heap_at(h, o, --h->n);
     if (i == h->n)
         return;
-    if (i > 0 && o->less(last, heap_at(h, o, (i - 1) / 2), ctx))
+    if (i > 0 && o->less(last, heap_at(h, o, (i - 1) / heap_arity_(o)), ctx))
         heap_sift_up_(h, o, ctx, i, last);
     else
         heap_sift_down_(h, o, ctx, i, last);
@@ -132,7 +144,7 @@ static inline void heap_replace(struct heap *h, const struct heap_ops *o, void *
                                 const void *e)
 {
     CPN_ASSERT(i < h->n);
-    if (i > 0 && o->less(e, heap_at(h, o, (i - 1) / 2), ctx))
+    if (i > 0 && o->less(e, heap_at(h, o, (i - 1) / heap_arity_(o)), ctx))
         heap_sift_up_(h, o, ctx, i, e);
     else
         heap_sift_down_(h, o, ctx, i, e);

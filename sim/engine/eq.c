@@ -1,8 +1,10 @@
-/* eq: the event queue on the project's binary min-heap (base/heap.h), one growing
+/* eq: the event queue on the project's min-heap (base/heap.h), 4-ary, one growing
  * array, no allocation per event once it has grown. Ordering is by time, then by the
  * insertion counter seq, so ties resolve in insertion order, as libuv's timer heap
- * does. Keyed events keep their heap index in pos[], so they can be moved or removed
- * in O(log n). */
+ * does; the order is strict, so the arity changes where events sit, never the order
+ * they pop in. A 4-ary heap is half as deep as a binary one: a pop moves half as many
+ * events (and keyed events' positions), for more comparisons per level. Keyed events
+ * keep their heap index in pos[], so they can be moved or removed in O(log n). */
 #include "eq.h"
 
 #include <math.h>
@@ -60,7 +62,7 @@ static void eq_moved(const void *e, size_t i, void *ctx)
 }
 
 static const struct heap_ops eq_ops = {
-    .size = sizeof(struct event), .less = eq_before, .moved = eq_moved};
+    .size = sizeof(struct event), .less = eq_before, .moved = eq_moved, .arity = 4};
 
 void eq_push(struct eq *q, double t, enum ev_kind kind, uint32_t job, uint32_t gen)
 {

@@ -1,4 +1,4 @@
-/* eq: the event queue, a binary min-heap of compact event records ordered by
+/* eq: the event queue, a 4-ary min-heap of compact event records ordered by
  * (time, seq). seq is a counter that only grows, so events at equal times pop in
  * insertion order and every run is deterministic. It owns the records, not the
  * jobs they name (jobs are referred to by index). */
