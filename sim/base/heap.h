@@ -1,7 +1,8 @@
 /* heap: the one min-heap of the project (binary, or 4-ary where the order is strict),
  * an array of fixed-size records that the caller orders (a less-than function) and may
- * track (told each record's new index, for removal or update by position). It owns the array, not what the records
- * name. Policies include it as "../sim/base/heap.h", beside "../sim/base/util.h". */
+ * track (told each record's new index, for removal or update by position). It owns the
+ * array, not what the records name. Policies include it as "../sim/base/heap.h", beside
+ * "../sim/base/util.h". */
 #ifndef CPN_HEAP_H
 #define CPN_HEAP_H
 
