@@ -692,3 +692,68 @@ void cpn_sort_doubles(double *v, size_t n)
     free(b);
     free(a);
 }
+
+/* Moves the k-th smallest of key[0..n) (k < n) to key[k], the smaller ones before it and
+ * the larger after: Wirth's selection, the pivot the median of three (signed indices:
+ * j may pass below lo). */
+static void select_key(uint64_t *key, size_t n, size_t k)
+{
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+    while (lo < hi) {
+        ptrdiff_t mid = lo + (hi - lo) / 2;
+        uint64_t a = key[lo], b = key[mid], c = key[hi];
+        uint64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        ptrdiff_t i = lo, j = hi;
+        while (i <= j) {
+            while (key[i] < pivot)
+                i++;
+            while (key[j] > pivot)
+                j--;
+            if (i <= j) {
+                uint64_t t = key[i];
+                key[i] = key[j];
+                key[j] = t;
+                i++;
+                j--;
+            }
+        }
+        /* Now key[lo..j] <= pivot <= key[i..hi], and what lies between equals pivot. */
+        if (kk <= j)
+            hi = j;
+        else if (kk >= i)
+            lo = i;
+        else
+            return;
+    }
+}
+
+double cpn_median_doubles(double *v, size_t n)
+{
+    if (n == 0)
+        return 0.0;
+    size_t lhs = (n - 1) / 2, rhs = n / 2;
+    for (size_t i = 0; i < n; i++)
+        if (isnan(v[i]) || (v[i] == 0 && signbit(v[i]))) {
+            /* gsl_sort leaves NaN where its comparisons happen to, and -0 and +0 in either
+             * order: without them, equal numbers have equal bits and any order gives
+             * the same median. */
+            cpn_sort_doubles(v, n);
+            return lhs == rhs ? v[lhs] : (v[lhs] + v[rhs]) / 2.0;
+        }
+    /* Keys that order the numbers as < does. */
+    uint64_t *key = cpn_malloc(n * sizeof *key);
+    for (size_t i = 0; i < n; i++)
+        key[i] = radix_key(v[i]);
+    select_key(key, n, lhs);
+    double lo = radix_value(key[lhs]), med = lo;
+    if (rhs != lhs) {
+        uint64_t m = key[rhs];
+        for (size_t i = rhs + 1; i < n; i++)
+            m = key[i] < m ? key[i] : m;
+        med = (lo + radix_value(m)) / 2.0;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = radix_value(key[i]);
+    free(key);
+    return med;
+}

@@ -364,9 +364,8 @@ static void add_prediction_errors(cJSON *o, const struct sim *s)
                  {"pred_factor_last_tenth", n - tenth, tenth}};
     for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
         memcpy(tmp, err + parts[k].from, parts[k].count * sizeof *tmp);
-        cpn_sort_doubles(tmp, parts[k].count);
         add_num_or_null(o, parts[k].key, parts[k].count > 0,
-                        parts[k].count ? exp(gsl_stats_median_from_sorted_data(tmp, 1, parts[k].count)) : 0);
+                        parts[k].count ? exp(cpn_median_doubles(tmp, parts[k].count)) : 0);
     }
     free(tmp);
     free(err);
@@ -428,6 +427,16 @@ static size_t job_times(const struct sim *s, enum times_kind k, double *t)
     return n;
 }
 
+/* Whether every job completed by the run's end, so that TIMES_ALL lists the times
+ * TIMES_JCT does. */
+static bool all_done_by_now(const struct sim *s)
+{
+    for (size_t j = 0; j < s->jobs->n; j++)
+        if (s->rt[j].state != JS_DONE || !(s->jobs->v[j].submit_s <= s->now))
+            return false;
+    return true;
+}
+
 /* The mean and percentiles of n times (0 when n is 0); sorted first when `sorted`
  * (the percentiles need it; the mean is then taken over the sorted times, as it
  * always was, so that its last digits do not move). */
@@ -464,8 +473,11 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
     struct times jct, jall, wait;
     size_t nd = job_times(s, TIMES_JCT, t);
     times_of(&jct, t, nd, true);
-    size_t na = job_times(s, TIMES_ALL, t);
-    times_of(&jall, t, na, true);
+    size_t na = nd;
+    if (all_done_by_now(s))
+        jall = jct; /* the same times in the same order: sorting them again gives the same */
+    else
+        times_of(&jall, t, na = job_times(s, TIMES_ALL, t), true);
     job_times(s, TIMES_WAIT, t);
     times_of(&wait, t, nd, false);
     free(t);
