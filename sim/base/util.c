@@ -559,6 +559,13 @@ size_t cpn_fmt_u64(char *buf, uint64_t v)
  * point and 9 decimals. */
 #define CPN_FIXED_TMP 32
 
+/* The slow path of cpn_fmt_fixed: printf itself. */
+static size_t fmt_fixed_printf(char buf[CPN_FIXED_BUF], double v, int decimals)
+{
+    int n = snprintf(buf, CPN_FIXED_BUF, "%.*f", decimals, v);
+    return n > 0 ? (size_t)n : 0;
+}
+
 size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
 {
     static const double scale[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
@@ -568,12 +575,14 @@ size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
     /* Below 2^40 the product's rounding error is at most 2^-13, so a fraction more than
      * 2^-10 away from one half rounds the way the exact product does. */
     double x = fabs(v) * scale[decimals];
-    double whole = floor(x), frac = x - whole;
-    if (!(x < 1099511627776.0) || fabs(frac - 0.5) < 1.0 / 1024) {
-        int n = snprintf(buf, CPN_FIXED_BUF, "%.*f", decimals, v);
-        return n > 0 ? (size_t)n : 0;
-    }
-    uint64_t m = (uint64_t)whole + (frac > 0.5);
+    if (!(x < 1099511627776.0))
+        return fmt_fixed_printf(buf, v, decimals);
+    /* x is in [0, 2^40): truncation is floor, without a call into libm. */
+    uint64_t whole = (uint64_t)x;
+    double frac = x - (double)whole;
+    if (fabs(frac - 0.5) < 1.0 / 1024)
+        return fmt_fixed_printf(buf, v, decimals);
+    uint64_t m = whole + (frac > 0.5);
     /* Right to left: the decimals (zero-padded), the point, the whole part. */
     char tmp[CPN_FIXED_TMP];
     char *end = tmp + sizeof tmp, *s = end;
