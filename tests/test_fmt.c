@@ -87,6 +87,48 @@ Test(fmt, sorting_doubles_matches_gsl_sort)
     gsl_rng_free(r);
 }
 
+/* The median of a copy sorted by cpn_sort_doubles, as the summary took it before it
+ * selected. */
+static double sorted_median(const double *v, size_t n)
+{
+    double *c = malloc((n + 1) * sizeof *c);
+    memcpy(c, v, n * sizeof *c);
+    cpn_sort_doubles(c, n);
+    double m = n == 0 ? 0.0 : (c[(n - 1) / 2] + c[n / 2]) / 2.0;
+    free(c);
+    return m;
+}
+
+Test(fmt, median_by_selection_is_the_sorted_median)
+{
+    /* Odd and even counts, both sides of the radix threshold; repeats, few distinct
+     * values, sorted and reversed input, zeros of both signs, infinities and NaN. */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 9);
+    const size_t sizes[] = {0, 1, 2, 3, 4, 5, 8, 101, 1000, 5001, 20000, 65537};
+    for (unsigned shape = 0; shape < 6; shape++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            size_t n = sizes[s];
+            double *a = malloc((n + 1) * sizeof *a);
+            for (size_t i = 0; i < n; i++) {
+                double u = gsl_rng_uniform(r);
+                switch (shape) {
+                case 0: a[i] = (u - 0.3) * pow(10, (double)(i % 9) - 3); break;
+                case 1: a[i] = (double)gsl_rng_uniform_int(r, 3); break; /* many repeats */
+                case 2: a[i] = (double)i; break;                         /* sorted */
+                case 3: a[i] = -(double)i; break;                        /* reversed */
+                case 4: a[i] = i % 2 ? -0.0 : i % 3 ? 0.0 : i % 5 ? -INFINITY : u; break;
+                default: a[i] = i % 7 == 3 ? NAN : u; break;
+                }
+            }
+            double want = sorted_median(a, n), got = cpn_median_doubles(a, n);
+            cr_assert(memcmp(&got, &want, sizeof got) == 0 || (isnan(got) && isnan(want)),
+                      "shape %u, n %zu: %.17g against %.17g", shape, n, got, want);
+            free(a);
+        }
+    gsl_rng_free(r);
+}
+
 /* cpn_parse_double reads job files: its value must be strtod's to the bit (its fast
  * path is exact only within Clinger's bounds), and it takes decimal notation only. */
 static void parses_as_strtod(const char *s)

@@ -559,6 +559,13 @@ size_t cpn_fmt_u64(char *buf, uint64_t v)
  * point and 9 decimals. */
 #define CPN_FIXED_TMP 32
 
+/* The slow path of cpn_fmt_fixed: printf itself. */
+static size_t fmt_fixed_printf(char buf[CPN_FIXED_BUF], double v, int decimals)
+{
+    int n = snprintf(buf, CPN_FIXED_BUF, "%.*f", decimals, v);
+    return n > 0 ? (size_t)n : 0;
+}
+
 size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
 {
     static const double scale[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
@@ -568,12 +575,14 @@ size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
     /* Below 2^40 the product's rounding error is at most 2^-13, so a fraction more than
      * 2^-10 away from one half rounds the way the exact product does. */
     double x = fabs(v) * scale[decimals];
-    double whole = floor(x), frac = x - whole;
-    if (!(x < 1099511627776.0) || fabs(frac - 0.5) < 1.0 / 1024) {
-        int n = snprintf(buf, CPN_FIXED_BUF, "%.*f", decimals, v);
-        return n > 0 ? (size_t)n : 0;
-    }
-    uint64_t m = (uint64_t)whole + (frac > 0.5);
+    if (!(x < 1099511627776.0))
+        return fmt_fixed_printf(buf, v, decimals);
+    /* x is in [0, 2^40): truncation is floor, without a call into libm. */
+    uint64_t whole = (uint64_t)x;
+    double frac = x - (double)whole;
+    if (fabs(frac - 0.5) < 1.0 / 1024)
+        return fmt_fixed_printf(buf, v, decimals);
+    uint64_t m = whole + (frac > 0.5);
     /* Right to left: the decimals (zero-padded), the point, the whole part. */
     char tmp[CPN_FIXED_TMP];
     char *end = tmp + sizeof tmp, *s = end;
@@ -691,4 +700,69 @@ void cpn_sort_doubles(double *v, size_t n)
     free(count);
     free(b);
     free(a);
+}
+
+/* Moves the k-th smallest of key[0..n) (k < n) to key[k], the smaller ones before it and
+ * the larger after: Wirth's selection, the pivot the median of three (signed indices:
+ * j may pass below lo). */
+static void select_key(uint64_t *key, size_t n, size_t k)
+{
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+    while (lo < hi) {
+        ptrdiff_t mid = lo + (hi - lo) / 2;
+        uint64_t a = key[lo], b = key[mid], c = key[hi];
+        uint64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        ptrdiff_t i = lo, j = hi;
+        while (i <= j) {
+            while (key[i] < pivot)
+                i++;
+            while (key[j] > pivot)
+                j--;
+            if (i <= j) {
+                uint64_t t = key[i];
+                key[i] = key[j];
+                key[j] = t;
+                i++;
+                j--;
+            }
+        }
+        /* Now key[lo..j] <= pivot <= key[i..hi], and what lies between equals pivot. */
+        if (kk <= j)
+            hi = j;
+        else if (kk >= i)
+            lo = i;
+        else
+            return;
+    }
+}
+
+double cpn_median_doubles(double *v, size_t n)
+{
+    if (n == 0)
+        return 0.0;
+    size_t lhs = (n - 1) / 2, rhs = n / 2;
+    for (size_t i = 0; i < n; i++)
+        if (isnan(v[i]) || (v[i] == 0 && signbit(v[i]))) {
+            /* gsl_sort leaves NaN where its comparisons happen to, and -0 and +0 in either
+             * order: without them, equal numbers have equal bits and any order gives
+             * the same median. */
+            cpn_sort_doubles(v, n);
+            return lhs == rhs ? v[lhs] : (v[lhs] + v[rhs]) / 2.0;
+        }
+    /* Keys that order the numbers as < does. */
+    uint64_t *key = cpn_malloc(n * sizeof *key);
+    for (size_t i = 0; i < n; i++)
+        key[i] = radix_key(v[i]);
+    select_key(key, n, lhs);
+    double lo = radix_value(key[lhs]), med = lo;
+    if (rhs != lhs) {
+        uint64_t m = key[rhs];
+        for (size_t i = rhs + 1; i < n; i++)
+            m = key[i] < m ? key[i] : m;
+        med = (lo + radix_value(m)) / 2.0;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = radix_value(key[i]);
+    free(key);
+    return med;
 }

@@ -10,7 +10,6 @@
 #include <gsl/gsl_statistics_double.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,24 +59,14 @@ int report_timeline_header(void *ctx, const struct sim *s)
     return ferror(f) ? -1 : 0;
 }
 
-/* Appends printf-formatted text to tl->cur. */
-static void cur_printf(struct report_timeline *tl, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void cur_printf(struct report_timeline *tl, const char *fmt, ...)
+/* Appends ",v" to the row being formatted, as "%zu" or "%u" would write it: a timeline
+ * row an hour of a long run is tens of thousands of rows, and vsnprintf's parsing of the
+ * format was most of a row's cost. */
+static void cur_u(struct report_timeline *tl, uint64_t v)
 {
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = tl->cur_cap - tl->cur_len;
-        int n = vsnprintf(tl->cur + tl->cur_len, room, fmt, ap);
-        va_end(ap);
-        CPN_ASSERT(n >= 0);
-        if ((size_t)n < room) {
-            tl->cur_len += (size_t)n;
-            return;
-        }
-        cpn_grow((void **)&tl->cur, &tl->cur_cap, tl->cur_len + (size_t)n + 1, 1);
-    }
+    cpn_grow((void **)&tl->cur, &tl->cur_cap, tl->cur_len + 24, 1);
+    tl->cur[tl->cur_len++] = ',';
+    tl->cur_len += cpn_fmt_u64(tl->cur + tl->cur_len, v);
 }
 
 /* Appends ",v" with `decimals` decimals to the row being formatted, as "%.*f" would
@@ -101,8 +90,10 @@ int report_timeline_row(void *ctx, const struct sim *s)
 {
     struct report_timeline *tl = ctx;
     tl->cur_len = 0;
-    cur_printf(tl, ",%zu,%zu,%zu,%u", s->view.queue_len, s->running, s->active - s->running,
-               s->busy_gpus);
+    cur_u(tl, s->view.queue_len);
+    cur_u(tl, s->running);
+    cur_u(tl, s->active - s->running);
+    cur_u(tl, s->busy_gpus);
     for (size_t i = 0; i < s->cl->n_sites; i++) {
         const struct site *st = &s->cl->sites[i];
         double util = st->gpu_count ? (double)s->site_busy[i] / st->gpu_count : 0.0;
@@ -119,7 +110,8 @@ int report_timeline_row(void *ctx, const struct sim *s)
         cur_fixed(tl, mem, 3);
         cur_fixed(tl, cpu, 4);
     }
-    cur_printf(tl, "\n");
+    cpn_grow((void **)&tl->cur, &tl->cur_cap, tl->cur_len + 1, 1);
+    tl->cur[tl->cur_len++] = '\n';
     /* A sample that reads as the last row did is held back: only the last of a run of
      * such samples is written, and only when a change (or the end) follows it. */
     if (tl->have_prev && tl->cur_len == tl->prev_len && memcmp(tl->cur, tl->prev, tl->cur_len) == 0) {
@@ -372,9 +364,8 @@ static void add_prediction_errors(cJSON *o, const struct sim *s)
                  {"pred_factor_last_tenth", n - tenth, tenth}};
     for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
         memcpy(tmp, err + parts[k].from, parts[k].count * sizeof *tmp);
-        cpn_sort_doubles(tmp, parts[k].count);
         add_num_or_null(o, parts[k].key, parts[k].count > 0,
-                        parts[k].count ? exp(gsl_stats_median_from_sorted_data(tmp, 1, parts[k].count)) : 0);
+                        parts[k].count ? exp(cpn_median_doubles(tmp, parts[k].count)) : 0);
     }
     free(tmp);
     free(err);
@@ -436,6 +427,16 @@ static size_t job_times(const struct sim *s, enum times_kind k, double *t)
     return n;
 }
 
+/* Whether every job completed by the run's end, so that TIMES_ALL lists the times
+ * TIMES_JCT does. */
+static bool all_done_by_now(const struct sim *s)
+{
+    for (size_t j = 0; j < s->jobs->n; j++)
+        if (s->rt[j].state != JS_DONE || !(s->jobs->v[j].submit_s <= s->now))
+            return false;
+    return true;
+}
+
 /* The mean and percentiles of n times (0 when n is 0); sorted first when `sorted`
  * (the percentiles need it; the mean is then taken over the sorted times, as it
  * always was, so that its last digits do not move). */
@@ -472,8 +473,11 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
     struct times jct, jall, wait;
     size_t nd = job_times(s, TIMES_JCT, t);
     times_of(&jct, t, nd, true);
-    size_t na = job_times(s, TIMES_ALL, t);
-    times_of(&jall, t, na, true);
+    size_t na = nd;
+    if (all_done_by_now(s))
+        jall = jct; /* the same times in the same order: sorting them again gives the same */
+    else
+        times_of(&jall, t, na = job_times(s, TIMES_ALL, t), true);
     job_times(s, TIMES_WAIT, t);
     times_of(&wait, t, nd, false);
     free(t);
