@@ -200,6 +200,48 @@ Test(sweep_grid, check_finds_bad_values_before_anything_runs)
     sweep_spec_destroy(sp);
 }
 
+/* A jobs value FORMAT:TRACE is a trace that each run converts in memory, as `cpnsim run
+ * --jobs` takes it: the trace's path alone is resolved against the spec's directory,
+ * labelled and checked, and the run gets the format and that path; ./gavel:x.csv names
+ * a file. */
+Test(sweep_grid, format_trace_jobs_split_as_run_does)
+{
+    char err[CPN_ERR_LEN] = "";
+    struct sweep_spec *sp = spec_parse_str(
+        "{\"grid\": {\"jobs\": [\"gavel:../t/g.trace\", \"./gavel:x.csv\", \"q.csv\"]}}", err,
+        sizeof err);
+    cr_assert_not_null(sp, "%s", err);
+    static const struct {
+        const char *name, *jobs, *format;
+    } want[] = {{"jobs=g", "specdir/../t/g.trace", "gavel"},
+                {"jobs=gavel_x", "specdir/./gavel:x.csv", NULL},
+                {"jobs=q", "specdir/q.csv", NULL}};
+    for (size_t i = 0; i < 3; i++) {
+        char *n = sweep_point_name(sp, i);
+        cr_assert_str_eq(n, want[i].name);
+        free(n);
+        struct sweep_req r;
+        sweep_req_make(sp, i, "o", &r);
+        cr_assert_str_eq(r.req.jobs, want[i].jobs);
+        if (want[i].format)
+            cr_assert_str_eq(r.req.jobs_format, want[i].format);
+        else
+            cr_assert_null(r.req.jobs_format, "point %zu: %s", i, r.req.jobs_format);
+        sweep_req_free(&r);
+    }
+    sweep_spec_destroy(sp);
+    /* A missing trace is named by its path, as a missing job file is. */
+    sp = spec_parse_str("{\"base\": {\"jobs\": \"philly:missing.csv\"}}", err, sizeof err);
+    cr_assert_not_null(sp, "%s", err);
+    cr_assert_eq(sweep_check(sp, SIZE_MAX, err, sizeof err), CPN_EINPUT);
+    cr_assert_not_null(strstr(err, "spec.json:1: base.jobs: cannot read 'specdir/missing.csv': "),
+                       "%s", err);
+    sweep_spec_destroy(sp);
+    /* A format without a trace is refused when parsed. */
+    cr_assert_null(spec_parse_str("{\"base\": {\"jobs\": \"openb:\"}}", err, sizeof err));
+    cr_assert_not_null(strstr(err, "base.jobs: 'openb:' names no trace file"), "%s", err);
+}
+
 /* ---- Running: resume, determinism, failures ------------------------------------- */
 
 TestSuite(sweep, .init = scratch_init, .fini = scratch_fini);
@@ -384,6 +426,57 @@ Test(sweep, failed_run_is_reported_and_the_rest_aggregated, .timeout = 60)
     /* A bad spec value stops the sweep before anything runs. */
     write_file("spec2.json", "{\"grid\": {\"policy\": [\"fifo\", \"nope\"]}}");
     cr_assert_eq(sh("%s sweep %s/spec2.json --out %s/o2 2>/dev/null", cpnsim_bin(), tmpd, tmpd), 2);
+    cr_assert(!exists("o2"));
+}
+
+/* A sweep over a Gavel trace named as `cpnsim run --jobs gavel:TRACE` takes it,
+ * relative to the spec: each point converts the trace in memory and gives the jobs.csv
+ * of that run, and records the trace's digest. A spec naming a missing trace is
+ * refused, by the trace's path, before anything runs. */
+Test(sweep, gavel_trace_points_run_as_run_does, .timeout = 60)
+{
+    cr_assert_eq(sh("cd %s && mkdir specs traces", tmpd), 0);
+    cr_assert_eq(sh("cp tests/data/import/gavel_small.trace %s/traces/g.trace && "
+                    "cp bench/gavel-cluster.json %s/specs/c.json",
+                    tmpd, tmpd),
+                 0);
+    write_file("specs/spec.json", "{\"base\": {\"jobs\": \"gavel:../traces/g.trace\", "
+                                  "\"cluster\": \"c.json\"},\n"
+                                  " \"grid\": {\"policy\": [\"fifo\", \"sjf\"]}}\n");
+    cr_assert_eq(sh("cd %s && %s sweep specs/spec.json --out o -j 2 >/dev/null 2>err", tmpd,
+                    cpnsim_bin()),
+                 0);
+    static const char *const pols[] = {"fifo", "sjf"};
+    for (size_t i = 0; i < 2; i++) {
+        cr_assert_eq(sh("cd %s && %s run --quiet --jobs gavel:traces/g.trace --cluster specs/c.json "
+                        "--policy %s --out r-%s >/dev/null",
+                        tmpd, cpnsim_bin(), pols[i], pols[i]),
+                     0);
+        cr_assert_eq(sh("cd %s && test $(wc -l < r-%s/jobs.csv) -eq 5 && "
+                        "cmp r-%s/jobs.csv o/runs/policy=%s/jobs.csv",
+                        tmpd, pols[i], pols[i], pols[i]),
+                     0, "policy %s: the sweep's jobs.csv is not the run's", pols[i]);
+        /* The summary's digest is the trace's, and so is the key's. */
+        cr_assert_eq(sh("cd %s && h=$(sha256sum traces/g.trace | cut -c1-64) && "
+                        "grep -q \"\\\"jobs_sha256\\\":.*\\\"$h\\\"\" o/runs/policy=%s/summary.json && "
+                        "grep -q \"\\\"jobs_sha256\\\":.*\\\"$h\\\"\" o/runs/policy=%s/inputs.json",
+                        tmpd, pols[i], pols[i]),
+                     0);
+    }
+    cr_assert_eq(sh("test $(wc -l < %s/o/runs.csv) -eq 3", tmpd), 0);
+
+    write_file("specs/missing.json", "{\"base\": {\"jobs\": \"gavel:../traces/missing.trace\"},\n"
+                                     " \"grid\": {\"policy\": [\"fifo\", \"sjf\"]}}\n");
+    cr_assert_eq(sh("cd %s && %s sweep specs/missing.json --out o2 >/dev/null 2>err", tmpd,
+                    cpnsim_bin()),
+                 2);
+    char p[256];
+    snprintf(p, sizeof p, "%s/err", tmpd);
+    char *e = slurp(p);
+    cr_assert_not_null(strstr(e, "specs/missing.json:1: base.jobs: cannot read "
+                                 "'specs/../traces/missing.trace': No such file"),
+                       "%s", e);
+    free(e);
     cr_assert(!exists("o2"));
 }
 

@@ -138,6 +138,40 @@ Test(sweep_reuse, changed_input_file_is_rerun, .timeout = 60)
     cr_assert(runs_csv_is("v1.csv"));
 }
 
+/* A trace named as FORMAT:TRACE: a second sweep reuses its runs (the key hashes the
+ * trace, whose digest the runs' summaries record), and a trace rewritten with other
+ * bytes is run again, named by its path. */
+Test(sweep_reuse, format_trace_runs_are_reused_and_a_changed_trace_rerun, .timeout = 60)
+{
+    cr_assert_eq(sh("cp tests/data/import/gavel_small.trace %s/g.trace && "
+                    "cp bench/gavel-cluster.json %s/c.json",
+                    tmpd, tmpd),
+                 0);
+    scratch_write(tmpd, "spec.json",
+                  "{\"base\": {\"jobs\": \"gavel:g.trace\", \"cluster\": \"c.json\"},\n"
+                  " \"grid\": {\"policy\": [\"fifo\", \"sjf\"]}}\n");
+    char *e;
+    cr_assert_eq(sweep("", &e), 0, "%s", e);
+    cr_assert_not_null(strstr(e, "0 done before, 2 to run, 2 at a time"), "%s", e);
+    free(e);
+    cr_assert_eq(sh("cp %s/o/runs.csv %s/v1.csv", tmpd, tmpd), 0);
+    cr_assert_eq(sweep("", &e), 0, "%s", e);
+    cr_assert_not_null(strstr(e, "2 done before, 0 to run, 2 at a time"), "%s", e);
+    cr_assert_null(strstr(e, "running again"), "%s", e);
+    free(e);
+    cr_assert(runs_csv_is("v1.csv"));
+    /* The trace loses its last job. */
+    cr_assert_eq(sh("cd %s && sed -i '$d' g.trace", tmpd), 0);
+    cr_assert_eq(sweep("", &e), 0, "%s", e);
+    cr_assert_not_null(strstr(e, "sweep: runs/policy=fifo: inputs changed since it ran (the bytes of "
+                                 "g.trace changed: SHA-256 "),
+                       "%s", e);
+    cr_assert_not_null(strstr(e, "0 done before, 2 to run (2 of them again, named above)"), "%s", e);
+    free(e);
+    cr_assert_eq(sh("test $(wc -l < %s/o/runs/policy=sjf/jobs.csv) -eq 4", tmpd), 0,
+                 "the rerun did not read the changed trace");
+}
+
 /* A summary.json cut short, one with a field missing, one with a field of the wrong
  * type, and a run without inputs.json (made before keys, or copied without it): each
  * is run again with its reason; --aggregate leaves them out and names them. */

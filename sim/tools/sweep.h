@@ -40,6 +40,9 @@ struct sweep_key {
     char **arg; /* what the run gets: a path resolved against the spec's directory
                    (NULL for null: the default), "KEY=VALUE" for a --set key, else
                    the raw text */
+    const char **format; /* jobs only: an importer's job format (import.h) when the
+                            value is FORMAT:TRACE, as `run --jobs` takes it, and arg is
+                            then TRACE resolved; else NULL (a job file) */
     char **label; /* the value in directory names: filesystem-safe */
     int *lines;   /* of each value */
 };
@@ -82,9 +85,9 @@ void sweep_spec_destroy(struct sweep_spec *sp); /* NULL is a no-op */
 int sweep_spec_add_baseline(struct sweep_spec *sp, const char *text, char *err, size_t errlen);
 
 /* Checks the values that the points to run would use, as the run would: policies
- * by name, jobs files readable, clusters loaded with every --set value, seeds,
- * predictors. only: one point's index, or SIZE_MAX for all. Returns 0, or
- * CPN_EINPUT with a message naming the spec's line and field. */
+ * by name, jobs files (or FORMAT:TRACE's trace) readable, clusters loaded with every
+ * --set value, seeds, predictors. only: one point's index, or SIZE_MAX for all.
+ * Returns 0, or CPN_EINPUT with a message naming the spec's line and field. */
 int sweep_check(const struct sweep_spec *sp, size_t only, char *err, size_t errlen);
 
 /* Point index -> the value index of each grid key (choice[n_grid]): the last key

@@ -1,7 +1,7 @@
 /* sweep_check: the values a sweep's points would use, checked as the runs would
- * check them, before anything runs (see sweep.h): policies by name, jobs and mix
- * files readable, clusters loaded with every --set value, predictors built. Each
- * message names the spec's line and field. */
+ * check them, before anything runs (see sweep.h): policies by name, jobs files (or
+ * the traces of FORMAT:TRACE) and mix files readable, clusters loaded with every
+ * --set value, predictors built. Each message names the spec's line and field. */
 #include "sweep.h"
 #include "sweep_int.h"
 
@@ -86,7 +86,7 @@ static int check_value(const struct sweep_spec *sp, const struct keyref *r, size
             return spec_fail(sp, k, r->in_grid, i, msg, err, errlen);
         }
         return CPN_OK;
-    case SWEEP_JOBS:
+    case SWEEP_JOBS: /* a job file, or FORMAT:TRACE's trace (arg is its path) */
         if (k->arg[i] && access(k->arg[i], R_OK) != 0) {
             snprintf(msg, sizeof msg, "cannot read '%s': %s", k->arg[i], strerror(errno));
             return spec_fail(sp, k, r->in_grid, i, msg, err, errlen);

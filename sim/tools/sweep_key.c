@@ -10,7 +10,9 @@
  * predictor, seed, version, the cluster's and jobs file's hashes). Anything else is
  * run again, and the reason is said. Files are named in the key as the spec writes
  * them (relative to the spec), so the same run matches whether the sweep was started
- * with a relative or an absolute spec path (an emitted cluster task). */
+ * with a relative or an absolute spec path (an emitted cluster task). A jobs value
+ * FORMAT:TRACE (a trace the run converts in memory) is named as written, and its hash
+ * is the trace's, as the run's summary.json records it. */
 #include "sweep.h"
 #include "sweep_int.h"
 
@@ -21,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "../engine/cluster.h"
+#include "../io/import.h"
 #include "../base/util.h"
 
 /* The file a run's key is kept in, beside summary.json. */
@@ -256,9 +259,14 @@ static bool key_differs(const cJSON *want, const cJSON *got, const char *prefix,
             snprintf(base, sizeof base, "%.*s", (int)(nl - 7), w->string);
             file = cJSON_GetObjectItemCaseSensitive(want, base);
         }
-        if (cJSON_IsString(file)) /* the same file name, other bytes */
+        /* A file by its name; jobs as FORMAT:TRACE by the trace's. */
+        const char *path = NULL;
+        if (cJSON_IsString(file) &&
+            (strcmp(file->string, "jobs") != 0 || !import_job_source(file->valuestring, &path)))
+            path = file->valuestring;
+        if (path) /* the same file name, other bytes */
             snprintf(why, n, "inputs changed since it ran (the bytes of %s changed: SHA-256 %s then, "
-                     "%s now)", file->valuestring, said(g, b, sizeof b), said(w, a, sizeof a));
+                     "%s now)", path, said(g, b, sizeof b), said(w, a, sizeof a));
         else
             snprintf(why, n, "inputs changed since it ran (%s%s: %s then, %s now)", prefix,
                      w->string, said(g, b, sizeof b), said(w, a, sizeof a));

@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "../io/gen.h"
+#include "../io/import.h"
 #include "../base/jsonpos.h"
 #include "../base/util.h"
 
@@ -186,11 +187,21 @@ static int read_value(const struct parse *p, struct sweep_key *k, size_t i, cons
         return bad(p, v, field, "must be a string, a number%s",
                    is_file_kind(k->kind) ? " or null" : " or a boolean");
     }
+    /* A jobs value FORMAT:TRACE names a trace that the run converts in memory, as
+     * `cpnsim run --jobs` does: the file is TRACE, and it alone is resolved, labelled,
+     * checked and hashed (./gavel:x.csv names a file, as for run). */
+    const char *file = raw;
+    const char *format = k->kind == SWEEP_JOBS && cJSON_IsString(v)
+                             ? import_job_source(raw, &file) : NULL;
+    if (format && !*file)
+        return bad(p, v, field, "'%s' names no trace file (give %s:TRACE)", raw, format);
     k->raw[i] = cpn_strdup(raw);
     k->lines[i] = jpos_line(&p->pos, v);
-    k->label[i] = make_label(raw, is_file_kind(k->kind) && !cJSON_IsNull(v));
+    k->label[i] = make_label(file, is_file_kind(k->kind) && !cJSON_IsNull(v));
+    if (k->kind == SWEEP_JOBS)
+        k->format[i] = format;
     if (is_file_kind(k->kind)) {
-        k->arg[i] = cJSON_IsNull(v) ? NULL : resolve_path(p->dir, raw);
+        k->arg[i] = cJSON_IsNull(v) ? NULL : resolve_path(p->dir, file);
     } else if (k->kind == SWEEP_SET) {
         size_t n = strlen(k->name) + strlen(raw) + 2;
         k->arg[i] = cpn_malloc(n);
@@ -211,6 +222,7 @@ static void key_alloc(struct sweep_key *k, const char *name, size_t n, int line)
     k->arg = cpn_calloc(n, sizeof *k->arg);
     k->label = cpn_calloc(n, sizeof *k->label);
     k->lines = cpn_calloc(n, sizeof *k->lines);
+    k->format = cpn_calloc(n, sizeof *k->format);
 }
 
 static void key_free(struct sweep_key *k)
@@ -224,6 +236,7 @@ static void key_free(struct sweep_key *k)
     free(k->arg);
     free(k->label);
     free(k->lines);
+    free(k->format);
     free(k->name);
 }
 
@@ -636,17 +649,31 @@ char *sweep_group_name(const struct sweep_spec *sp, size_t index)
     return point_label(sp, index, seed, "all");
 }
 
-/* The arg that a point (value choices c) gives the run option of this kind, from base
- * or grid; NULL when the spec does not name it, or names it with null (the default). */
-static const char *point_arg(const struct sweep_spec *sp, const size_t *c, int kind)
+/* The key that gives a point (value choices c) the run option of this kind, from base
+ * or grid, with the index of its value in *i; NULL when the spec does not name it. */
+static const struct sweep_key *point_key(const struct sweep_spec *sp, const size_t *c, int kind,
+                                         size_t *i)
 {
     for (size_t k = 0; k < sp->n_base; k++)
-        if (sp->base[k].kind == kind)
-            return sp->base[k].arg[0];
+        if (sp->base[k].kind == kind) {
+            *i = 0;
+            return &sp->base[k];
+        }
     for (size_t k = 0; k < sp->n_grid; k++)
-        if (sp->grid[k].kind == kind)
-            return sp->grid[k].arg[c[k]];
+        if (sp->grid[k].kind == kind) {
+            *i = c[k];
+            return &sp->grid[k];
+        }
     return NULL;
+}
+
+/* The arg that a point gives the run option of this kind; NULL when the spec does not
+ * name it, or names it with null (the default). */
+static const char *point_arg(const struct sweep_spec *sp, const size_t *c, int kind)
+{
+    size_t i;
+    const struct sweep_key *k = point_key(sp, c, kind, &i);
+    return k ? k->arg[i] : NULL;
 }
 
 void sweep_req_make(const struct sweep_spec *sp, size_t index, const char *out,
@@ -666,7 +693,12 @@ void sweep_req_make(const struct sweep_spec *sp, size_t index, const char *out,
             r->sets[ns++] = sp->grid[k].arg[c[k]];
     const char *s;
     r->req.cluster = point_arg(sp, c, SWEEP_CLUSTER);
-    r->req.jobs = point_arg(sp, c, SWEEP_JOBS);
+    size_t ji;
+    const struct sweep_key *jk = point_key(sp, c, SWEEP_JOBS, &ji);
+    if (jk) { /* a job file, or a trace converted in memory (FORMAT:TRACE) */
+        r->req.jobs = jk->arg[ji];
+        r->req.jobs_format = jk->format[ji];
+    }
     r->req.policy = (s = point_arg(sp, c, SWEEP_POLICY)) != NULL ? s : RUN_DEFAULT_POLICY;
     r->req.predictor = (s = point_arg(sp, c, SWEEP_PREDICTOR)) != NULL ? s : RUN_DEFAULT_PREDICTOR;
     uint64_t seed = RUN_DEFAULT_SEED;
