@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "../sim/engine/learn.h"
 
 #define HDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib\n"
 #define EPS 1e-6
@@ -217,4 +218,44 @@ Test(learn, a_run_that_shared_its_gpu_teaches_no_run_time)
     cr_assert_gt(fabs(pred_run(&on, "r3") / on.s->alone_run_s[run_job(&on, "r3")] - 1), 0.01);
     run_free(&on);
     run_free(&no);
+}
+
+/* The learner's table on its own: a handle from learner_key names its key for the
+ * learner's life, through the index's growth (3,000 keys double it from 256 slots
+ * several times); adding by handle is adding by key; a key made with no observation,
+ * like an absent one, reads as unknown; nothing reads until it is published; a log kind
+ * reads its mean, a max kind its maximum. */
+Test(learn, the_table_keeps_handles_through_growth)
+{
+    struct learner *l = learner_create();
+    uint32_t first = learner_key(l, LEARN_STEP, 1, 2, 3, 4);
+    cr_assert(learner_add_at(l, first, 1.0));
+    for (uint32_t i = 0; i < 3000; i++)
+        cr_assert(learner_add(l, LEARN_STEP_BGPUS, i % 7, i, 1, 0, 0.5 * i));
+    cr_assert_eq(learner_key(l, LEARN_STEP, 1, 2, 3, 4), first);
+    cr_assert(!learner_add(l, LEARN_STEP, 1, 2, 3, 4, 3.0));
+    uint32_t mem = learner_key(l, LEARN_MEM, 1, 2, 0, 0);
+    uint32_t empty = learner_key(l, LEARN_MEM_MODEL, 1, 0, 0, 0);
+    cr_assert(learner_add_at(l, mem, 5.0));
+    cr_assert(!learner_add_at(l, mem, 4.0));
+    double x;
+    uint32_t n;
+    cr_assert(!learner_get(l, LEARN_STEP, 1, 2, 3, 4, &x, &n));
+    learner_publish(l);
+    cr_assert(learner_get(l, LEARN_STEP, 1, 2, 3, 4, &x, &n));
+    cr_assert(x == 2.0 && n == 2);
+    cr_assert(learner_get(l, LEARN_MEM, 1, 2, 0, 0, &x, &n));
+    cr_assert(x == 5.0 && n == 2);
+    for (uint32_t i = 0; i < 3000; i++) {
+        cr_assert(learner_get(l, LEARN_STEP_BGPUS, i % 7, i, 1, 0, &x, &n));
+        cr_assert(x == 0.5 * i && n == 1);
+    }
+    cr_assert(!learner_get(l, LEARN_MEM_MODEL, 1, 0, 0, 0, &x, &n));
+    cr_assert(!learner_get(l, LEARN_STEP_MODEL, 1, 0, 0, 0, &x, &n));
+    cr_assert(learner_add_at(l, empty, -1.0)); /* its first observation */
+    cr_assert(!learner_add(l, LEARN_STEP_BGPUS, 0, 0, 1, 0, 1.0));
+    cr_assert(learner_get(l, LEARN_STEP_BGPUS, 0, 0, 1, 0, &x, &n) && x == 0.0 && n == 1,
+              "unpublished observations are not read");
+    learner_destroy(l);
+    learner_destroy(NULL);
 }

@@ -33,9 +33,18 @@ struct learner;
 struct learner *learner_create(void);
 void learner_destroy(struct learner *l); /* NULL is a no-op */
 
-/* Adds one observation x to the key (kind, a, b, c, d; unused parts 0): to its mean
- * (log kinds) or its maximum (LEARN_MEM, LEARN_RUN_MEM). Returns true when the key had
- * no observation before. */
+/* The handle of the key (kind, a, b, c, d; unused parts 0), making it, with no
+ * observation, when it is new. A handle stays valid for the learner's life, so a caller
+ * that adds to the same keys often may keep it and skip the look-up (learner_add_at). */
+uint32_t learner_key(struct learner *l, enum learn_kind kind, uint32_t a, uint32_t b, uint32_t c,
+                     uint32_t d);
+
+/* Adds one observation x to the key of a handle from learner_key: to its mean (log
+ * kinds) or its maximum (LEARN_MEM, LEARN_RUN_MEM). Returns true when the key had no
+ * observation before. */
+bool learner_add_at(struct learner *l, uint32_t key, double x);
+
+/* learner_add_at of the key (kind, a, b, c, d). */
 bool learner_add(struct learner *l, enum learn_kind kind, uint32_t a, uint32_t b, uint32_t c,
                  uint32_t d, double x);
 

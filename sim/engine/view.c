@@ -14,6 +14,19 @@
 #include "predict.h"
 #include "../base/util.h"
 
+/* The learner's keys that a completed run of a catalogue model adds to, all of them
+ * functions of (model, batch, type, gpus): a memo entry keeps their handles. */
+enum memo_lkey {
+    MEMO_LSTEP,       /* LEARN_STEP (model, batch, type, gpus) */
+    MEMO_LSTEP_BGPUS, /* LEARN_STEP_BGPUS (model, batch, gpus) */
+    MEMO_LSTEP_BATCH, /* LEARN_STEP_BATCH (model, batch) */
+    MEMO_LSTEP_GPUS,  /* LEARN_STEP_GPUS (model, gpus) */
+    MEMO_LSTEP_MODEL, /* LEARN_STEP_MODEL (model) */
+    MEMO_LMEM,        /* LEARN_MEM (model, batch) */
+    MEMO_LMEM_MODEL,  /* LEARN_MEM_MODEL (model) */
+    MEMO_NLKEYS
+};
+
 /* Open addressing on (model, batch, type, gpus); grows at half full. */
 struct memo_entry {
     int32_t model; /* -1 = empty */
@@ -21,8 +34,10 @@ struct memo_entry {
     struct profile p;  /* the predictor's */
     bool known;
     bool lknown;       /* known, with what was learnt */
+    bool lkeyed;       /* lkey holds the learner's handles */
     uint32_t lver;     /* the publication lp was learnt at (0: never) */
     struct profile lp; /* p corrected by what was learnt (learnt_profile) */
+    uint32_t lkey[MEMO_NLKEYS]; /* learner_key's handles of the entry's keys, once lkeyed */
 };
 
 /* A memo of predictions by (model, batch, GPU type, GPU count): a prediction is a pure
@@ -276,6 +291,22 @@ void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_
     out->cpu_cores = job_cpu_cores_scaled(&declared, src->cat, p.step_s, v->cl->cfg.cpu_cost_scale);
 }
 
+/* Fills the memo entry's handles of its learner keys (their entries made, with no
+ * observation, when new: a key without one reads as unknown, as an absent one). A
+ * completed run then adds to them without hashing its keys again. */
+static void memo_learner_keys(struct learner *l, struct memo_entry *e)
+{
+    uint32_t m = (uint32_t)e->model;
+    e->lkey[MEMO_LSTEP] = learner_key(l, LEARN_STEP, m, e->batch, e->type, e->gpus);
+    e->lkey[MEMO_LSTEP_BGPUS] = learner_key(l, LEARN_STEP_BGPUS, m, e->batch, e->gpus, 0);
+    e->lkey[MEMO_LSTEP_BATCH] = learner_key(l, LEARN_STEP_BATCH, m, e->batch, 0, 0);
+    e->lkey[MEMO_LSTEP_GPUS] = learner_key(l, LEARN_STEP_GPUS, m, e->gpus, 0, 0);
+    e->lkey[MEMO_LSTEP_MODEL] = learner_key(l, LEARN_STEP_MODEL, m, 0, 0, 0);
+    e->lkey[MEMO_LMEM] = learner_key(l, LEARN_MEM, m, e->batch, 0, 0);
+    e->lkey[MEMO_LMEM_MODEL] = learner_key(l, LEARN_MEM_MODEL, m, 0, 0, 0);
+    e->lkeyed = true;
+}
+
 bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32_t j,
                        uint32_t type, double run_s, double peak_gib)
 {
@@ -296,21 +327,23 @@ bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32
             learner_add(l, LEARN_RUN_MEM, jb->origin, jb->gpus, 0, 0, peak_gib);
     }
     if (jb->model >= 0) {
-        struct profile p = predicted_entry(src, cl, jb, type)->p;
-        uint32_t m = (uint32_t)jb->model;
+        struct memo_entry *e = predicted_entry(src, cl, jb, type);
+        if (!e->lkeyed)
+            memo_learner_keys(l, e);
+        const uint32_t *k = e->lkey;
         if (timed && jb->duration_s < 0) { /* its steps are known from what it declares */
-            double step = run_s / job_run_s(jb, src->cat, 1.0, speed);
-            double ratio = log(step / p.step_s); /* observed over predicted */
-            learner_add(l, LEARN_STEP, m, jb->batch, type, jb->gpus, log(step));
-            learner_add(l, LEARN_STEP_BGPUS, m, jb->batch, jb->gpus, 0, ratio);
-            learner_add(l, LEARN_STEP_BATCH, m, jb->batch, 0, 0, ratio);
-            learner_add(l, LEARN_STEP_GPUS, m, jb->gpus, 0, 0, ratio);
-            fresh |= learner_add(l, LEARN_STEP_MODEL, m, 0, 0, 0, ratio);
+            double step = run_s / view_job_steps(src, j);
+            double ratio = log(step / e->p.step_s); /* observed over predicted */
+            learner_add_at(l, k[MEMO_LSTEP], log(step));
+            learner_add_at(l, k[MEMO_LSTEP_BGPUS], ratio);
+            learner_add_at(l, k[MEMO_LSTEP_BATCH], ratio);
+            learner_add_at(l, k[MEMO_LSTEP_GPUS], ratio);
+            fresh |= learner_add_at(l, k[MEMO_LSTEP_MODEL], ratio);
         }
         if (peak_gib > 0) {
-            learner_add(l, LEARN_MEM, m, jb->batch, 0, 0, peak_gib);
-            fresh |= learner_add(l, LEARN_MEM_MODEL, m, 0, 0, 0,
-                                 log(peak_gib * (1.0 + predictor_mem_margin(src->pred)) / p.mem_gib));
+            learner_add_at(l, k[MEMO_LMEM], peak_gib);
+            fresh |= learner_add_at(l, k[MEMO_LMEM_MODEL],
+                                    log(peak_gib * (1.0 + predictor_mem_margin(src->pred)) / e->p.mem_gib));
         }
     }
     /* Estimates change when a model or history key is first seen, and otherwise each
