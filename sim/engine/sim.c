@@ -815,9 +815,6 @@ void sim_release_loop(struct sim *s)
     policy_call_destroy(s);
     view_source_destroy(s->view.src);
     s->view.src = NULL;
-    free(s->view_jobs);
-    s->view_jobs = NULL;
-    s->view.jobs = NULL;
     free(s->queue_next);
     s->queue_next = NULL;
     s->view.queue_next = NULL;
@@ -846,7 +843,6 @@ void sim_destroy(struct sim *s)
     free(s->pol_params);
     net_destroy(s->net);
     view_source_destroy(s->view.src);
-    free(s->view_jobs);
     nodeidx_free(&s->nidx);
     free(s->dirty_gpus);
     free(s->dirty_nodes);

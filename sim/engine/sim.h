@@ -162,7 +162,6 @@ struct sim {
 
     /* The controller. */
     struct view view;
-    struct view_job *view_jobs; /* [jobs] what each job declares (view.jobs) */
     double *scr_node_cpu_util, *scr_gpu_util, *scr_gpu_mem; /* snapshot buffers */
     /* The bookkeeping, under the names the view gives them (view.h). */
     double *node_cpus_req, *node_mem_req_gib; /* [nodes] */
