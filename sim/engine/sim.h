@@ -116,7 +116,8 @@ struct sim {
                              * groups than jobs) */
     struct jobrt *rt;       /* [jobs] */
     uint32_t *origin_site;  /* [jobs] */
-    uint32_t *arrival_order;/* [jobs] job indices by (submit_s, input order) */
+    uint32_t *arrival_order;/* [jobs] job indices by (submit_s, input order); NULL when
+                             * that is input order */
     size_t next_arrival;
     struct slot *slots;     /* [n_slots] */
     size_t n_slots;         /* the jobs' GPU slots: sum of sim_job_nslots */
