@@ -134,9 +134,10 @@ struct net {
     uint32_t free_entry;
     uint32_t *buckets;
     size_t nbuckets;
-    uint32_t *item_sites; /* [models + 2 * jobs] sites caching each item: most jobs' data is
-                           * cached nowhere, and a look-up that needs no hash probe saves a
-                           * cache miss per site the policies ask about */
+    uint64_t *item_cached; /* bit i: item i was cached at some site (it may have been
+                            * evicted since); [models + 2 * jobs] bits. Most jobs' data is
+                            * never cached, and a look-up that needs no hash probe saves a
+                            * cache miss per site the policies ask about */
 
     struct net_stats st;
 };
@@ -199,7 +200,7 @@ static size_t cache_hash(const struct net *n, uint32_t site, uint32_t item)
 
 static uint32_t cache_find(const struct net *n, uint32_t site, uint32_t item)
 {
-    if (n->item_sites[item] == 0)
+    if (!(n->item_cached[item / 64] >> (item % 64) & 1))
         return NET_NONE;
     for (uint32_t e = n->buckets[cache_hash(n, site, item)]; e != NET_NONE; e = n->entries[e].hnext)
         if (n->entries[e].site == site && n->entries[e].item == item)
@@ -246,7 +247,6 @@ static void cache_evict(struct net *n, uint32_t site)
         pp = &n->entries[*pp].hnext;
     *pp = ce->hnext;
     c->used_gib -= ce->gib;
-    n->item_sites[ce->item]--;
     if (c->head == NET_NONE)
         c->used_gib = 0;
     ce->hnext = n->free_entry;
@@ -286,7 +286,7 @@ static void cache_insert(struct net *n, uint32_t site, uint32_t item, double gib
     n->entries[e] = (struct cache_entry){.item = item, .site = site, .gib = gib,
                                          .prev = NET_NONE, .next = NET_NONE, .hnext = n->buckets[h]};
     n->buckets[h] = e;
-    n->item_sites[item]++;
+    n->item_cached[item / 64] |= (uint64_t)1 << (item % 64);
     lru_push_front(n, e);
     c->used_gib += gib;
 }
@@ -725,7 +725,7 @@ int net_create(struct net **out, const struct cluster *cl, const struct catalog 
     while (n->nbuckets < js->n)
         n->nbuckets *= 2;
     n->buckets = cpn_malloc(n->nbuckets * sizeof *n->buckets);
-    n->item_sites = cpn_calloc(n->n_models + 2 * js->n + 1, sizeof *n->item_sites);
+    n->item_cached = cpn_calloc((n->n_models + 2 * js->n + 1 + 63) / 64, sizeof *n->item_cached);
     for (size_t b = 0; b < n->nbuckets; b++)
         n->buckets[b] = NET_NONE;
     *out = n;
@@ -754,6 +754,6 @@ void net_destroy(struct net *n)
     free(n->caches);
     free(n->entries);
     free(n->buckets);
-    free(n->item_sites);
+    free(n->item_cached);
     free(n);
 }
