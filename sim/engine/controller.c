@@ -15,6 +15,7 @@
 void controller_queue_append(struct sim *s, uint32_t j)
 {
     struct jobrt *r = &s->rt[j];
+    CPN_ASSERT(r->hpos == VIEW_NONE); /* in no share group: qprev is its group's field */
     r->qprev = s->queue_tail;
     s->queue_next[j] = VIEW_NONE;
     if (s->queue_tail == VIEW_NONE)

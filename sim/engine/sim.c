@@ -619,7 +619,7 @@ static void init_jobs(struct sim *s)
         s->slot_first[j] = (uint32_t)nslots;
         nslots += sim_job_nslots(&jobs->v[j]);
         struct jobrt *r = &s->rt[j];
-        r->qprev = r->group = r->hpos = VIEW_NONE;
+        r->qprev = r->hpos = VIEW_NONE; /* (and group, which shares qprev's field) */
         r->start_s = r->end_s = -1;
         r->state = JS_PENDING;
     }

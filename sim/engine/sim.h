@@ -51,13 +51,15 @@ struct jobrt {
     double peak_gib;      /* peak GPU memory per GPU on its current placement */
     double bk_mem_gib;    /* the controller's predicted peak for it, in gpu_assigned_mem */
     uint32_t gen;         /* bumped to invalidate its pending END/PEAK events */
-    uint32_t qprev;       /* queue link back (forward: sim.queue_next) */
-    uint32_t group;       /* while running: its share group (sim.groups) */
+    union { /* a queued job is in no share group, a running one in no queue */
+        uint32_t qprev;   /* while queued: queue link back (forward: sim.queue_next) */
+        uint32_t group;   /* while running: its share group (sim.groups) */
+    };
     uint32_t hpos;        /* while running: its index in its group's heap */
     uint16_t kills;       /* OOM kills so far */
     uint8_t state;        /* enum job_state */
-    uint8_t peaked;       /* its memory counts on its GPUs */
-    uint8_t shared;       /* this attempt shared a GPU with another job: its run time says
+    uint8_t peaked : 1;   /* its memory counts on its GPUs */
+    uint8_t shared : 1;   /* this attempt shared a GPU with another job: its run time says
                            * little of the job alone, and the controller does not learn it */
 };
 
