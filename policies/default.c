@@ -342,7 +342,7 @@ static void dflt_find_shapes(struct dflt_state *st, const struct view *v)
     size_t n_shapes = 0;
     st->shapes = cpn_calloc(v->n_jobs ? v->n_jobs : 1, sizeof *st->shapes);
     for (size_t j = 0; j < v->n_jobs; j++) {
-        const struct view_job *jb = view_job(v, (uint32_t)j);
+        const struct view_job jd = view_job(v, (uint32_t)j), *jb = &jd;
         struct dflt_shape sh = {jb->gpus, jb->cpus, jb->mem_gib, dflt_run_set(st, v, (uint32_t)j)};
         uint64_t bc, bm;
         memcpy(&bc, &sh.cpus, sizeof bc);
@@ -472,7 +472,7 @@ static int64_t dflt_balanced(int64_t req_a, int64_t cap_a, int64_t req_b, int64_
  * Kubernetes units are the class's. */
 static int64_t dflt_score(const struct view *v, const struct dflt_class *c, uint32_t j)
 {
-    const struct view_job *jb = view_job(v, j);
+    const struct view_job jd = view_job(v, j), *jb = &jd;
     int64_t cap_cpu = c->cap_milli, cap_mem = c->cap_bytes;
     int64_t req_cpu = dflt_llround((c->key.cpus_req + jb->cpus) * DFLT_MILLI_PER_CPU);
     int64_t req_mem = dflt_llround((c->key.mem_req_gib + jb->mem_gib) * DFLT_BYTES_PER_GIB);
@@ -507,7 +507,7 @@ static uint32_t dflt_site(const struct view *v)
 static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site, uint32_t j,
                      struct placement *out)
 {
-    const struct view_job *jb = view_job(v, j);
+    const struct view_job jd = view_job(v, j), *jb = &jd;
     bool gpu_res = v->cl->cfg.gpu_as_resource;
     const struct dflt_nodes *x = &st->nodes;
     /* The GPU types the job may run on: its shape's run set (view_job_runs_on). */

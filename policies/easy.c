@@ -98,7 +98,7 @@ static void easy_free_times(struct easy_state *st, const struct view *v)
             t = ceil(t / c->poll_interval_s) * c->poll_interval_s;
         if (t <= v->now)
             t = later;
-        for (uint32_t q = 0; q < view_job(v, a)->gpus; q++) {
+        for (uint32_t q = 0, ng = view_job(v, a).gpus; q < ng; q++) {
             uint32_t g = v->job_gpus[v->job_gpu_first[a] + q];
             st->free_s[g] = fmax(st->free_s[g], t);
         }
@@ -113,7 +113,7 @@ static void easy_free_times(struct easy_state *st, const struct view *v)
 static int easy_fit_node(const struct view *v, uint32_t j, uint32_t n, struct placement *out)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct view_job *jb = view_job(v, j);
+    const struct view_job jd = view_job(v, j), *jb = &jd;
     struct view_estimate e;
     if (!view_node_fits_requests(v, n, j) || !jobshape_can_host(v, j, n, &e))
         return 0;
@@ -136,7 +136,7 @@ static int easy_fit_node(const struct view *v, uint32_t j, uint32_t n, struct pl
 static uint32_t easy_reserve(const struct easy_state *st, const struct view *v, uint32_t head,
                              double *shadow_s, uint32_t *extra)
 {
-    uint32_t best = VIEW_NONE, k = view_job(v, head)->gpus;
+    uint32_t best = VIEW_NONE, k = view_job(v, head).gpus;
     for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
         const struct node *nd = &v->cl->nodes[n];
         struct view_estimate e;
@@ -184,7 +184,7 @@ static int easy_place(void *state, const struct view *v, struct placement *out)
     uint32_t head = v->queue_head;
     if (head == VIEW_NONE)
         return 0;
-    uint32_t hg = view_job(v, head)->gpus;
+    uint32_t hg = view_job(v, head).gpus;
     int placed = 0;
     for (uint32_t n = view_next_free_node(v, 0, hg); n != VIEW_NONE && !placed;
          n = view_next_free_node(v, n + 1, hg))
@@ -196,7 +196,7 @@ static int easy_place(void *state, const struct view *v, struct placement *out)
         /* The backfill pass may try the whole queue: a stopped run ends it (view.h). */
         for (uint32_t j = v->queue_next[head]; j != VIEW_NONE && !placed && !view_stopping(v);
              j = v->queue_next[j]) {
-            uint32_t s = st->job_shape[j], jg = view_job(v, j)->gpus;
+            uint32_t s = st->job_shape[j], jg = view_job(v, j).gpus;
             if (st->shape_failed[s] == st->point)
                 continue;
             int fits = 0;
@@ -208,7 +208,7 @@ static int easy_place(void *state, const struct view *v, struct placement *out)
                 struct view_estimate e;
                 view_estimate(v, j, v->cl->nodes[n].type, &e);
                 double end = v->now + view_transfer_estimate_s(v, j, v->cl->nodes[n].site) + e.run_s;
-                placed = n != rn || end <= shadow || view_job(v, j)->gpus <= extra;
+                placed = n != rn || end <= shadow || view_job(v, j).gpus <= extra;
             }
             if (!fits) /* fits no node: no job of its shape will until the next point */
                 st->shape_failed[s] = st->point;

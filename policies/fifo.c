@@ -42,7 +42,7 @@ static int fifo_place(void *state, const struct view *v, struct placement *out)
         return 0;
     if (st->blocked_job == j && st->blocked_version == v->version)
         return 0;
-    const struct view_job *jb = view_job(v, j);
+    const struct view_job jd = view_job(v, j), *jb = &jd;
     if (jb->gpus <= v->cl->max_node_gpus) {
         for (uint32_t n = view_first_node(v, 0, j, jb->gpus); n != VIEW_NONE;
              n = view_first_node(v, n + 1, j, jb->gpus)) {

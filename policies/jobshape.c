@@ -86,7 +86,7 @@ static void shape_key_mem(const struct jobshape_table *t, const struct view *v, 
 
 void jobshape_check(const struct jobshape_table *t, const struct view *v, uint32_t j, uint32_t s)
 {
-    const struct view_job *jb = view_job(v, j);
+    const struct view_job jd = view_job(v, j), *jb = &jd;
     CPN_ASSERT(s < t->n && t->gpus[s] == jb->gpus && t->req[2 * s] == jb->cpus &&
                t->req[2 * s + 1] == jb->mem_gib);
     double *mem = cpn_calloc(t->n_types ? t->n_types : 1, sizeof *mem);
@@ -98,7 +98,7 @@ void jobshape_check(const struct jobshape_table *t, const struct view *v, uint32
 
 uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j)
 {
-    const struct view_job *jb = view_job(v, j);
+    const struct view_job jd = view_job(v, j), *jb = &jd;
     size_t nt = t->n_types, ntm = nt ? nt : 1;
     double req[2] = {jb->cpus, jb->mem_gib};
     shape_key_mem(t, v, j, t->key_mem);
@@ -134,7 +134,7 @@ uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j)
 bool jobshape_can_host(const struct view *v, uint32_t j, uint32_t n, struct view_estimate *e)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct view_job *jb = view_job(v, j);
+    const struct view_job jd = view_job(v, j), *jb = &jd;
     if (nd->gpu_count < jb->gpus || nd->cpus < jb->cpus || nd->mem_gib < jb->mem_gib)
         return false;
     if (nd->gpu_count > 0 && !view_job_runs_on(v, j, nd->type))

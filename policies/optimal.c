@@ -430,7 +430,7 @@ static void opt_book(struct opt_state *st, const struct view *v, uint32_t j, con
     st->done[j] = st->epoch;
     if (!s->now)
         return;
-    const struct view_job *jb = view_job(v, j);
+    const struct view_job jd = view_job(v, j), *jb = &jd;
     st->cpus_now[s->node] += jb->cpus;
     st->mem_now[s->node] += jb->mem_gib;
     st->cpu_now[s->node] += opt_est_cpu(st, v, j, v->cl->nodes[s->node].type);
@@ -483,13 +483,13 @@ static void opt_age(struct opt_state *st, const struct view *v)
     size_t big_before = st->n_big;
     const struct opt_hent *e;
     while ((e = opt_heap_top(st, &st->aging, OPT_YOUNG)) != NULL &&
-           v->now - view_job(v, e->job)->submit_s >= c->reserve_after_s) {
+           v->now - view_job(v, e->job).submit_s >= c->reserve_after_s) {
         struct opt_hent x = *e;
         opt_heap_pop(&st->aging);
         st->stage[x.job] = OPT_AGED;
-        x.k1 = view_job(v, x.job)->submit_s;
+        x.k1 = view_job(v, x.job).submit_s;
         opt_heap_push(&st->aged, x);
-        if (view_job(v, x.job)->gpus >= c->reserve_min_gpus) {
+        if (view_job(v, x.job).gpus >= c->reserve_min_gpus) {
             opt_heap_push(&st->big, x);
             st->n_big++;
         }
@@ -582,7 +582,7 @@ static double opt_key_of(const struct view *v, uint32_t j, double len)
     case OPT_ORDER_SPT:
         return len;
     case OPT_ORDER_WORK:
-        return -len * view_job(v, j)->gpus;
+        return -len * view_job(v, j).gpus;
     case OPT_ORDER_FIFO:
         break;
     }
@@ -634,7 +634,7 @@ static void opt_job_event(void *state, const struct view *v, uint32_t j, enum po
         st->okey[j] = opt_order_key(st, v, j);
         struct opt_hent x = {.k1 = st->okey[j], .k2 = st->entry[j], .job = j, .gen = st->gen[j]};
         opt_heap_push(&st->young, x);
-        x.k1 = view_job(v, j)->submit_s;
+        x.k1 = view_job(v, j).submit_s;
         opt_heap_push(&st->aging, x);
         st->fresh[st->n_fresh] = j;
         st->fresh_gen[st->n_fresh++] = st->gen[j];
@@ -683,7 +683,7 @@ static int opt_place(void *state, const struct view *v, struct placement *out)
     if (opt_unseen(st, v, j))
         st->alone[out->node] = j;
     st->res_node[j] = VIEW_NONE;
-    if (st->stage[j] == OPT_AGED && view_job(v, j)->gpus >= ((const struct opt_params *)v->params)->reserve_min_gpus)
+    if (st->stage[j] == OPT_AGED && view_job(v, j).gpus >= ((const struct opt_params *)v->params)->reserve_min_gpus)
         st->n_big--;
     st->stage[j] = OPT_OUT;
     opt_unlink(st, j);
@@ -734,7 +734,7 @@ static void opt_check(const void *state, const struct view *v)
     CPN_ASSERT(st->est_seen == v->est_version);
     for (uint32_t j = 0; j < v->n_jobs; j++) {
         staged += st->stage[j] != OPT_OUT;
-        big += st->stage[j] == OPT_AGED && view_job(v, j)->gpus >= ((const struct opt_params *)v->params)->reserve_min_gpus;
+        big += st->stage[j] == OPT_AGED && view_job(v, j).gpus >= ((const struct opt_params *)v->params)->reserve_min_gpus;
         if (v->job_active[j]) {
             struct view_estimate e;
             view_estimate(v, j, v->cl->nodes[v->job_node[j]].type, &e);

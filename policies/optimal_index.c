@@ -56,7 +56,7 @@ static bool opt_can_host(struct opt_state *st, const struct view *v, uint32_t j,
                          double *run_s, double *mem_gib)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct view_job *jb = view_job(v, j);
+    const struct view_job jd = view_job(v, j), *jb = &jd;
     if (nd->gpu_count < jb->gpus || nd->cpus + VIEW_FIT_EPS < jb->cpus ||
         nd->mem_gib + VIEW_FIT_EPS < jb->mem_gib)
         return false;
@@ -140,7 +140,7 @@ double opt_len(struct opt_state *st, const struct view *v, uint32_t j)
 {
     opt_est_current(st, v, j);
     if (isnan(st->len[j])) {
-        const struct view_job *jb = view_job(v, j);
+        const struct view_job jd = view_job(v, j), *jb = &jd;
         double best = INFINITY;
         opt_types_reset(st, v);
         for (size_t i = 0; i < st->n_len_grp; i++) {
@@ -275,7 +275,7 @@ void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n)
         if (st->alone[n] == a)
             for (uint32_t q = 0; q < nd->gpu_count; q++)
                 t[q] = fmax(t[q], free_s);
-        for (uint32_t q = 0; q < view_job(v, a)->gpus; q++) {
+        for (uint32_t q = 0, k = view_job(v, a).gpus; q < k; q++) {
             uint32_t g = v->job_gpus[v->job_gpu_first[a] + q] - nd->gpu_first;
             t[g] = fmax(t[g], free_s);
         }
@@ -346,7 +346,7 @@ static void opt_touch(struct opt_state *st, const struct view *v, uint32_t n)
                 st->free_now[g] = 0;
             }
         }
-        for (uint32_t q = 0; q < view_job(v, a)->gpus; q++) {
+        for (uint32_t q = 0, k = view_job(v, a).gpus; q < k; q++) {
             uint32_t g = v->job_gpus[v->job_gpu_first[a] + q];
             st->avail[g] = fmax(st->avail[g], free_s);
         }
@@ -403,7 +403,7 @@ static bool opt_fits_now(const struct opt_state *st, const struct view *v, uint3
                          uint32_t n, double dur, double mem, bool alone, uint32_t *gpu)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct view_job *jb = view_job(v, j);
+    const struct view_job jd = view_job(v, j), *jb = &jd;
     double now = v->now, gpu_mem = v->cl->types[nd->type].mem_gib;
     if (st->ready[n] > now || st->alone[n] != VIEW_NONE || !view_node_eligible(v, n))
         return false; /* (the scrape may be live: a standing plan checks it again) */
@@ -457,7 +457,7 @@ static uint32_t opt_group_at(struct opt_state *st, size_t i, size_t m)
 static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint32_t j)
 {
     const struct cluster *cl = v->cl;
-    const struct view_job *jb = view_job(v, j);
+    const struct view_job jd = view_job(v, j), *jb = &jd;
     bool alone = opt_unseen(st, v, j);
     if (st->xfer_job != j || st->xfer_point != st->point) {
         for (size_t si = 0; si < cl->n_sites; si++)
@@ -555,7 +555,7 @@ static bool opt_could_beat(const struct opt_state *st, const struct opt_search *
 static void opt_visit(struct opt_state *st, const struct view *v, struct opt_search *s, uint32_t n)
 {
     const struct cluster *cl = v->cl;
-    const struct view_job *jb = view_job(v, s->job);
+    const struct view_job jd = view_job(v, s->job), *jb = &jd;
     double run, mem;
     if (!opt_can_host(st, v, s->job, n, &run, &mem))
         return;
@@ -607,7 +607,7 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
                              struct opt_search *s)
 {
     struct opt_group *g = &st->grp[gi];
-    uint32_t k = view_job(v, s->job)->gpus;
+    uint32_t k = view_job(v, s->job).gpus;
     if (k > g->max_gpus)
         return; /* no node of the group has k GPUs */
     struct opt_frame stack[64]; /* depth-first: at most two per level */

@@ -163,7 +163,7 @@ static const struct heap_ops sjf_ready_ops = {.size = sizeof(uint32_t), .less = 
  * they cannot take a job that needs one. */
 static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struct placement *out)
 {
-    const struct view_job *jb = view_job(v, j);
+    const struct view_job jd = view_job(v, j), *jb = &jd;
     double best = INFINITY;
     int found = 0;
     for (size_t t = 0; t < v->cl->n_types; t++)

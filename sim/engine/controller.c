@@ -15,6 +15,7 @@
 void controller_queue_append(struct sim *s, uint32_t j)
 {
     struct jobrt *r = &s->rt[j];
+    CPN_ASSERT(r->hpos == VIEW_NONE); /* in no share group: qprev is its group's field */
     r->qprev = s->queue_tail;
     s->queue_next[j] = VIEW_NONE;
     if (s->queue_tail == VIEW_NONE)
@@ -231,12 +232,6 @@ void controller_init(struct sim *s, const struct predictor *pred)
     }
     for (size_t e = 0; e < nslots; e++)
         s->job_gpus[e] = VIEW_NONE;
-    s->view_jobs = cpn_calloc(n ? n : 1, sizeof *s->view_jobs);
-    for (size_t j = 0; j < n; j++) {
-        const struct job *jb = &jobs->v[j];
-        s->view_jobs[j] = (struct view_job){
-            .submit_s = jb->submit_s, .cpus = jb->cpus, .mem_gib = jb->mem_gib, .gpus = jb->gpus};
-    }
     s->dirty_gpus = cpn_malloc((ng ? ng : 1) * sizeof(uint32_t));
     s->dirty_nodes = cpn_malloc((nn ? nn : 1) * sizeof(uint32_t));
     s->gpu_dirty = cpn_calloc(ng, 1);
@@ -250,7 +245,6 @@ void controller_init(struct sim *s, const struct predictor *pred)
         .now = 0,
         .cl = cl,
         .n_jobs = n,
-        .jobs = s->view_jobs,
         .src = view_source_create(s->cat, jobs, pred, s->net, cl->cfg.learn, cl->cfg.prior_run_s),
         .queue_head = VIEW_NONE,
         .queue_next = s->queue_next,

@@ -38,6 +38,7 @@
 #define NET_BITS_PER_BYTE 8.0
 #define NET_BYTES_PER_PARAM 4.0 /* fp32 weights */
 #define NET_NONE UINT32_MAX
+#define NET_CACHE_BUCKETS_INITIAL 1024 /* the cache hash table's first size (a power of 2) */
 /* Most routes a run keeps: origin sites x sites, 16 bytes each (1 GiB). A tree per
  * origin is what makes every site's route to every other at hand for the policies;
  * docs/reliability.md has the measurements behind the number. */
@@ -134,9 +135,10 @@ struct net {
     uint32_t free_entry;
     uint32_t *buckets;
     size_t nbuckets;
-    uint32_t *item_sites; /* [models + 2 * jobs] sites caching each item: most jobs' data is
-                           * cached nowhere, and a look-up that needs no hash probe saves a
-                           * cache miss per site the policies ask about */
+    uint64_t *item_cached; /* bit i: item i was cached at some site (it may have been
+                            * evicted since); [models + 2 * jobs] bits. Most jobs' data is
+                            * never cached, and a look-up that needs no hash probe saves a
+                            * cache miss per site the policies ask about */
 
     struct net_stats st;
 };
@@ -199,7 +201,7 @@ static size_t cache_hash(const struct net *n, uint32_t site, uint32_t item)
 
 static uint32_t cache_find(const struct net *n, uint32_t site, uint32_t item)
 {
-    if (n->item_sites[item] == 0)
+    if (!(n->item_cached[item / 64] >> (item % 64) & 1))
         return NET_NONE;
     for (uint32_t e = n->buckets[cache_hash(n, site, item)]; e != NET_NONE; e = n->entries[e].hnext)
         if (n->entries[e].site == site && n->entries[e].item == item)
@@ -246,7 +248,6 @@ static void cache_evict(struct net *n, uint32_t site)
         pp = &n->entries[*pp].hnext;
     *pp = ce->hnext;
     c->used_gib -= ce->gib;
-    n->item_sites[ce->item]--;
     if (c->head == NET_NONE)
         c->used_gib = 0;
     ce->hnext = n->free_entry;
@@ -268,6 +269,30 @@ static bool cache_lookup(struct net *n, uint32_t site, uint32_t item)
     return true;
 }
 
+/* Doubles the hash table, so that it has at least a bucket per cache entry ever
+ * made: its size follows what the caches hold, not the number of jobs. A chain's
+ * order changes; no answer does. */
+static void cache_rehash(struct net *n)
+{
+    size_t nb = n->nbuckets * 2;
+    uint32_t *b = cpn_malloc(nb * sizeof *b);
+    for (size_t i = 0; i < nb; i++)
+        b[i] = NET_NONE;
+    size_t old_nb = n->nbuckets;
+    uint32_t *old = n->buckets;
+    n->buckets = b;
+    n->nbuckets = nb;
+    for (size_t i = 0; i < old_nb; i++)
+        for (uint32_t e = old[i], next; e != NET_NONE; e = next) {
+            struct cache_entry *ce = &n->entries[e];
+            next = ce->hnext;
+            size_t h = cache_hash(n, ce->site, ce->item);
+            ce->hnext = b[h];
+            b[h] = e;
+        }
+    free(old);
+}
+
 static void cache_insert(struct net *n, uint32_t site, uint32_t item, double gib)
 {
     struct site_cache *c = &n->caches[site];
@@ -281,12 +306,14 @@ static void cache_insert(struct net *n, uint32_t site, uint32_t item, double gib
     } else {
         cpn_grow((void **)&n->entries, &n->capentries, n->nentries + 1, sizeof *n->entries);
         e = (uint32_t)n->nentries++;
+        if (n->nentries > n->nbuckets)
+            cache_rehash(n);
     }
     size_t h = cache_hash(n, site, item);
     n->entries[e] = (struct cache_entry){.item = item, .site = site, .gib = gib,
                                          .prev = NET_NONE, .next = NET_NONE, .hnext = n->buckets[h]};
     n->buckets[h] = e;
-    n->item_sites[item]++;
+    n->item_cached[item / 64] |= (uint64_t)1 << (item % 64);
     lru_push_front(n, e);
     c->used_gib += gib;
 }
@@ -721,11 +748,9 @@ int net_create(struct net **out, const struct cluster *cl, const struct catalog 
         n->caches[s].head = n->caches[s].tail = NET_NONE;
     }
     n->free_entry = NET_NONE;
-    n->nbuckets = 1024;
-    while (n->nbuckets < js->n)
-        n->nbuckets *= 2;
+    n->nbuckets = NET_CACHE_BUCKETS_INITIAL;
     n->buckets = cpn_malloc(n->nbuckets * sizeof *n->buckets);
-    n->item_sites = cpn_calloc(n->n_models + 2 * js->n + 1, sizeof *n->item_sites);
+    n->item_cached = cpn_calloc((n->n_models + 2 * js->n + 1 + 63) / 64, sizeof *n->item_cached);
     for (size_t b = 0; b < n->nbuckets; b++)
         n->buckets[b] = NET_NONE;
     *out = n;
@@ -754,6 +779,6 @@ void net_destroy(struct net *n)
     free(n->caches);
     free(n->entries);
     free(n->buckets);
-    free(n->item_sites);
+    free(n->item_cached);
     free(n);
 }

@@ -336,10 +336,16 @@ static int on_sample(struct sim *s, char *err, size_t errlen)
     return 0;
 }
 
+/* The k-th job to arrive: arrival_order[k], or k when the input is in submit order. */
+static inline uint32_t sim_arrival(const struct sim *s, size_t k)
+{
+    return s->arrival_order ? s->arrival_order[k] : (uint32_t)k;
+}
+
 static void push_next_arrival(struct sim *s)
 {
     if (s->next_arrival < s->jobs->n) {
-        uint32_t j = s->arrival_order[s->next_arrival];
+        uint32_t j = sim_arrival(s, s->next_arrival);
         eq_push(&s->eq, s->jobs->v[j].submit_s, EV_ARRIVAL, j, 0);
     }
 }
@@ -613,7 +619,7 @@ static void init_jobs(struct sim *s)
         s->slot_first[j] = (uint32_t)nslots;
         nslots += sim_job_nslots(&jobs->v[j]);
         struct jobrt *r = &s->rt[j];
-        r->qprev = r->group = r->hpos = VIEW_NONE;
+        r->qprev = r->hpos = VIEW_NONE; /* (and group, which shares qprev's field) */
         r->start_s = r->end_s = -1;
         r->state = JS_PENDING;
     }
@@ -626,17 +632,15 @@ static void init_jobs(struct sim *s)
             sl->job = (uint32_t)j;
             sl->next = sl->prev = VIEW_NONE;
         }
-    s->arrival_order = cpn_calloc(n, sizeof *s->arrival_order);
     /* A queue already in submit order (generated, imported and most hand-written
-     * ones) is its own arrival order: the sort, and its keys' memory, are skipped. */
+     * ones) is its own arrival order: the sort, its keys' memory and the order's are
+     * skipped (arrival_order stays NULL). */
     size_t j0 = 1;
     while (j0 < n && jobs->v[j0 - 1].submit_s <= jobs->v[j0].submit_s)
         j0++;
-    if (j0 >= n) {
-        for (size_t j = 0; j < n; j++)
-            s->arrival_order[j] = (uint32_t)j;
+    if (j0 >= n)
         return;
-    }
+    s->arrival_order = cpn_calloc(n, sizeof *s->arrival_order);
     struct arrival_key *keys = cpn_calloc(n, sizeof *keys);
     for (size_t j = 0; j < n; j++)
         keys[j] = (struct arrival_key){jobs->v[j].submit_s, (uint32_t)j};
@@ -720,7 +724,7 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
     init_jobs(s);
     init_truth(s);
     controller_init(s, pred);
-    s->st.first_submit_s = jobs->n ? jobs->v[s->arrival_order[0]].submit_s : 0;
+    s->st.first_submit_s = jobs->n ? jobs->v[sim_arrival(s, 0)].submit_s : 0;
     s->now = s->busy_since_s = 0;
     s->st.last_end_s = s->st.first_submit_s;
     s->cpu_since_s = s->st.first_submit_s;
@@ -815,9 +819,6 @@ void sim_release_loop(struct sim *s)
     policy_call_destroy(s);
     view_source_destroy(s->view.src);
     s->view.src = NULL;
-    free(s->view_jobs);
-    s->view_jobs = NULL;
-    s->view.jobs = NULL;
     free(s->queue_next);
     s->queue_next = NULL;
     s->view.queue_next = NULL;
@@ -846,7 +847,6 @@ void sim_destroy(struct sim *s)
     free(s->pol_params);
     net_destroy(s->net);
     view_source_destroy(s->view.src);
-    free(s->view_jobs);
     nodeidx_free(&s->nidx);
     free(s->dirty_gpus);
     free(s->dirty_nodes);

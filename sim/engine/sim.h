@@ -51,13 +51,15 @@ struct jobrt {
     double peak_gib;      /* peak GPU memory per GPU on its current placement */
     double bk_mem_gib;    /* the controller's predicted peak for it, in gpu_assigned_mem */
     uint32_t gen;         /* bumped to invalidate its pending END/PEAK events */
-    uint32_t qprev;       /* queue link back (forward: sim.queue_next) */
-    uint32_t group;       /* while running: its share group (sim.groups) */
+    union { /* a queued job is in no share group, a running one in no queue */
+        uint32_t qprev;   /* while queued: queue link back (forward: sim.queue_next) */
+        uint32_t group;   /* while running: its share group (sim.groups) */
+    };
     uint32_t hpos;        /* while running: its index in its group's heap */
     uint16_t kills;       /* OOM kills so far */
     uint8_t state;        /* enum job_state */
-    uint8_t peaked;       /* its memory counts on its GPUs */
-    uint8_t shared;       /* this attempt shared a GPU with another job: its run time says
+    uint8_t peaked : 1;   /* its memory counts on its GPUs */
+    uint8_t shared : 1;   /* this attempt shared a GPU with another job: its run time says
                            * little of the job alone, and the controller does not learn it */
 };
 
@@ -116,7 +118,8 @@ struct sim {
                              * groups than jobs) */
     struct jobrt *rt;       /* [jobs] */
     uint32_t *origin_site;  /* [jobs] */
-    uint32_t *arrival_order;/* [jobs] job indices by (submit_s, input order) */
+    uint32_t *arrival_order;/* [jobs] job indices by (submit_s, input order); NULL when
+                             * that is input order */
     size_t next_arrival;
     struct slot *slots;     /* [n_slots] */
     size_t n_slots;         /* the jobs' GPU slots: sum of sim_job_nslots */
@@ -162,7 +165,6 @@ struct sim {
 
     /* The controller. */
     struct view view;
-    struct view_job *view_jobs; /* [jobs] what each job declares (view.jobs) */
     double *scr_node_cpu_util, *scr_gpu_util, *scr_gpu_mem; /* snapshot buffers */
     /* The bookkeeping, under the names the view gives them (view.h). */
     double *node_cpus_req, *node_mem_req_gib; /* [nodes] */

@@ -135,6 +135,8 @@ static void group_free(struct sim *s, uint32_t g)
 void sim_share_join(struct sim *s, uint32_t j)
 {
     struct jobrt *r = &s->rt[j];
+    /* Not queued (group is qprev's field): a queued job has a qprev or heads the queue. */
+    CPN_ASSERT(r->qprev == VIEW_NONE && s->view.queue_head != j);
     uint32_t n = s->job_node[j];
     uint32_t g = group_get(s, n, sim_job_mask(s, j));
     struct sim_group *G = &s->groups[g];

@@ -358,6 +358,14 @@ bool view_source_learn(struct view_source *src, const struct cluster *cl, uint32
     return true;
 }
 
+struct view_job view_job(const struct view *v, uint32_t j)
+{
+    CPN_ASSERT(j < v->n_jobs);
+    const struct job *jb = &v->src->jobs->v[j];
+    return (struct view_job){
+        .submit_s = jb->submit_s, .cpus = jb->cpus, .mem_gib = jb->mem_gib, .gpus = jb->gpus};
+}
+
 bool view_job_runs_on(const struct view *v, uint32_t j, uint32_t type)
 {
     CPN_ASSERT(j < v->n_jobs && type < v->cl->n_types);
@@ -385,7 +393,7 @@ static uint32_t idle_gpus_of(const struct view *v, uint32_t node)
 
 uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32_t idle_gpus)
 {
-    const struct view_job *jb = view_job(v, j);
+    const struct view_job jd = view_job(v, j), *jb = &jd;
     for (uint32_t n = from; n < v->cl->n_nodes; n++) {
         if (v->nodeidx) {
             n = nodeidx_first(v->nodeidx, n, jb->cpus, jb->mem_gib, idle_gpus);

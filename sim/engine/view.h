@@ -67,8 +67,7 @@ struct view {
      * differs from the value it last saw. */
     uint64_t est_version;
     const struct cluster *cl; /* topology and config (cl->cfg.cpu_threshold, ...) */
-    size_t n_jobs;
-    const struct view_job *jobs;   /* [n_jobs] what each submitted job declares */
+    size_t n_jobs;                 /* the submitted jobs: view_job(v, j) for j < n_jobs */
     struct view_source *src;       /* for the estimates (engine-owned, opaque) */
     const struct nodeidx *nodeidx; /* for view_first_node (engine-owned; may be NULL) */
     const void *params;           /* the policy's parameters (policy_ops.params), or NULL */
@@ -149,16 +148,18 @@ uint32_t view_next_free_node(const struct view *v, uint32_t from, uint32_t gpus)
  * controller can know it (link parameters, caches, the transfers it started). */
 double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site);
 
-static inline const struct view_job *view_job(const struct view *v, uint32_t j) { return &v->jobs[j]; }
+/* What job j declares (a copy, read from the submitted jobs through the view's source:
+ * the view keeps no copy of its own). */
+struct view_job view_job(const struct view *v, uint32_t j);
 
 /* True when the node's requested CPU and memory, by the controller's bookkeeping,
  * leave room for job j's requests. */
 static inline bool view_node_fits_requests(const struct view *v, uint32_t node, uint32_t j)
 {
     const struct node *n = &v->cl->nodes[node];
-    const struct view_job *jb = view_job(v, j);
-    return v->node_cpus_req[node] + jb->cpus <= n->cpus + VIEW_FIT_EPS &&
-           v->node_mem_req_gib[node] + jb->mem_gib <= n->mem_gib + VIEW_FIT_EPS;
+    const struct view_job jb = view_job(v, j);
+    return v->node_cpus_req[node] + jb.cpus <= n->cpus + VIEW_FIT_EPS &&
+           v->node_mem_req_gib[node] + jb.mem_gib <= n->mem_gib + VIEW_FIT_EPS;
 }
 
 /* True when the run is being stopped (view.stop): a long scheduling pass should end. */
