@@ -69,7 +69,8 @@ int main(int argc, char **argv)
     struct eq q;
     eq_init(&q);
     struct net *net;
-    if (net_create(&net, cl, cat, &js, origin, &q, err, sizeof err)) {
+    if (net_create(&net, cl, cat, &js, origin, &q, err, sizeof err) ||
+        net_build_routes(net, NULL, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }

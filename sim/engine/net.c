@@ -38,11 +38,18 @@
 #define NET_BITS_PER_BYTE 8.0
 #define NET_BYTES_PER_PARAM 4.0 /* fp32 weights */
 #define NET_NONE UINT32_MAX
-#define NET_CACHE_BUCKETS_INITIAL 1024 /* the cache hash table's first size (a power of 2) */
 /* Most routes a run keeps: origin sites x sites, 16 bytes each (1 GiB). A tree per
  * origin is what makes every site's route to every other at hand for the policies;
  * docs/reliability.md has the measurements behind the number. */
 #define NET_MAX_ROUTES (1 << 26)
+/* Buckets of the cache's hash table at first; it doubles whenever the entry slots
+ * outnumber its buckets. Sized to the most entries the caches have held at once, not
+ * to the jobs (2^20 buckets, 4 MiB, for a million), it stays in the processor's
+ * caches, and an insertion or eviction no longer misses on its bucket. */
+#define NET_CACHE_MIN_BUCKETS 256
+/* Links of a route a flow slot holds in itself; a longer route's links are in a block
+ * of their own. Routes of one or two links are read with the slot, not after it. */
+#define NET_FLOW_INLINE_LINKS 2
 /* Key of a job's flow completion in the event queue (eq_schedule), from the range
  * net_create reserved. */
 #define NET_KEY_DONE(n, j) ((n)->key_done + (uint32_t)(j))
@@ -60,35 +67,65 @@ struct flow {
     double last_s;        /* when remaining_gib was last brought up to date */
     double begin_s;       /* when the transfer was started */
     double new_rate;      /* scratch of the recomputation */
-    /* Its route's links, origin first, and its index in each link's list of flows:
-     * links[0..nlinks) and pos[0..nlinks), one block of 2 * cap kept with the slot. */
-    uint32_t *links, *pos;
-    uint32_t nlinks, cap;
+    /* Its route's links, origin first, and its index in each link's list of flows
+     * (flow_links, flow_pos): in inl for a route of at most NET_FLOW_INLINE_LINKS
+     * links, else in ext, a block of 2 * ext_cap kept with the slot and grown to the
+     * longest route it has carried. */
+    uint32_t inl[2 * NET_FLOW_INLINE_LINKS];
+    uint32_t *ext;
+    uint32_t nlinks, ext_cap;
     uint32_t job;
     uint32_t site;
     uint32_t stamp;
     uint32_t items[2];    /* image and dataset to cache at the end, NET_NONE if none */
     double item_gib[2];
-    double vfinish;       /* processor sharing: the link's vtime at which it ends */
     bool active;          /* latency paid: it shares links */
     bool frozen;
     uint32_t next_free;
 };
+
+/* The links of fl's route, origin first, and its index in each one's list of flows. */
+static inline uint32_t *flow_links(struct flow *fl)
+{
+    return fl->nlinks <= NET_FLOW_INLINE_LINKS ? fl->inl : fl->ext;
+}
+
+static inline uint32_t *flow_pos(struct flow *fl)
+{
+    return fl->nlinks <= NET_FLOW_INLINE_LINKS ? fl->inl + NET_FLOW_INLINE_LINKS
+                                                : fl->ext + fl->ext_cap;
+}
 
 struct link_state {
     double cap;          /* GiB/s */
     double cap_left;     /* scratch */
     uint32_t unfrozen;   /* scratch */
     uint32_t stamp;
-    uint32_t *flows;     /* active flow slots crossing it */
+    uint32_t *flows;     /* active flow slots crossing it; processor sharing (below)
+                          * keeps only their count, nflows, since it never reads them */
     size_t nflows, capflows;
     /* Processor sharing (every route one link): each of the link's flows moves at
      * cap / nflows, so all advance alike. vtime is the GiB each has moved since the
      * link was created; a flow ends when vtime reaches its vfinish. The link has one
      * event: the end of the flow whose vfinish is least (heap). */
     double vtime, vlast_s;
-    struct heap heap;    /* of flow slots (uint32_t), least vfinish first */
+    struct heap heap;    /* of struct ps_rec, least vfinish first */
     uint32_t gen;
+};
+
+/* A flow in its link's processor-sharing heap. The record carries its keys, so that
+ * the comparisons of a push or pop read only the heap's array, not the flow pool. */
+struct ps_rec {
+    double vfinish;      /* the link's vtime at which the flow ends */
+    uint32_t job;        /* ties on vfinish go to the lower job */
+    uint32_t slot;       /* its flow slot */
+};
+
+/* A job's transfer, as the events that name the job find it. Its flow slot and its
+ * generation are read together, so they share a record (one cache miss, not two). */
+struct net_job {
+    uint32_t flow;       /* its flow slot or NET_NONE */
+    uint32_t gen;        /* generation of its flow events */
 };
 
 struct cache_entry {
@@ -121,8 +158,7 @@ struct net {
     struct flow *flows;   /* pool */
     size_t nflows, capflows;
     uint32_t free_flow;
-    uint32_t *job_flow;   /* [jobs] its flow slot or NET_NONE */
-    uint32_t *job_gen;    /* [jobs] generation of its flow events */
+    struct net_job *jobs; /* [jobs] each job's flow and the generation of its events */
     uint32_t stamp;
     uint32_t *comp_flows, *comp_links; /* scratch of a recomputation */
     size_t comp_cap_f, comp_cap_l;
@@ -133,7 +169,7 @@ struct net {
     struct cache_entry *entries;
     size_t nentries, capentries;
     uint32_t free_entry;
-    uint32_t *buckets;
+    uint32_t *buckets;    /* [nbuckets] hash chains; at least as many as entry slots */
     size_t nbuckets;
     uint64_t *item_cached; /* bit i: item i was cached at some site (it may have been
                             * evicted since); [models + 2 * jobs] bits. Most jobs' data is
@@ -358,20 +394,21 @@ static void link_add(struct net *n, uint32_t l, uint32_t f, uint32_t hop)
 {
     struct link_state *ls = &n->links[l];
     cpn_grow((void **)&ls->flows, &ls->capflows, ls->nflows + 1, sizeof *ls->flows);
-    n->flows[f].pos[hop] = (uint32_t)ls->nflows;
+    flow_pos(&n->flows[f])[hop] = (uint32_t)ls->nflows;
     ls->flows[ls->nflows++] = f;
 }
 
 static void link_remove(struct net *n, uint32_t l, uint32_t f, uint32_t hop)
 {
     struct link_state *ls = &n->links[l];
-    uint32_t at = n->flows[f].pos[hop], last = ls->flows[--ls->nflows];
+    uint32_t at = flow_pos(&n->flows[f])[hop], last = ls->flows[--ls->nflows];
     if (last != f) {
         ls->flows[at] = last;
         struct flow *lf = &n->flows[last];
+        const uint32_t *links = flow_links(lf);
         for (uint32_t k = 0; k < lf->nlinks; k++)
-            if (lf->links[k] == l)
-                lf->pos[k] = at;
+            if (links[k] == l)
+                flow_pos(lf)[k] = at;
     }
 }
 
@@ -407,8 +444,9 @@ static void recompute(struct net *n, const uint32_t *seed, uint32_t nseed, doubl
             fl->stamp = stamp;
             cpn_grow((void **)&n->comp_flows, &n->comp_cap_f, nf + 1, sizeof *n->comp_flows);
             n->comp_flows[nf++] = f;
+            const uint32_t *links = flow_links(fl);
             for (uint32_t k = 0; k < fl->nlinks; k++)
-                nl = comp_add_link(n, fl->links[k], stamp, nl);
+                nl = comp_add_link(n, links[k], stamp, nl);
         }
     }
     /* Progressive filling. */
@@ -442,8 +480,9 @@ static void recompute(struct net *n, const uint32_t *seed, uint32_t nseed, doubl
                 continue;
             fl->frozen = true;
             fl->new_rate = share;
+            const uint32_t *links = flow_links(fl);
             for (uint32_t k = 0; k < fl->nlinks; k++) {
-                struct link_state *ls = &n->links[fl->links[k]];
+                struct link_state *ls = &n->links[links[k]];
                 ls->cap_left -= share;
                 ls->unfrozen--;
             }
@@ -459,7 +498,7 @@ static void recompute(struct net *n, const uint32_t *seed, uint32_t nseed, doubl
             fl->remaining_gib = 0;
         fl->last_s = now;
         fl->rate = fl->new_rate;
-        uint32_t gen = ++n->job_gen[fl->job];
+        uint32_t gen = ++n->jobs[fl->job].gen;
         if (fl->rate > 0)
             eq_schedule(n->eq, NET_KEY_DONE(n, fl->job), now + fl->remaining_gib / fl->rate,
                         EV_FLOW_DONE, fl->job, gen);
@@ -470,20 +509,19 @@ static void recompute(struct net *n, const uint32_t *seed, uint32_t nseed, doubl
 
 /* ---- processor sharing: one event per link ---- */
 
-/* Flow slots by vfinish, ties by job; the context is the network (its flows array
- * moves when it grows, so the heap holds slots, not pointers). */
+/* Records by vfinish, ties by job (a strict order: a job has one flow at a time). */
 static bool ps_before(const void *a, const void *b, const void *ctx)
 {
-    const struct net *n = ctx;
-    const struct flow *x = &n->flows[*(const uint32_t *)a], *y = &n->flows[*(const uint32_t *)b];
+    (void)ctx;
+    const struct ps_rec *x = a, *y = b;
     return x->vfinish < y->vfinish || (x->vfinish == y->vfinish && x->job < y->job);
 }
 
-static const struct heap_ops ps_ops = {.size = sizeof(uint32_t), .less = ps_before};
+static const struct heap_ops ps_ops = {.size = sizeof(struct ps_rec), .less = ps_before};
 
-static uint32_t ps_top(const struct link_state *ls)
+static const struct ps_rec *ps_top(const struct link_state *ls)
 {
-    return *(const uint32_t *)heap_at(&ls->heap, &ps_ops, 0);
+    return heap_at(&ls->heap, &ps_ops, 0);
 }
 
 /* Brings the link's virtual time up to now. */
@@ -502,7 +540,7 @@ static void ps_schedule(struct net *n, uint32_t l, double now)
         eq_cancel(n->eq, NET_KEY_LINK(n, l));
         return;
     }
-    double left = n->flows[ps_top(ls)].vfinish - ls->vtime;
+    double left = ps_top(ls)->vfinish - ls->vtime;
     double dt = left > 0 ? left * (double)ls->nflows / ls->cap : 0;
     eq_schedule(n->eq, NET_KEY_LINK(n, l), now + dt, EV_LINK_DONE, l, ++ls->gen);
 }
@@ -518,8 +556,8 @@ static void flow_finish(struct net *n, uint32_t f, double now)
     fl->active = false;
     fl->next_free = n->free_flow;
     n->free_flow = f;
-    n->job_flow[fl->job] = NET_NONE;
-    n->job_gen[fl->job]++;
+    n->jobs[fl->job].flow = NET_NONE;
+    n->jobs[fl->job].gen++;
 }
 
 uint32_t net_link_done(struct net *n, uint32_t l, uint32_t gen, double now)
@@ -528,10 +566,10 @@ uint32_t net_link_done(struct net *n, uint32_t l, uint32_t gen, double now)
     if (!n->ps || gen != ls->gen || ls->heap.n == 0)
         return NET_NONE;
     ps_advance(ls, now);
-    uint32_t f;
-    heap_pop(&ls->heap, &ps_ops, n, &f);
-    uint32_t j = n->flows[f].job;
-    link_remove(n, l, f, 0);
+    struct ps_rec top;
+    heap_pop(&ls->heap, &ps_ops, NULL, &top);
+    uint32_t f = top.slot, j = top.job;
+    ls->nflows--;
     flow_finish(n, f, now);
     ps_schedule(n, l, now);
     return j;
@@ -564,24 +602,23 @@ bool net_transfer_begin(struct net *n, uint32_t j, uint32_t site, double now)
     } else {
         cpn_grow((void **)&n->flows, &n->capflows, n->nflows + 1, sizeof *n->flows);
         f = (uint32_t)n->nflows++;
-        n->flows[f].links = NULL;
-        n->flows[f].cap = 0;
+        n->flows[f].ext = NULL;
+        n->flows[f].ext_cap = 0;
     }
     struct flow *fl = &n->flows[f];
     const struct routes_entry *r = route_of(n, n->origin[j], site);
     CPN_ASSERT(isfinite(r->latency_s));
-    /* The slot keeps its block of links and positions, grown to the longest route
-     * it has carried. */
-    tmp.links = fl->links;
-    tmp.cap = fl->cap;
-    if (tmp.cap < r->nlinks) {
-        tmp.cap = r->nlinks;
-        tmp.links = cpn_realloc(tmp.links, 2 * (size_t)tmp.cap * sizeof *tmp.links);
+    /* The slot keeps its block for long routes, grown to the longest it has carried. */
+    tmp.ext = fl->ext;
+    tmp.ext_cap = fl->ext_cap;
+    if (r->nlinks > NET_FLOW_INLINE_LINKS && tmp.ext_cap < r->nlinks) {
+        tmp.ext_cap = r->nlinks;
+        tmp.ext = cpn_realloc(tmp.ext, 2 * (size_t)tmp.ext_cap * sizeof *tmp.ext);
     }
-    tmp.pos = tmp.links + tmp.cap;
     tmp.nlinks = r->nlinks;
+    uint32_t *links = flow_links(&tmp);
     for (uint32_t k = r->nlinks, at = site; k > 0; k--)
-        tmp.links[k - 1] = route_back(n, n->origin[j], &at);
+        links[k - 1] = route_back(n, n->origin[j], &at);
     *fl = tmp;
     fl->remaining_gib = gib;
     fl->begin_s = now;
@@ -589,48 +626,53 @@ bool net_transfer_begin(struct net *n, uint32_t j, uint32_t site, double now)
     fl->job = j;
     fl->site = site;
     fl->next_free = NET_NONE;
-    n->job_flow[j] = f;
+    n->jobs[j].flow = f;
     n->st.transfers++;
     n->st.moved_gib += gib;
-    eq_push(n->eq, now + r->latency_s, EV_FLOW_START, j, ++n->job_gen[j]);
+    eq_push(n->eq, now + r->latency_s, EV_FLOW_START, j, ++n->jobs[j].gen);
     return true;
 }
 
 void net_flow_start(struct net *n, uint32_t j, uint32_t gen, double now)
 {
-    uint32_t f = n->job_flow[j];
-    if (f == NET_NONE || gen != n->job_gen[j] || n->flows[f].active)
+    uint32_t f = n->jobs[j].flow;
+    if (f == NET_NONE || gen != n->jobs[j].gen || n->flows[f].active)
         return;
     struct flow *fl = &n->flows[f];
     fl->active = true;
     fl->last_s = now;
     fl->rate = 0;
-    if (n->ps && fl->nlinks == 1) {
-        uint32_t l = fl->links[0];
+    const uint32_t *links = flow_links(fl);
+    if (n->ps) {
+        /* Every route is one link, and no flow is ever recomputed: the link counts
+         * its flows, and its heap orders them. */
+        CPN_ASSERT(fl->nlinks == 1);
+        uint32_t l = links[0];
         struct link_state *ls = &n->links[l];
         ps_advance(ls, now);
-        fl->vfinish = ls->vtime + fl->remaining_gib;
-        link_add(n, l, f, 0);
-        heap_push(&ls->heap, &ps_ops, n, &f);
+        struct ps_rec rec = {.vfinish = ls->vtime + fl->remaining_gib, .job = j, .slot = f};
+        ls->nflows++;
+        heap_push(&ls->heap, &ps_ops, NULL, &rec);
         ps_schedule(n, l, now);
         return;
     }
     for (uint32_t k = 0; k < fl->nlinks; k++)
-        link_add(n, fl->links[k], f, k);
-    recompute(n, fl->links, fl->nlinks, now);
+        link_add(n, links[k], f, k);
+    recompute(n, links, fl->nlinks, now);
 }
 
 bool net_flow_done(struct net *n, uint32_t j, uint32_t gen, double now)
 {
-    uint32_t f = n->job_flow[j];
-    if (f == NET_NONE || gen != n->job_gen[j] || !n->flows[f].active)
+    uint32_t f = n->jobs[j].flow;
+    if (f == NET_NONE || gen != n->jobs[j].gen || !n->flows[f].active)
         return false;
     struct flow *fl = &n->flows[f];
+    const uint32_t *links = flow_links(fl);
     for (uint32_t k = 0; k < fl->nlinks; k++)
-        link_remove(n, fl->links[k], f, k);
+        link_remove(n, links[k], f, k);
     /* The freed slot keeps its links until it is reused, after this recompute. */
     flow_finish(n, f, now);
-    recompute(n, fl->links, fl->nlinks, now);
+    recompute(n, links, fl->nlinks, now);
     return true;
 }
 
@@ -737,10 +779,9 @@ int net_create(struct net **out, const struct cluster *cl, const struct catalog 
     for (size_t l = 0; l < cl->n_links; l++)
         n->links[l].cap = gbps_to_gib_s(cl->links[l].gbps * cl->cfg.link_gbps_scale);
     n->free_flow = NET_NONE;
-    n->job_flow = cpn_malloc(js->n * sizeof *n->job_flow);
+    n->jobs = cpn_malloc(js->n * sizeof *n->jobs);
     for (size_t j = 0; j < js->n; j++)
-        n->job_flow[j] = NET_NONE;
-    n->job_gen = cpn_calloc(js->n, sizeof *n->job_gen);
+        n->jobs[j] = (struct net_job){.flow = NET_NONE, .gen = 0};
     n->n_models = (uint32_t)catalog_model_count(cat);
     n->caches = cpn_calloc(ns, sizeof *n->caches);
     for (size_t s = 0; s < ns; s++) {
@@ -748,7 +789,7 @@ int net_create(struct net **out, const struct cluster *cl, const struct catalog 
         n->caches[s].head = n->caches[s].tail = NET_NONE;
     }
     n->free_entry = NET_NONE;
-    n->nbuckets = NET_CACHE_BUCKETS_INITIAL;
+    n->nbuckets = NET_CACHE_MIN_BUCKETS;
     n->buckets = cpn_malloc(n->nbuckets * sizeof *n->buckets);
     n->item_cached = cpn_calloc((n->n_models + 2 * js->n + 1 + 63) / 64, sizeof *n->item_cached);
     for (size_t b = 0; b < n->nbuckets; b++)
@@ -770,10 +811,9 @@ void net_destroy(struct net *n)
     free(n->row_of);
     free(n->origins);
     for (size_t f = 0; f < n->nflows; f++)
-        free(n->flows[f].links);
+        free(n->flows[f].ext);
     free(n->flows);
-    free(n->job_flow);
-    free(n->job_gen);
+    free(n->jobs);
     free(n->comp_flows);
     free(n->comp_links);
     free(n->caches);
