@@ -137,58 +137,6 @@ static struct jslot *jset_slot(struct jset *set, const char *pool, const char *s
 }
 
 /* ------------------------------------------------------------------------- */
-/* The catalogue models a reader has met, by name: the catalogue finds a name by
- * comparing it with each of its models in turn, a few hundred instructions a row. */
-
-struct mcache {
-    struct mslot {
-        uint32_t hash;
-        int32_t model;
-        char *name; /* NULL marks an empty slot */
-    } *slot;
-    size_t cap, n;
-};
-
-/* Model `name`'s catalogue index, or -1 when the catalogue has no such model. */
-static int mcache_find(struct mcache *mc, const struct catalog *cat, const char *name)
-{
-    uint32_t h = jset_hash(name);
-    size_t mask = mc->cap - 1, i = h & mask;
-    for (; mc->cap && mc->slot[i].name; i = (i + 1) & mask)
-        if (mc->slot[i].hash == h && strcmp(mc->slot[i].name, name) == 0)
-            return mc->slot[i].model;
-    int m = catalog_model_find(cat, name);
-    if (m < 0)
-        return m;
-    if (2 * (mc->n + 1) > mc->cap) {
-        struct mcache big = {.cap = mc->cap ? 2 * mc->cap : JOBIN_SET_MIN, .n = mc->n};
-        big.slot = cpn_calloc(big.cap, sizeof *big.slot);
-        for (size_t k = 0; k < mc->cap; k++) {
-            if (!mc->slot[k].name)
-                continue;
-            size_t at = mc->slot[k].hash & (big.cap - 1);
-            while (big.slot[at].name)
-                at = (at + 1) & (big.cap - 1);
-            big.slot[at] = mc->slot[k];
-        }
-        free(mc->slot);
-        *mc = big;
-    }
-    for (i = h & (mc->cap - 1); mc->slot[i].name; i = (i + 1) & (mc->cap - 1))
-        ;
-    mc->slot[i] = (struct mslot){.hash = h, .model = m, .name = cpn_strdup(name)};
-    mc->n++;
-    return m;
-}
-
-static void mcache_free(struct mcache *mc)
-{
-    for (size_t k = 0; k < mc->cap; k++)
-        free(mc->slot[k].name);
-    free(mc->slot);
-}
-
-/* ------------------------------------------------------------------------- */
 
 struct jobin {
     char *name;
@@ -196,7 +144,12 @@ struct jobin {
     struct jobset js;
     struct jset ids;     /* val: job index; empty while `sorted` */
     struct jset origins; /* val unused */
-    struct mcache models;
+    /* The catalogue models met so far (val: the model's index), by name, their names
+     * in mnames: the catalogue finds a name by comparing it with each of its models in
+     * turn, a few hundred instructions a row. */
+    struct jset models;
+    char *mnames;
+    size_t mnames_len, mnames_cap;
     bool sorted;         /* every id so far comes after the one before (ids_after) */
     size_t last_id_len;  /* the length of the last job's id */
 };
@@ -251,6 +204,24 @@ static struct jslot *ids_slot(struct jobin *b, const char *id, size_t len)
     return jset_slot(&b->ids, b->js.pool, id);
 }
 
+/* Model `name`'s catalogue index, or -1 when the catalogue has no such model. */
+static int model_find(struct jobin *b, const char *name)
+{
+    struct jslot *sl = jset_slot(&b->models, b->mnames, name);
+    if (sl->off1)
+        return (int)sl->val;
+    int m = catalog_model_find(b->cat, name);
+    if (m < 0)
+        return m;
+    size_t off = b->mnames_len, n = strlen(name) + 1;
+    cpn_grow((void **)&b->mnames, &b->mnames_cap, off + n, 1);
+    memcpy(b->mnames + off, name, n);
+    b->mnames_len = off + n;
+    *sl = (struct jslot){.hash = jset_hash(name), .off1 = (uint32_t)off + 1, .val = (uint32_t)m};
+    b->models.n++;
+    return m;
+}
+
 void jobin_destroy(struct jobin *b)
 {
     if (!b)
@@ -258,7 +229,8 @@ void jobin_destroy(struct jobin *b)
     jobset_free(&b->js);
     free(b->ids.slot);
     free(b->origins.slot);
-    mcache_free(&b->models);
+    free(b->models.slot);
+    free(b->mnames);
     free(b->name);
     free(b);
 }
@@ -420,7 +392,7 @@ static int jr_model(const struct jrow *r, bool has_duration, int32_t *out)
         *out = -1;
         return CPN_OK;
     }
-    int m = mcache_find(&r->b->models, r->b->cat, v->text);
+    int m = model_find(r->b, v->text);
     if (m < 0)
         return jr_fail(r, JOBIN_MODEL, "unknown model '%.*s'", JOBIN_SHOW_MAX, v->text);
     *out = m;
