@@ -607,7 +607,8 @@ size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
     return len;
 }
 
-/* Below this many, a comparison sort is quicker than four passes over 64-Ki buckets. */
+/* Below this many, a comparison sort is quicker than four passes over 64-Ki buckets
+ * (and radix_sort's digits are 8 bits). */
 #define CPN_RADIX_MIN 16384
 
 /* The bits of a double as an unsigned key that orders like the number: negatives have
@@ -629,29 +630,36 @@ static double radix_value(uint64_t u)
 
 uint64_t cpn_double_key(double d) { return radix_key(d == 0 ? 0.0 : d); }
 
-void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n)
+/* Sorts key[0..n) (and val[0..n) beside it, when not NULL) by key, stably: least
+ * significant digit first, digits of 16 bits (8 below CPN_RADIX_MIN keys, where 64-Ki
+ * buckets would cost more than the keys), a pass skipped where every key has the same
+ * digit. */
+static void radix_sort(uint64_t *key, uint32_t *val, size_t n)
 {
-    enum { DIGIT_BITS = 8, BUCKETS = 1 << DIGIT_BITS };
+    const unsigned digit_bits = n < CPN_RADIX_MIN ? 8 : 16;
+    const size_t buckets = (size_t)1 << digit_bits;
     uint64_t *k2 = cpn_malloc((n ? n : 1) * sizeof *k2);
-    uint32_t *v2 = cpn_malloc((n ? n : 1) * sizeof *v2);
+    uint32_t *v2 = val ? cpn_malloc((n ? n : 1) * sizeof *v2) : NULL;
+    size_t *count = cpn_malloc(buckets * sizeof *count);
     uint64_t *ka = key, *kb = k2;
     uint32_t *va = val, *vb = v2;
-    for (unsigned shift = 0; shift < 64; shift += DIGIT_BITS) {
-        size_t count[BUCKETS] = {0};
+    for (unsigned shift = 0; shift < 64; shift += digit_bits) {
+        memset(count, 0, buckets * sizeof *count);
         for (size_t i = 0; i < n; i++)
-            count[(ka[i] >> shift) & (BUCKETS - 1)]++;
-        if (n == 0 || count[(ka[0] >> shift) & (BUCKETS - 1)] == n)
+            count[(ka[i] >> shift) & (buckets - 1)]++;
+        if (n == 0 || count[(ka[0] >> shift) & (buckets - 1)] == n)
             continue; /* one digit for all: the order stays */
         size_t sum = 0;
-        for (size_t d = 0; d < BUCKETS; d++) {
+        for (size_t d = 0; d < buckets; d++) {
             size_t c = count[d];
             count[d] = sum;
             sum += c;
         }
         for (size_t i = 0; i < n; i++) {
-            size_t at = count[(ka[i] >> shift) & (BUCKETS - 1)]++;
+            size_t at = count[(ka[i] >> shift) & (buckets - 1)]++;
             kb[at] = ka[i];
-            vb[at] = va[i];
+            if (val)
+                vb[at] = va[i];
         }
         uint64_t *kt = ka;
         ka = kb;
@@ -662,11 +670,15 @@ void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n)
     }
     if (ka != key) {
         memcpy(key, ka, n * sizeof *key);
-        memcpy(val, va, n * sizeof *val);
+        if (val)
+            memcpy(val, va, n * sizeof *val);
     }
+    free(count);
     free(k2);
     free(v2);
 }
+
+void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n) { radix_sort(key, val, n); }
 
 void cpn_sort_doubles(double *v, size_t n)
 {
@@ -674,31 +686,12 @@ void cpn_sort_doubles(double *v, size_t n)
         gsl_sort(v, 1, n);
         return;
     }
-    /* Least significant digit first, four 16-bit digits; each pass is stable. */
-    uint64_t *a = cpn_malloc(n * sizeof *a), *b = cpn_malloc(n * sizeof *b);
-    size_t *count = cpn_malloc(((size_t)1 << 16) * sizeof *count);
+    uint64_t *a = cpn_malloc(n * sizeof *a);
     for (size_t i = 0; i < n; i++)
         a[i] = radix_key(v[i]);
-    for (unsigned shift = 0; shift < 64; shift += 16) {
-        memset(count, 0, ((size_t)1 << 16) * sizeof *count);
-        for (size_t i = 0; i < n; i++)
-            count[(a[i] >> shift) & 0xFFFF]++;
-        size_t sum = 0;
-        for (size_t d = 0; d < ((size_t)1 << 16); d++) {
-            size_t c = count[d];
-            count[d] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++)
-            b[count[(a[i] >> shift) & 0xFFFF]++] = a[i];
-        uint64_t *t = a;
-        a = b;
-        b = t;
-    }
+    radix_sort(a, NULL, n);
     for (size_t i = 0; i < n; i++)
         v[i] = radix_value(a[i]);
-    free(count);
-    free(b);
     free(a);
 }
 

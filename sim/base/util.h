@@ -126,8 +126,8 @@ void cpn_sort_doubles(double *v, size_t n);
  * medians of a million numbers, not their order); 0 when n is 0. v is reordered. */
 double cpn_median_doubles(double *v, size_t n);
 /* Sorts the pairs (key[i], val[i]), i < n, by key, stably (pairs of equal keys keep
- * their order), in O(n): a radix sort, 8 bits a pass, a pass skipped where every key
- * has the same byte. */
+ * their order), in O(n): the radix sort of cpn_sort_doubles, a pass skipped where every
+ * key has the same digit. */
 void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n);
 /* A key for cpn_sort_by_key that orders doubles as < does (-0 and +0 alike; not NaN). */
 uint64_t cpn_double_key(double d);
