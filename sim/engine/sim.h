@@ -272,8 +272,8 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
  * too long to follow) or s->stop was set (CPN_ESTOP). */
 int sim_run(struct sim *s, char *err, size_t errlen);
 /* After sim_run: frees what only the loop needs (the event queue, the policy's state,
- * the view's copies of the jobs and its predictor, the queue, the arrival order, the
- * slots' links and the jobs' origins), so that the outputs' arrays do not add to the
+ * the view's source and its predictor, the queue, the node index, the arrival order,
+ * the slots' links and the jobs' origins), so that the outputs' arrays do not add to the
  * run's peak memory. The run's results stay: the outputs (sim/io/report.c) read them,
  * and sim_destroy frees the rest. Nothing may run the sim again. NULL is a no-op. */
 void sim_release_loop(struct sim *s);
