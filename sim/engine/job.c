@@ -13,6 +13,7 @@ void jobset_init(struct jobset *js) { memset(js, 0, sizeof *js); }
 void jobset_free(struct jobset *js)
 {
     free(js->v);
+    free(js->pods);
     free(js->pool);
     free(js->source);
     jobset_init(js);
@@ -35,13 +36,36 @@ size_t jobset_push(struct jobset *js, const struct job *j)
 {
     cpn_grow((void **)&js->v, &js->cap, js->n + 1, sizeof *js->v);
     js->v[js->n] = *j;
+    if (js->pods) {
+        cpn_grow((void **)&js->pods, &js->pods_cap, js->n + 1, sizeof *js->pods);
+        js->pods[js->n] = 1;
+    }
     return js->n++;
+}
+
+void jobset_set_pods(struct jobset *js, size_t j, uint32_t pods)
+{
+    CPN_ASSERT(j < js->n && pods >= 1);
+    if (!js->pods) {
+        if (pods == 1)
+            return;
+        cpn_grow((void **)&js->pods, &js->pods_cap, js->n, sizeof *js->pods);
+        for (size_t i = 0; i < js->n; i++)
+            js->pods[i] = 1;
+    }
+    js->pods[j] = pods;
 }
 
 /* Bytes in a GiB: dataset sizes turn into samples with it. */
 #define TRACE_GIB 1073741824.0
 
 double job_run_s(const struct job *jb, const struct catalog *cat, double step_s, double speed)
+{
+    return job_run_pods_s(jb, 1, cat, step_s, speed);
+}
+
+double job_run_pods_s(const struct job *jb, uint32_t pods, const struct catalog *cat,
+                      double step_s, double speed)
 {
     if (jb->duration_s >= 0)
         return jb->duration_s / speed;
@@ -50,7 +74,7 @@ double job_run_s(const struct job *jb, const struct catalog *cat, double step_s,
         samples = ceil(jb->data_gib * TRACE_GIB / catalog_bytes_per_sample(cat, jb->model));
     if (samples < 1)
         samples = 1;
-    double steps = ceil(samples / ((double)jb->batch * (double)jb->gpus));
+    double steps = ceil(samples / ((double)jb->batch * (double)jb->gpus * (double)pods));
     return (double)jb->epochs * steps * step_s;
 }
 

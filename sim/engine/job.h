@@ -39,7 +39,7 @@ struct job {
     int32_t model;      /* catalogue model index; -1 only for duration jobs with no model */
     uint32_t batch;     /* per-GPU batch size */
     uint32_t epochs;
-    uint32_t gpus;      /* GPUs on one node */
+    uint32_t gpus;      /* GPUs on one node: of each pod (jobset_pods) */
 };
 
 struct jobset {
@@ -47,6 +47,12 @@ struct jobset {
     size_t n, cap;
     char *pool; /* NUL-terminated strings: ids and origin names */
     size_t pool_len, pool_cap;
+    /* Pods of each job (docs/jobs.md, "Distributed jobs"): a job runs as pods pods of
+     * gpus GPUs, cpus cores and mem_gib memory each, every pod on one node. NULL while
+     * every job has one pod, so that single-pod queues carry nothing for it: read it
+     * with jobset_pods, set it with jobset_set_pods. */
+    uint32_t *pods;
+    size_t pods_cap;
     char *source;    /* file name, or a description such as "<generated: 100 jobs, seed 1>" */
     char sha256[65]; /* of the input bytes */
 };
@@ -58,14 +64,27 @@ uint32_t jobset_intern(struct jobset *js, const char *s);
 /* The same for s of length len (strlen(s), known to the caller). */
 uint32_t jobset_intern_n(struct jobset *js, const char *s, size_t len);
 static inline const char *jobset_str(const struct jobset *js, uint32_t off) { return js->pool + off; }
-/* Appends a job (copied) and returns its index. */
+/* Appends a job (copied) and returns its index. It has one pod. */
 size_t jobset_push(struct jobset *js, const struct job *j);
+/* Job j's pods (at least 1). */
+static inline uint32_t jobset_pods(const struct jobset *js, size_t j)
+{
+    return js->pods ? js->pods[j] : 1;
+}
+/* Sets job j's pods (>= 1; j < js->n). */
+void jobset_set_pods(struct jobset *js, size_t j, uint32_t pods);
+/* True when some job has more than one pod. */
+static inline bool jobset_has_pods(const struct jobset *js) { return js->pods != NULL; }
 
 /* Run time of job jb alone on GPUs of relative speed `speed` whose step time for its
  * (model, batch, gpus) is step_s: duration_s / speed for jobs given by duration, else
  * epochs x ceil(samples / (batch x gpus)) x step_s, with samples derived from data_gib
  * (catalog_bytes_per_sample) when absent. */
 double job_run_s(const struct job *jb, const struct catalog *cat, double step_s, double speed);
+/* The same for a job of `pods` pods (its steps are over batch x gpus x pods samples),
+ * whose every step takes step_s: job_run_s is pods 1. */
+double job_run_pods_s(const struct job *jb, uint32_t pods, const struct catalog *cat,
+                      double step_s, double speed);
 
 /* CPU cores job jb keeps busy when its GPUs run at full solo speed, on GPUs whose step
  * time for its (model, batch, gpus) is step_s: its cpu_cores_used when given; else for

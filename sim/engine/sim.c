@@ -590,6 +590,11 @@ static int check_jobs(const struct cluster *cl, const struct jobset *jobs, uint3
                             jobs->source, jb->line, jb->submit_s, jb->submit_s / dt, dt,
                             cl->cfg.max_timeline_rows);
     }
+    for (size_t j = 0; jobset_has_pods(jobs) && j < n; j++)
+        if (jobset_pods(jobs, j) > 1)
+            return cpn_fail(err, errlen, CPN_EINPUT,
+                            "%s:%u: pods: %u pods: the engine does not run distributed jobs yet",
+                            jobs->source, jobs->v[j].line, jobset_pods(jobs, j));
     uint32_t *o = cpn_calloc(n, sizeof *o);
     for (size_t j = 0; j < n; j++) {
         const char *name = jobset_str(jobs, jobs->v[j].origin);
