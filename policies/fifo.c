@@ -9,6 +9,11 @@
  * (cpu_filter below): the node search skips nodes it refuses, so fifo never checks
  * the threshold itself.
  *
+ * A job of several pods is placed pod by pod, each as above, as GPUs look idle; while
+ * its next pod finds no node, the job waits at the head holding the pods it has
+ * placed (no gang semantics: that is how it can wait for ever, docs/distributed.md).
+ * A pod never takes a GPU that holds one of the job's pods already.
+ *
  * The node is found with the engine's node index (view_first_node), not a scan; a
  * failed search is remembered until the view changes (view.version), so arrivals
  * behind a blocked head cost nothing. */
@@ -34,6 +39,17 @@ static int fifo_init(void **state, const struct view *v, char *err, size_t errle
 
 static void fifo_destroy(void *state) { free(state); }
 
+/* True when GPU g holds one of the pods of queued job j (of gpus GPUs each) placed
+ * so far. */
+static bool holds_pod(const struct view *v, uint32_t j, uint32_t gpus, uint32_t g)
+{
+    const uint32_t *held = v->job_gpus + v->job_gpu_first[j];
+    for (uint32_t e = 0; e < view_pods_placed(v, j) * gpus; e++)
+        if (held[e] == g)
+            return true;
+    return false;
+}
+
 static int fifo_place(void *state, const struct view *v, struct placement *out)
 {
     struct fifo_state *st = state;
@@ -49,7 +65,7 @@ static int fifo_place(void *state, const struct view *v, struct placement *out)
             const struct node *nd = &v->cl->nodes[n];
             uint32_t k = 0;
             for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count && k < jb->gpus; g++)
-                if (view_gpu_looks_idle(v, g))
+                if (view_gpu_looks_idle(v, g) && !holds_pod(v, j, jb->gpus, g))
                     out->gpu[k++] = g;
             if (k == jb->gpus) {
                 out->job = j;
@@ -68,6 +84,7 @@ static int fifo_place(void *state, const struct view *v, struct placement *out)
 const struct policy_ops fifo_policy = {
     .name = "fifo",
     .cpu_filter = true,
+    .places_pods = true,
     .summary = "arrival order, head-of-line blocking, first node whose GPUs looked idle in the "
                "last scrape (memory- and transfer-unaware; the baseline)",
     .init = fifo_init,

@@ -10,6 +10,9 @@
 #include "../sim/base/util.h"
 
 /* run_create with a predictor spec (NULL: the oracle). */
+/* Pods of the jobs of the next run (run_start_pods), in input order; NULL: one each. */
+static const uint32_t *next_pods;
+
 static void create(struct run *r, const char *cluster_json, const char *const *sets,
                    size_t n_sets, const char *jobs_csv, const struct policy_ops *pol,
                    const char *pred)
@@ -24,6 +27,9 @@ static void create(struct run *r, const char *cluster_json, const char *const *s
     cr_assert_eq(trace_read_csv_buf("test.csv", jobs_csv, strlen(jobs_csv), r->cat, &r->js, err,
                                     sizeof err),
                  0, "jobs: %s", err);
+    for (size_t j = 0; next_pods && j < r->js.n; j++)
+        jobset_set_pods(&r->js, j, next_pods[j]);
+    next_pods = NULL;
     if (pred)
         cr_assert_eq(predictor_create(&r->pred, pred, r->cat, 1, err, sizeof err), 0,
                      "predictor: %s", err);
@@ -45,6 +51,13 @@ void run_start_pred(struct run *r, const char *cluster_json, const char *const *
     create(r, cluster_json, sets, n_sets, jobs_csv, pol, pred);
     char err[CPN_ERR_LEN] = "";
     cr_assert_eq(sim_run(r->s, err, sizeof err), 0, "run: %s", err);
+}
+
+void run_start_pods(struct run *r, const char *cluster_json, const char *const *sets,
+                    size_t n_sets, const char *jobs_csv, const char *policy, const uint32_t *pods)
+{
+    next_pods = pods;
+    run_start(r, cluster_json, sets, n_sets, jobs_csv, policy);
 }
 
 void run_create(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,

@@ -30,6 +30,9 @@ void run_start(struct run *r, const char *cluster_json, const char *const *sets,
  * with seed 1. */
 void run_start_pred(struct run *r, const char *cluster_json, const char *const *sets,
                     size_t n_sets, const char *jobs_csv, const char *policy, const char *pred);
+/* As run_start, with job j (in input order) of pods[j] pods. */
+void run_start_pods(struct run *r, const char *cluster_json, const char *const *sets,
+                    size_t n_sets, const char *jobs_csv, const char *policy, const uint32_t *pods);
 /* As run_start with the policy's ops, but stops before sim_run: the caller may reach
  * r->s (and r->js) first, then runs it. */
 void run_create(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,

@@ -41,7 +41,11 @@ static const struct param cfg_keys[] = {
      .b = PARAM_ABOVE(0), .meaning = "back-off ceiling (s); at least backoff_base_s"},
     {.name = "backoff_limit", .kind = PARAM_UINT, .offset = OFF(backoff_limit), .def = 4,
      .b = {.min = 0, .max = 1000, .whole = true},
-     .meaning = "retries after OOM kills before a job is Failed"},
+     .meaning = "retries after OOM kills (and gang timeouts) before a job is Failed"},
+    {.name = "gang_timeout_s", .kind = PARAM_DOUBLE, .offset = OFF(gang_timeout_s), .def = 1800,
+     .b = PARAM_AT_LEAST(0),
+     .meaning = "how long the placed pods of a distributed job wait for the rest before the "
+                "attempt fails and is retried (s); 0 = forever (docs/distributed.md)"},
     {.name = "cpu_threshold", .kind = PARAM_DOUBLE, .offset = OFF(cpu_threshold), .def = 0.7,
      .b = PARAM_ABOVE(0), .inf_word = "never",
      .meaning = "nodes whose scraped CPU utilisation is at or above it take no new job from "

@@ -26,6 +26,8 @@ struct cluster_config {
     double backoff_base_s;      /* 10; first retry back-off after an OOM kill */
     double backoff_cap_s;       /* 360; back-off ceiling */
     unsigned backoff_limit;     /* 4; retries before a job is Failed */
+    double gang_timeout_s;      /* 1800; how long a distributed job's placed pods wait for
+                                 * the rest before the attempt fails; 0 = forever */
     double cpu_threshold;       /* 0.7; nodes at or above it are not eligible; > 1 (never = inf): none */
     bool cpu_filter;            /* true; whether the controller's policies apply it */
     double cpu_cost_scale;      /* 1; multiplies every pipeline's measured CPU cost per sample */
@@ -46,9 +48,14 @@ struct gpu_type {
     int cat_type; /* catalogue profile (enum cat_type), or -1 */
 };
 
+/* A site's network between its nodes, when the cluster JSON gives none (Gbit/s): a
+ * 100-Gbit/s RoCE or InfiniBand fabric. */
+#define CLUSTER_SITE_NET_GBPS 100.0
+
 struct site {
     char *name;
     double cache_gib;
+    double net_gbps; /* its nodes' network (Gbit/s): a distributed job's all-reduce */
     uint32_t node_first, node_count;
     uint32_t gpu_first, gpu_count;
 };

@@ -25,6 +25,8 @@ void controller_queue_append(struct sim *s, uint32_t j)
     s->queue_tail = j;
     s->view.queue_len++;
     r->state = JS_QUEUED;
+    if (s->gang)
+        s->gang->placed[j] = 0; /* a new attempt: none of its pods is placed */
 }
 
 void controller_queue_remove(struct sim *s, uint32_t j)
@@ -119,13 +121,17 @@ static void learn(struct sim *s, uint32_t j)
     struct jobrt *r = &s->rt[j];
     const struct job *jb = &s->jobs->v[j];
     CPN_ASSERT(s->job_active[j]);
-    s->node_cpus_req[s->job_node[j]] -= jb->cpus;
-    s->node_mem_req_gib[s->job_node[j]] -= jb->mem_gib;
-    if (s->node_cpus_req[s->job_node[j]] < VIEW_FIT_EPS)
-        s->node_cpus_req[s->job_node[j]] = 0;
-    if (s->node_mem_req_gib[s->job_node[j]] < VIEW_FIT_EPS)
-        s->node_mem_req_gib[s->job_node[j]] = 0;
-    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
+    uint32_t pods = sim_pods_placed(s, j);
+    for (uint32_t k = 0; k < pods; k++) {
+        uint32_t n = sim_pod_node(s, j, k);
+        s->node_cpus_req[n] -= jb->cpus;
+        s->node_mem_req_gib[n] -= jb->mem_gib;
+        if (s->node_cpus_req[n] < VIEW_FIT_EPS)
+            s->node_cpus_req[n] = 0;
+        if (s->node_mem_req_gib[n] < VIEW_FIT_EPS)
+            s->node_mem_req_gib[n] = 0;
+    }
+    for (uint32_t k = 0; k < pods * sim_job_nslots(jb); k++) {
         uint32_t g = s->job_gpus[s->slot_first[j] + k];
         s->gpu_assigned[g]--;
         s->gpu_assigned_mem_gib[g] -= r->bk_mem_gib;
@@ -135,16 +141,19 @@ static void learn(struct sim *s, uint32_t j)
     s->job_active[j] = 0;
     s->view.active_jobs--;
     s->view.version++;
+    /* A distributed job's run says little of the job on one node: its all-reduce is in
+     * it. It teaches nothing, as a run that shared a GPU does not. */
     if (r->state == JS_DONE &&
         view_source_learn(s->view.src, s->cl, j, s->cl->nodes[s->job_node[j]].type,
-                          r->shared ? NAN : r->end_s - r->start_s, r->peak_gib))
+                          r->shared || pods > 1 ? NAN : r->end_s - r->start_s, r->peak_gib))
         s->view.est_version++;
-    controller_index_refresh(s, s->job_node[j]);
+    for (uint32_t k = 0; k < pods; k++)
+        controller_index_refresh(s, sim_pod_node(s, j, k));
     policy_call_job_event(s, j, POLICY_JOB_LEARNT);
     if (r->state == JS_KILLED) {
         r->state = JS_BACKOFF;
         s->backoff++;
-        eq_push(&s->eq, s->now + backoff_delay(s, r->kills), EV_RETRY, j, s->attempts[j]);
+        eq_push(&s->eq, s->now + backoff_delay(s, sim_failures(s, j)), EV_RETRY, j, s->attempts[j]);
     }
     s->dirty = true;
 }
@@ -268,6 +277,7 @@ void controller_init(struct sim *s, const struct predictor *pred)
         .job_started_s = s->job_started_s,
         .job_gpu_first = s->slot_first,
         .job_gpus = s->job_gpus,
+        .pods_placed = s->gang ? s->gang->placed : NULL,
         .nodeidx = &s->nidx,
     };
     nodeidx_init(&s->nidx, nn);

@@ -18,6 +18,7 @@ const char *const ev_kind_name[EV_NKINDS] = {
     [EV_POLL] = "poll",       [EV_HORIZON] = "horizon",           [EV_WAKEUP] = "wakeup",
     [EV_FLOW_START] = "flow_start", [EV_FLOW_DONE] = "flow_done",
     [EV_LINK_DONE] = "link_done", [EV_BACKGROUND] = "background",
+    [EV_GANG_TIMEOUT] = "gang_timeout",
 };
 
 void eq_init(struct eq *q)

@@ -24,6 +24,7 @@ enum ev_kind {
     EV_FLOW_DONE,     /* a transfer's flow has moved its last byte */
     EV_LINK_DONE,     /* a link's next flow (processor-sharing mode) has ended */
     EV_BACKGROUND,    /* a node's background CPU load takes its next step's value */
+    EV_GANG_TIMEOUT,  /* a distributed job's placed pods waited gang_timeout_s for the rest */
     EV_NKINDS
 };
 extern const char *const ev_kind_name[EV_NKINDS];

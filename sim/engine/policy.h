@@ -17,7 +17,11 @@
 #include "view.h"
 
 /* One decision: put a queued job on `ngpus` distinct GPUs of one node. ngpus must
- * equal the job's GPU count. */
+ * equal the job's GPU count. A job of several pods (view_job's pods) is placed one pod
+ * per decision, its pods in order (view_pods_placed tells how many are): it stays in
+ * the queue, holding what its placed pods hold, until its last pod is placed, and it
+ * runs only once all are (docs/distributed.md). Two pods of a job may share a node but
+ * not a GPU. */
 struct placement {
     uint32_t job;
     uint32_t node;
@@ -31,6 +35,10 @@ enum policy_job_event {
     POLICY_JOB_STARTED, /* its data arrived and it started (view->job_started_s is set) */
     POLICY_JOB_LEARNT,  /* the controller learnt that its attempt ended (done or killed):
                          * it has left the bookkeeping */
+    POLICY_JOB_TIMED_OUT, /* a job of several pods left the queue: its placed pods waited
+                           * gang_timeout_s for the rest. It still holds them until the
+                           * controller learns of it (LEARNT), then backs off and is
+                           * QUEUED again. */
 };
 
 /* A policy: one const struct per policy, built with designated initializers; hooks it
@@ -52,6 +60,9 @@ struct policy_ops {
      * (unless the run's cpu_filter is false). The view's node searches skip such nodes
      * (view_node_eligible) and policy_call.c rejects a placement on one. */
     bool cpu_filter;
+    /* True when the policy places jobs of several pods (docs/distributed.md); a run
+     * whose queue has one refuses any other policy, as an input error. */
+    bool places_pods;
 
     /* Optional. The policy's own tunables, in the config table's descriptor form
      * (param.h): each names a field of the policy's parameter struct (params_size

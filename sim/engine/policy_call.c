@@ -81,6 +81,13 @@ static bool placement_ok(const struct sim *s, const struct placement *p, char *w
                 snprintf(why, whylen, "GPU %u given twice", p->gpu[k]);
                 return false;
             }
+        /* Pods of one job on one GPU: NCCL refuses to start ("Duplicate GPU detected"). */
+        uint32_t held = sim_pods_placed(s, p->job) * sim_job_nslots(jb);
+        for (uint32_t e = 0; s->gang && e < held; e++)
+            if (s->job_gpus[s->slot_first[p->job] + e] == p->gpu[k]) {
+                snprintf(why, whylen, "GPU %u already holds a pod of job %u", p->gpu[k], p->job);
+                return false;
+            }
     }
     if (p->ngpus > 0 && !view_job_runs_on(&s->view, p->job, nd->type)) {
         snprintf(why, whylen,

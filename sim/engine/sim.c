@@ -81,14 +81,88 @@ static void job_demand(const struct sim *s, uint32_t j, uint32_t n, double *work
         *peak_gib = have_profile ? p.mem_gib : 0.0;
 }
 
+/* Seconds one step of distributed job j (all its pods placed) spends all-reducing
+ * its gradients between its nodes: a ring over the distinct nodes of its pods, in pod
+ * order, each sending 2 (N - 1) / N of the gradients (fp32, 4 bytes a parameter of its
+ * catalogue model) over the ring's slowest hop, plus 2 (N - 1) of the ring's largest
+ * latency. A hop within a node costs nothing more (its GPUs' interconnect is in the
+ * measured step times); within a site it goes at the site's net_gbps; between sites
+ * over the WAN route's bottleneck and latency, at the links' full bandwidth (the
+ * network's sharing does not apply to it: docs/distributed.md). A job with no model
+ * (given by duration) has no gradients to count: 0. */
+static double gang_allreduce_s(const struct sim *s, uint32_t j)
+{
+    const struct job *jb = &s->jobs->v[j];
+    uint32_t pods = s->gang->placed[j];
+    if (jb->model < 0)
+        return 0;
+    uint32_t *nodes = cpn_malloc(pods * sizeof *nodes), nn = 0;
+    for (uint32_t k = 0; k < pods; k++) {
+        uint32_t n = sim_pod_node(s, j, k), m = 0;
+        while (m < nn && nodes[m] != n)
+            m++;
+        if (m == nn)
+            nodes[nn++] = n;
+    }
+    double bytes_s = INFINITY, lat_s = 0;
+    for (uint32_t m = 0; nn > 1 && m < nn; m++) {
+        const struct node *a = &s->cl->nodes[nodes[m]], *b = &s->cl->nodes[nodes[(m + 1) % nn]];
+        double bw, lat = 0;
+        if (a->site == b->site) {
+            bw = s->cl->sites[a->site].net_gbps * 1e9 / 8.0;
+        } else {
+            double gib_s;
+            bool ok = net_route(s->net, a->site, b->site, &lat, &gib_s);
+            CPN_ASSERT(ok);
+            bw = gib_s * 1073741824.0;
+        }
+        bytes_s = fmin(bytes_s, bw);
+        lat_s = fmax(lat_s, lat);
+    }
+    free(nodes);
+    if (nn < 2)
+        return 0;
+    double grad = catalog_model_params_m(s->cat, jb->model) * 1e6 * 4.0;
+    return 2.0 * (nn - 1) / nn * grad / bytes_s + 2.0 * (nn - 1) * lat_s;
+}
+
+/* job_demand for distributed job j, its pods all placed: a step takes as long as on
+ * its slowest pod's GPU type plus its all-reduce (gang_allreduce_s); a job given by
+ * duration runs it at its slowest pod's speed (the trace's duration already holds its
+ * communication). Peak memory is the most any pod's type shows; CPU demand is per pod. */
+static void gang_demand(const struct sim *s, uint32_t j, double *work_s, double *peak_gib,
+                        double *cpu_cores)
+{
+    const struct job *jb = &s->jobs->v[j];
+    uint32_t pods = s->gang->placed[j];
+    double step_s = 0, mem = 0, speed = INFINITY;
+    for (uint32_t k = 0; k < pods; k++) {
+        const struct gpu_type *gt = &s->cl->types[s->cl->nodes[sim_pod_node(s, j, k)].type];
+        speed = fmin(speed, gt->speed);
+        if (jb->model >= 0) {
+            struct profile p = {0};
+            int rc = catalog_lookup(s->cat, jb->model, jb->batch, gt->cat_type, gt->speed, jb->gpus, &p);
+            CPN_ASSERT(rc == 0);
+            step_s = fmax(step_s, p.step_s);
+            mem = fmax(mem, p.mem_gib);
+        }
+    }
+    if (jb->model >= 0)
+        step_s += gang_allreduce_s(s, j);
+    *work_s = job_run_pods_s(jb, pods, s->cat, step_s, speed);
+    *cpu_cores = job_cpu_cores_scaled(jb, s->cat, step_s, s->cl->cfg.cpu_cost_scale);
+    *peak_gib = jb->gpu_mem_gib >= 0 ? jb->gpu_mem_gib : mem;
+}
+
 /* Releases everything job j holds in the truth (at its end, done, or kill). */
 static void release(struct sim *s, uint32_t j, bool done)
 {
     struct jobrt *r = &s->rt[j];
     const struct job *jb = &s->jobs->v[j];
     bool was_running = r->state == JS_RUNNING;
+    uint32_t pods = sim_pods_placed(s, j), ns = sim_job_nslots(jb);
     sim_account_busy(s, s->now);
-    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
+    for (uint32_t k = 0; k < pods * ns; k++) {
         uint32_t e = s->slot_first[j] + k;
         struct slot *sl = &s->slots[e];
         uint32_t g = s->job_gpus[e];
@@ -111,10 +185,13 @@ static void release(struct sim *s, uint32_t j, bool done)
             sim_mark_gpu(s, g);
     }
     r->peaked = 0;
-    s->node_cpus_held[s->job_node[j]] -= jb->cpus;
-    s->node_mem_held[s->job_node[j]] -= jb->mem_gib;
-    if (--s->node_jobs[s->job_node[j]] == 0)
-        s->node_cpus_held[s->job_node[j]] = s->node_mem_held[s->job_node[j]] = 0;
+    for (uint32_t k = 0; k < pods; k++) {
+        uint32_t n = sim_pod_node(s, j, k);
+        s->node_cpus_held[n] -= jb->cpus;
+        s->node_mem_held[n] -= jb->mem_gib;
+        if (--s->node_jobs[n] == 0)
+            s->node_cpus_held[n] = s->node_mem_held[n] = 0;
+    }
     if (was_running) {
         sim_share_leave(s, j, done);
         s->running--;
@@ -123,9 +200,12 @@ static void release(struct sim *s, uint32_t j, bool done)
     s->active--;
     s->last_change_s = s->now;
     s->view.version++;
-    if (was_running)
-        sim_refresh_node(s, s->job_node[j], sim_job_mask(s, j));
-    controller_index_refresh(s, s->job_node[j]);
+    for (uint32_t k = 0; k < pods; k++) {
+        uint32_t n = sim_pod_node(s, j, k);
+        if (was_running)
+            sim_refresh_node(s, n, sim_pod_mask(s, j, k));
+        controller_index_refresh(s, n);
+    }
 }
 
 static void job_ends(struct sim *s, uint32_t j, enum job_state st)
@@ -154,7 +234,21 @@ static void oom_kill(struct sim *s, uint32_t j)
         s->st.oom_jobs++;
     if (r->kills < UINT16_MAX)
         r->kills++;
-    job_ends(s, j, r->kills > s->cl->cfg.backoff_limit ? JS_FAILED : JS_KILLED);
+    job_ends(s, j, sim_failures(s, j) > s->cl->cfg.backoff_limit ? JS_FAILED : JS_KILLED);
+}
+
+/* The placed pods of distributed job j waited gang_timeout_s for the rest: the
+ * attempt fails (torch.distributed's rendezvous times out), every pod is released,
+ * and the job backs off and retries as an OOM-killed one does. */
+static void gang_timeout(struct sim *s, uint32_t j)
+{
+    s->st.gang_timeouts++;
+    if (s->gang->timeouts[j] < UINT16_MAX)
+        s->gang->timeouts[j]++;
+    s->gang->waiting--;
+    controller_queue_remove(s, j);
+    policy_call_job_event(s, j, POLICY_JOB_TIMED_OUT);
+    job_ends(s, j, sim_failures(s, j) > s->cl->cfg.backoff_limit ? JS_FAILED : JS_KILLED);
 }
 
 /* ---- event handlers ---- */
@@ -168,7 +262,8 @@ static void start_running(struct sim *s, uint32_t j)
     s->running++;
     r->start_s = s->now;
     s->job_started_s[j] = s->now;
-    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
+    uint32_t pods = sim_pods_placed(s, j);
+    for (uint32_t k = 0; k < pods * sim_job_nslots(jb); k++) {
         uint32_t g = s->job_gpus[s->slot_first[j] + k];
         if (s->gpu_running[g]++ == 0) {
             s->busy_gpus++;
@@ -178,7 +273,8 @@ static void start_running(struct sim *s, uint32_t j)
     sim_share_join(s, j);
     s->last_change_s = s->now;
     s->view.version++;
-    sim_refresh_node(s, s->job_node[j], sim_job_mask(s, j)); /* pushes its group's END */
+    for (uint32_t k = 0; k < pods; k++) /* pushes its group's END */
+        sim_refresh_node(s, sim_pod_node(s, j, k), sim_pod_mask(s, j, k));
     policy_call_job_event(s, j, POLICY_JOB_STARTED);
     eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, s->attempts[j]);
 }
@@ -189,7 +285,8 @@ static void on_peak(struct sim *s, uint32_t j)
     const struct job *jb = &s->jobs->v[j];
     r->peaked = 1;
     bool over = false;
-    for (uint32_t k = 0; k < sim_job_nslots(jb); k++) {
+    uint32_t pods = sim_pods_placed(s, j);
+    for (uint32_t k = 0; k < pods * sim_job_nslots(jb); k++) {
         uint32_t g = s->job_gpus[s->slot_first[j] + k];
         s->gpu_mem_gib[g] += r->peak_gib;
         s->site_mem_gib[sim_site_of_gpu(s, g)] += r->peak_gib;
@@ -200,7 +297,8 @@ static void on_peak(struct sim *s, uint32_t j)
     }
     s->last_change_s = s->now;
     s->view.version++;
-    controller_index_refresh(s, s->job_node[j]);
+    for (uint32_t k = 0; k < pods; k++)
+        controller_index_refresh(s, sim_pod_node(s, j, k));
     if (over)
         oom_kill(s, j);
 }
@@ -350,6 +448,36 @@ static void push_next_arrival(struct sim *s)
     }
 }
 
+/* The data of distributed job j has reached the site of its pod xfer_pod: starts
+ * moving it to the next site that holds one of its pods and that it has not reached
+ * yet, one site after another (the network holds one transfer per job). Returns
+ * false when every such site has it. */
+static bool gang_next_transfer(struct sim *s, uint32_t j)
+{
+    uint32_t pods = s->gang->placed[j];
+    for (uint32_t k = s->gang->xfer_pod[j] + 1; k < pods; k++) {
+        uint32_t site = s->cl->nodes[sim_pod_node(s, j, k)].site;
+        bool reached = false;
+        for (uint32_t m = 0; m < k && !reached; m++)
+            reached = s->cl->nodes[sim_pod_node(s, j, m)].site == site;
+        if (reached)
+            continue;
+        s->gang->xfer_pod[j] = k;
+        if (net_transfer_begin(s->net, j, site, s->now))
+            return true;
+    }
+    return false;
+}
+
+/* Job j's data is where its pods are: it starts, unless a distributed job's data has
+ * another site to reach. */
+static void transfer_done(struct sim *s, uint32_t j)
+{
+    if (s->gang && s->gang->placed[j] > 1 && gang_next_transfer(s, j))
+        return;
+    start_running(s, j);
+}
+
 /* Applies one event. Returns 1 when it was current (not stale), 0 when dropped,
  * negative on an output error. */
 static int handle(struct sim *s, const struct event *ev, char *err, size_t errlen)
@@ -367,7 +495,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
     case EV_TRANSFER_DONE:
         if (r->state != JS_TRANSFER || ev->gen != s->attempts[j])
             return 0;
-        start_running(s, j);
+        transfer_done(s, j);
         return 1;
     case EV_PEAK:
         if (r->state != JS_RUNNING || ev->gen != s->attempts[j] || r->peaked)
@@ -404,16 +532,21 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         if (!net_flow_done(s->net, j, ev->gen, s->now))
             return 0;
         CPN_ASSERT(r->state == JS_TRANSFER);
-        start_running(s, j);
+        transfer_done(s, j);
         return 1;
     case EV_LINK_DONE: {
         uint32_t done = net_link_done(s->net, ev->job, ev->gen, s->now);
         if (done == UINT32_MAX)
             return 0;
         CPN_ASSERT(s->rt[done].state == JS_TRANSFER);
-        start_running(s, done);
+        transfer_done(s, done);
         return 1;
     }
+    case EV_GANG_TIMEOUT:
+        if (r->state != JS_QUEUED || ev->gen != s->attempts[j] || s->gang->placed[j] == 0)
+            return 0; /* all its pods were placed, or the attempt is over */
+        gang_timeout(s, j);
+        return 1;
     case EV_BACKGROUND:
         on_background(s, j);
         if (s->cl->cfg.scrape_interval_s <= 0)
@@ -438,24 +571,25 @@ static void apply_placement(struct sim *s, const struct placement *p)
     uint32_t j = p->job;
     struct jobrt *r = &s->rt[j];
     const struct job *jb = &s->jobs->v[j];
-    controller_queue_remove(s, j);
-    s->attempts[j]++;
-    r->state = JS_TRANSFER;
-    r->start_s = r->end_s = -1;
-    r->shared = 0;
-    job_demand(s, j, p->node, &r->work_left_s, &r->peak_gib, &r->cpu_cores);
-    struct view_estimate est;
-    view_estimate(&s->view, j, s->cl->nodes[p->node].type, &est);
-    r->bk_mem_gib = est.mem_gib;
-    s->pred_run_s[j] = est.run_s;
-    s->alone_run_s[j] = r->work_left_s;
-    s->job_active[j] = 1;
-    s->job_node[j] = p->node;
-    s->job_placed_s[j] = s->now;
-    s->job_started_s[j] = -1;
-    s->view.active_jobs++;
+    uint32_t pods = jobset_pods(s->jobs, j), pod = s->gang ? s->gang->placed[j] : 0;
+    if (pod == 0) { /* the attempt's first (or only) pod */
+        s->attempts[j]++;
+        r->start_s = r->end_s = -1;
+        r->shared = 0;
+        struct view_estimate est;
+        view_estimate(&s->view, j, s->cl->nodes[p->node].type, &est);
+        r->bk_mem_gib = est.mem_gib;
+        s->pred_run_s[j] = est.run_s;
+        s->job_active[j] = 1;
+        s->job_node[j] = p->node;
+        s->job_placed_s[j] = s->now;
+        s->job_started_s[j] = -1;
+        s->view.active_jobs++;
+        s->active++;
+        s->st.placements++;
+    }
     for (uint32_t k = 0; k < p->ngpus; k++) {
-        uint32_t e = s->slot_first[j] + k, g = p->gpu[k];
+        uint32_t e = s->slot_first[j] + pod * sim_job_nslots(jb) + k, g = p->gpu[k];
         struct slot *sl = &s->slots[e];
         s->job_gpus[e] = g;
         sl->prev = VIEW_NONE;
@@ -482,24 +616,48 @@ static void apply_placement(struct sim *s, const struct placement *p)
     s->node_jobs[p->node]++;
     s->node_cpus_req[p->node] += jb->cpus;
     s->node_mem_req_gib[p->node] += jb->mem_gib;
-    s->active++;
-    s->st.placements++;
     controller_index_refresh(s, p->node);
     s->last_change_s = s->now;
     s->view.version++;
-    if (!net_transfer_begin(s->net, j, s->cl->nodes[p->node].site, s->now))
+    if (s->gang)
+        s->gang->placed[j] = pod + 1;
+    if (pods > 1) {
+        if (pod + 1 < pods) { /* it stays queued, holding what it has, for the rest */
+            if (pod == 0) {
+                s->gang->waiting++;
+                if (s->cl->cfg.gang_timeout_s > 0)
+                    eq_push(&s->eq, s->now + s->cl->cfg.gang_timeout_s, EV_GANG_TIMEOUT, j,
+                            s->attempts[j]);
+            }
+            return;
+        }
+        if (pod > 0)
+            s->gang->waiting--;
+        s->gang->xfer_pod[j] = 0;
+    }
+    controller_queue_remove(s, j);
+    r->state = JS_TRANSFER;
+    if (pods > 1)
+        gang_demand(s, j, &r->work_left_s, &r->peak_gib, &r->cpu_cores);
+    else
+        job_demand(s, j, p->node, &r->work_left_s, &r->peak_gib, &r->cpu_cores);
+    s->alone_run_s[j] = r->work_left_s;
+    if (!net_transfer_begin(s->net, j, s->cl->nodes[s->job_node[j]].site, s->now))
         eq_push(&s->eq, s->now, EV_TRANSFER_DONE, j, s->attempts[j]);
 }
 
 /* True when nothing can change any more unless the policy places a job: jobs are
- * queued, nothing holds resources, backs off, awaits learning or is yet to arrive,
- * and no wake-up is pending. stalled() adds that the view is as fresh as the truth
+ * queued, nothing holds resources (but the placed pods of distributed jobs that wait
+ * for ever), backs off, awaits learning or is yet to arrive, and no wake-up is pending. stalled() adds that the view is as fresh as the truth
  * and that no varying background load could change the answer: either none varies,
  * or the filter refuses no node (so the load is not what holds the queue). */
 static bool waiting(const struct sim *s)
 {
-    return s->view.queue_len > 0 && s->active == 0 && s->backoff == 0 && s->unlearnt == 0 &&
-           s->next_arrival == s->jobs->n && !isfinite(s->wakeup_at);
+    /* Jobs whose pods are partly placed hold resources but run nothing: with no gang
+     * timeout, they wait for ever. */
+    size_t holding = s->gang && s->cl->cfg.gang_timeout_s <= 0 ? s->gang->waiting : 0;
+    return s->view.queue_len > 0 && s->active == holding && s->backoff == 0 &&
+           s->unlearnt == 0 && s->next_arrival == s->jobs->n && !isfinite(s->wakeup_at);
 }
 
 /* True when the controller's filter refuses some node now. While waiting, nothing
@@ -525,7 +683,7 @@ static void schedule(struct sim *s)
 {
     s->dirty = false;
     s->view.now = s->now;
-    size_t placed = 0, limit = s->view.queue_len;
+    size_t placed = 0, limit = s->view.queue_len * (s->gang ? s->gang->max_pods : 1);
     struct placement p;
     policy_call_begin(s);
     while (s->view.queue_len > 0 && !view_stopping(&s->view) && policy_call_place(s, &p)) {
@@ -539,7 +697,8 @@ static void schedule(struct sim *s)
         s->wakeup_at = t;
         eq_push(&s->eq, t, EV_WAKEUP, 0, 0);
     }
-    if (placed == 0 && stalled(s))
+    /* (Placements of some pods of a job may leave it stalled too.) */
+    if (stalled(s))
         s->st.deadlock = true;
     /* With a varying background, a queue that only other tenants' load could unblock
      * waits bg_patience_s for it (docs/cpu.md), then is declared stuck. */
@@ -568,8 +727,8 @@ static int cmp_arrival(const void *a, const void *b)
 
 /* Checks the jobs against the cluster and the row limit; fills *origin (the caller
  * frees it) with each job's origin site. Returns 0 or CPN_EINPUT with a message. */
-static int check_jobs(const struct cluster *cl, const struct jobset *jobs, uint32_t **origin,
-                      char *err, size_t errlen)
+static int check_jobs(const struct cluster *cl, const struct jobset *jobs,
+                      const struct policy_ops *pol, uint32_t **origin, char *err, size_t errlen)
 {
     size_t n = jobs->n;
     if (n >= VIEW_NONE)
@@ -590,11 +749,22 @@ static int check_jobs(const struct cluster *cl, const struct jobset *jobs, uint3
                             jobs->source, jb->line, jb->submit_s, jb->submit_s / dt, dt,
                             cl->cfg.max_timeline_rows);
     }
-    for (size_t j = 0; jobset_has_pods(jobs) && j < n; j++)
-        if (jobset_pods(jobs, j) > 1)
+    for (size_t j = 0; jobset_has_pods(jobs) && j < n; j++) {
+        uint32_t pods = jobset_pods(jobs, j);
+        if (pods > 1 && !pol->places_pods)
             return cpn_fail(err, errlen, CPN_EINPUT,
-                            "%s:%u: pods: %u pods: the engine does not run distributed jobs yet",
-                            jobs->source, jobs->v[j].line, jobset_pods(jobs, j));
+                            "%s:%u: pods: a job of %u pods, which policy %s does not place (it "
+                            "places jobs of one pod; docs/distributed.md lists the policies "
+                            "that place distributed jobs)",
+                            jobs->source, jobs->v[j].line, pods, pol->name);
+        if (pods > 1 && jobs->v[j].gpus == 0)
+            return cpn_fail(err, errlen, CPN_EINPUT,
+                            "%s:%u: pods: a job of %u pods must have gpus of at least 1",
+                            jobs->source, jobs->v[j].line, pods);
+        if ((uint64_t)pods * sim_job_nslots(&jobs->v[j]) >= VIEW_NONE / 2)
+            return cpn_fail(err, errlen, CPN_EINPUT, "%s:%u: pods: %u pods of %u GPUs: too many",
+                            jobs->source, jobs->v[j].line, pods, jobs->v[j].gpus);
+    }
     uint32_t *o = cpn_calloc(n, sizeof *o);
     for (size_t j = 0; j < n; j++) {
         const char *name = jobset_str(jobs, jobs->v[j].origin);
@@ -622,7 +792,7 @@ static void init_jobs(struct sim *s)
     size_t nslots = 0;
     for (size_t j = 0; j < n; j++) {
         s->slot_first[j] = (uint32_t)nslots;
-        nslots += sim_job_nslots(&jobs->v[j]);
+        nslots += (size_t)jobset_pods(jobs, j) * sim_job_nslots(&jobs->v[j]);
         struct jobrt *r = &s->rt[j];
         r->qprev = r->hpos = VIEW_NONE; /* (and group, which shares qprev's field) */
         r->start_s = r->end_s = -1;
@@ -631,8 +801,22 @@ static void init_jobs(struct sim *s)
     CPN_ASSERT(nslots < VIEW_NONE);
     s->n_slots = nslots;
     s->slots = cpn_calloc(nslots, sizeof *s->slots);
+    if (jobset_has_pods(jobs)) {
+        struct sim_gangs *G = s->gang = cpn_calloc(1, sizeof *G);
+        G->placed = cpn_calloc(n, sizeof *G->placed);
+        for (size_t j = 0; j < n; j++)
+            if (jobset_pods(jobs, j) > G->max_pods)
+                G->max_pods = jobset_pods(jobs, j);
+        G->xfer_pod = cpn_calloc(n, sizeof *G->xfer_pod);
+        G->timeouts = cpn_calloc(n, sizeof *G->timeouts);
+        G->node_head = cpn_malloc(s->cl->n_nodes * sizeof *G->node_head);
+        for (size_t i = 0; i < s->cl->n_nodes; i++)
+            G->node_head[i] = VIEW_NONE;
+        G->pod_next = cpn_calloc(nslots ? nslots : 1, sizeof *G->pod_next);
+        G->pod_prev = cpn_calloc(nslots ? nslots : 1, sizeof *G->pod_prev);
+    }
     for (size_t j = 0; j < n; j++)
-        for (uint32_t k = 0; k < sim_job_nslots(&jobs->v[j]); k++) {
+        for (uint32_t k = 0; k < jobset_pods(jobs, j) * sim_job_nslots(&jobs->v[j]); k++) {
             struct slot *sl = &s->slots[s->slot_first[j] + k];
             sl->job = (uint32_t)j;
             sl->next = sl->prev = VIEW_NONE;
@@ -707,7 +891,7 @@ int sim_create(struct sim **out, const struct cluster *cl, const struct catalog 
                size_t errlen)
 {
     uint32_t *origin = NULL;
-    int rc = check_jobs(cl, jobs, &origin, err, errlen);
+    int rc = check_jobs(cl, jobs, pol, &origin, err, errlen);
     if (rc != 0)
         return rc;
     struct sim *s = cpn_calloc(1, sizeof *s);
@@ -801,7 +985,8 @@ int sim_run(struct sim *s, char *err, size_t errlen)
         if (r->state == JS_RUNNING) /* at the horizon */
             sim_share_settle(s, (uint32_t)j);
         if (r->cpu_lost_s > 0) {
-            s->st.cpu_lost_gpu_s += r->cpu_lost_s * (double)s->jobs->v[j].gpus;
+            s->st.cpu_lost_gpu_s += r->cpu_lost_s * (double)s->jobs->v[j].gpus *
+                                    (double)jobset_pods(s->jobs, j);
             s->st.cpu_slowed_jobs++;
         }
         if (r->state == JS_DONE || r->state == JS_FAILED)
@@ -835,6 +1020,12 @@ void sim_release_loop(struct sim *s)
     s->arrival_order = NULL;
     free(s->slots);
     s->slots = NULL;
+    if (s->gang) { /* the outputs read placed and timeouts */
+        free(s->gang->node_head);
+        free(s->gang->pod_next);
+        free(s->gang->pod_prev);
+        s->gang->node_head = s->gang->pod_next = s->gang->pod_prev = NULL;
+    }
     free(s->unlearnt_list);
     s->unlearnt_list = NULL;
     s->unlearnt_cap = 0;
@@ -881,6 +1072,15 @@ void sim_destroy(struct sim *s)
     free(s->node_lost_s);
     free(s->node_lost_since_s);
     sim_share_free(s);
+    if (s->gang) {
+        free(s->gang->placed);
+        free(s->gang->xfer_pod);
+        free(s->gang->timeouts);
+        free(s->gang->node_head);
+        free(s->gang->pod_next);
+        free(s->gang->pod_prev);
+        free(s->gang);
+    }
     free(s->node_demand);
     free(s->node_factor);
     free(s->node_bg);

@@ -23,10 +23,11 @@
 
 enum job_state {
     JS_PENDING,    /* not yet submitted */
-    JS_QUEUED,     /* waiting in the controller's queue */
+    JS_QUEUED,     /* waiting in the controller's queue (a distributed job: maybe with
+                    * some of its pods placed, holding their GPUs) */
     JS_TRANSFER,   /* placed; image, model and data moving; GPUs held */
     JS_RUNNING,    /* computing */
-    JS_KILLED,     /* OOM-killed; the controller has not learnt it yet */
+    JS_KILLED,     /* OOM-killed, or its gang timed out; the controller has not learnt it yet */
     JS_BACKOFF,    /* waiting out the retry back-off */
     JS_DONE,       /* finished its work */
     JS_FAILED,     /* OOM-killed more often than the back-off limit allows */
@@ -78,6 +79,21 @@ struct sim_group {
     uint32_t next, prev; /* in its node's list (sim.node_group_head); next: free list */
     uint16_t mask;    /* its GPUs: bit i is the node's GPU gpu_first + i */
     uint8_t moved;    /* a job joined or left since its END event was last pushed */
+    uint8_t gang;     /* the group of one distributed job, whose pods are on several
+                       * nodes' GPUs: in no node's list; node is its first pod's */
+};
+
+/* Distributed jobs (docs/distributed.md): what only jobs of several pods need. NULL
+ * (sim.gang) when every job has one pod. A pod is named by its first slot; pod k of
+ * job j holds slots slot_first[j] + k x sim_job_nslots .. + sim_job_nslots. */
+struct sim_gangs {
+    uint32_t *placed;   /* [jobs] pods of its current (or last) attempt placed */
+    uint32_t *xfer_pod; /* [jobs] in transfer: the pod whose site its data moves to now */
+    uint16_t *timeouts; /* [jobs] attempts its gang timeout failed */
+    uint32_t *node_head;          /* [nodes] running pods on it (first slots), VIEW_NONE */
+    uint32_t *pod_next, *pod_prev;/* [slots] at a running pod's first slot: that list */
+    size_t waiting;     /* jobs with some pods placed and some not */
+    uint32_t max_pods;  /* the most pods of any job */
 };
 
 /* One job's use of one GPU: jobs hold job->gpus consecutive slots in sim.slots; each
@@ -92,6 +108,7 @@ struct sim_stats {
     uint64_t oom_events;
     uint64_t oom_jobs;   /* jobs killed at least once */
     uint64_t placements;
+    uint64_t gang_timeouts; /* attempts failed because their pods waited gang_timeout_s */
     size_t completed, failed, stuck, unfinished;
     bool deadlock;
     bool horizon_reached;
@@ -221,6 +238,7 @@ struct sim {
     const volatile sig_atomic_t *stop;
     /* Borrowed; NULL for none. Set by the caller after sim_create (see below). */
     const struct sim_progress *progress;
+    struct sim_gangs *gang; /* NULL unless some job has pods > 1 */
 };
 
 /* A caller's look at a run as it goes, to show progress: sim_run calls report once
@@ -233,10 +251,33 @@ struct sim_progress {
     void *ctx;
 };
 
-/* GPU slots a job holds (its GPU count, at most a node's). */
+/* GPU slots a job's pod holds (its GPU count, at most a node's). */
 static inline uint32_t sim_job_nslots(const struct job *jb)
 {
     return jb->gpus < CLUSTER_MAX_NODE_GPUS ? jb->gpus : CLUSTER_MAX_NODE_GPUS;
+}
+
+/* Pods of job j placed in its current (or last) attempt: 1 for a job of one pod. */
+static inline uint32_t sim_pods_placed(const struct sim *s, uint32_t j)
+{
+    return s->gang ? s->gang->placed[j] : 1;
+}
+
+/* Failed attempts of job j that count towards backoff_limit: its OOM kills and the
+ * attempts its gang timeout failed. */
+static inline unsigned sim_failures(const struct sim *s, uint32_t j)
+{
+    return (unsigned)s->rt[j].kills + (s->gang ? s->gang->timeouts[j] : 0u);
+}
+
+/* The node of pod k of job j (placed): job_node for its first pod, else the node of
+ * the pod's first GPU (a job of several pods has GPUs on each). */
+static inline uint32_t sim_pod_node(const struct sim *s, uint32_t j, uint32_t k)
+{
+    if (k == 0)
+        return s->job_node[j];
+    uint32_t e = s->slot_first[j] + k * sim_job_nslots(&s->jobs->v[j]);
+    return s->cl->gpu_node[s->job_gpus[e]];
 }
 
 /* Who receives the run's samples (the timeline): begin once before the first event,

@@ -20,6 +20,8 @@ void sim_account_cpu(struct sim *s);
 
 /* The GPUs of job j as a mask of its node's GPUs (bit i: gpu_first + i). */
 uint16_t sim_job_mask(const struct sim *s, uint32_t j);
+/* The same for pod k of job j, on its node (sim_pod_node); pod 0 is sim_job_mask. */
+uint16_t sim_pod_mask(const struct sim *s, uint32_t j, uint32_t k);
 
 /* Job j starts running (its work in work_left_s, its GPUs counted in gpu_running): it
  * joins the share group of its node and GPUs. Call sim_refresh_node next, which

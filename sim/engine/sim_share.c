@@ -47,12 +47,14 @@ static uint32_t group_top(const struct sim_group *G)
 
 /* ---- groups ---- */
 
-uint16_t sim_job_mask(const struct sim *s, uint32_t j)
+uint16_t sim_job_mask(const struct sim *s, uint32_t j) { return sim_pod_mask(s, j, 0); }
+
+uint16_t sim_pod_mask(const struct sim *s, uint32_t j, uint32_t k)
 {
-    uint32_t first = s->cl->nodes[s->job_node[j]].gpu_first;
+    uint32_t first = s->cl->nodes[sim_pod_node(s, j, k)].gpu_first, ns = sim_job_nslots(&s->jobs->v[j]);
     uint16_t mask = 0;
-    for (uint32_t k = 0; k < sim_job_nslots(&s->jobs->v[j]); k++)
-        mask = (uint16_t)(mask | 1u << (s->job_gpus[s->slot_first[j] + k] - first));
+    for (uint32_t q = 0; q < ns; q++)
+        mask = (uint16_t)(mask | 1u << (s->job_gpus[s->slot_first[j] + k * ns + q] - first));
     return mask;
 }
 
@@ -88,12 +90,9 @@ static void node_lost_advance(struct sim *s, uint32_t n)
     }
 }
 
-/* The group of node n holding exactly the GPUs of mask, made (empty) if none does. */
-static uint32_t group_get(struct sim *s, uint32_t n, uint16_t mask)
+/* A new empty group on node n (in its list unless gang). */
+static uint32_t group_new(struct sim *s, uint32_t n, uint16_t mask, bool gang)
 {
-    for (uint32_t g = s->node_group_head[n]; g != VIEW_NONE; g = s->groups[g].next)
-        if (s->groups[g].mask == mask)
-            return g;
     uint32_t g = s->free_group;
     if (g != VIEW_NONE) {
         s->free_group = s->groups[g].next;
@@ -109,7 +108,10 @@ static uint32_t group_get(struct sim *s, uint32_t n, uint16_t mask)
     G->node = n;
     G->mask = mask;
     G->moved = 0;
-    G->prev = VIEW_NONE;
+    G->gang = gang;
+    G->prev = G->next = VIEW_NONE;
+    if (gang)
+        return g;
     G->next = s->node_group_head[n];
     if (G->next != VIEW_NONE)
         s->groups[G->next].prev = g;
@@ -117,16 +119,27 @@ static uint32_t group_get(struct sim *s, uint32_t n, uint16_t mask)
     return g;
 }
 
+/* The group of node n holding exactly the GPUs of mask, made (empty) if none does. */
+static uint32_t group_get(struct sim *s, uint32_t n, uint16_t mask)
+{
+    for (uint32_t g = s->node_group_head[n]; g != VIEW_NONE; g = s->groups[g].next)
+        if (s->groups[g].mask == mask)
+            return g;
+    return group_new(s, n, mask, false);
+}
+
 /* Takes an empty group out of its node's list and its END event out of the queue. */
 static void group_free(struct sim *s, uint32_t g)
 {
     struct sim_group *G = &s->groups[g];
-    if (G->prev == VIEW_NONE)
-        s->node_group_head[G->node] = G->next;
-    else
-        s->groups[G->prev].next = G->next;
-    if (G->next != VIEW_NONE)
-        s->groups[G->next].prev = G->prev;
+    if (!G->gang) {
+        if (G->prev == VIEW_NONE)
+            s->node_group_head[G->node] = G->next;
+        else
+            s->groups[G->prev].next = G->next;
+        if (G->next != VIEW_NONE)
+            s->groups[G->next].prev = G->prev;
+    }
     eq_cancel(&s->eq, s->key_end + g);
     G->next = s->free_group;
     s->free_group = g;
@@ -138,8 +151,18 @@ void sim_share_join(struct sim *s, uint32_t j)
     /* Not queued (group is qprev's field): a queued job has a qprev or heads the queue. */
     CPN_ASSERT(r->qprev == VIEW_NONE && s->view.queue_head != j);
     uint32_t n = s->job_node[j];
-    uint32_t g = group_get(s, n, sim_job_mask(s, j));
+    uint32_t pods = sim_pods_placed(s, j);
+    uint32_t g = pods > 1 ? group_new(s, n, 0, true) : group_get(s, n, sim_job_mask(s, j));
     struct sim_group *G = &s->groups[g];
+    for (uint32_t k = 0; pods > 1 && k < pods; k++) { /* into its nodes' lists of pods */
+        uint32_t e = s->slot_first[j] + k * sim_job_nslots(&s->jobs->v[j]);
+        uint32_t *head = &s->gang->node_head[sim_pod_node(s, j, k)];
+        s->gang->pod_prev[e] = VIEW_NONE;
+        s->gang->pod_next[e] = *head;
+        if (*head != VIEW_NONE)
+            s->gang->pod_prev[*head] = e;
+        *head = e;
+    }
     group_advance(s, G);
     node_lost_advance(s, n);
     r->lost_mark_s = s->node_lost_s[n];
@@ -173,6 +196,16 @@ void sim_share_leave(struct sim *s, uint32_t j, bool done)
     sim_share_settle(s, j);
     heap_remove(&G->heap, &group_ops, s, r->hpos, NULL);
     G->cores -= r->cpu_cores;
+    for (uint32_t k = 0; G->gang && k < sim_pods_placed(s, j); k++) {
+        uint32_t e = s->slot_first[j] + k * sim_job_nslots(&s->jobs->v[j]);
+        uint32_t prev = s->gang->pod_prev[e], next = s->gang->pod_next[e];
+        if (prev == VIEW_NONE)
+            s->gang->node_head[sim_pod_node(s, j, k)] = next;
+        else
+            s->gang->pod_next[prev] = next;
+        if (next != VIEW_NONE)
+            s->gang->pod_prev[next] = prev;
+    }
     G->moved = 1;
     r->group = r->hpos = VIEW_NONE;
     if (G->heap.n == 0)
@@ -198,6 +231,35 @@ static void group_set_rate(struct sim *s, uint32_t g, double rate)
         eq_cancel(&s->eq, s->key_end + g);
 }
 
+/* ---- distributed jobs ---- */
+
+/* The slowest time-slicing share of the GPUs of the pod whose first slot is e. */
+static double pod_gpu_rate(const struct sim *s, uint32_t e)
+{
+    uint32_t ns = sim_job_nslots(&s->jobs->v[s->slots[e].job]);
+    double rate = 1.0;
+    for (uint32_t q = 0; q < ns; q++) {
+        double r = catalog_share_rate(s->cat, s->gpu_running[s->job_gpus[e + q]]);
+        if (r < rate)
+            rate = r;
+    }
+    return rate;
+}
+
+/* A distributed job's pods step together: it goes at the rate of its slowest pod,
+ * each pod at its GPUs' share times its node's CPU factor. */
+static void gang_set_rate(struct sim *s, uint32_t j)
+{
+    uint32_t ns = sim_job_nslots(&s->jobs->v[j]);
+    double rate = INFINITY;
+    for (uint32_t k = 0; k < s->gang->placed[j]; k++) {
+        double r = pod_gpu_rate(s, s->slot_first[j] + k * ns) * s->node_factor[sim_pod_node(s, j, k)];
+        if (r < rate)
+            rate = r;
+    }
+    group_set_rate(s, s->rt[j].group, rate);
+}
+
 /* Node n's CPU after its running jobs, their GPU sharing or its background changed:
  * each job's demand (cpu_cores at its GPU-limited rate), the share of that demand the
  * node can serve, the groups' rates, and what a scrape reads. The cores available to
@@ -218,6 +280,9 @@ void sim_refresh_node(struct sim *s, uint32_t n, uint16_t changed)
             G->gpu_rate = group_gpu_rate(s, G);
         demand += G->cores * G->gpu_rate;
     }
+    uint32_t pod0 = s->gang ? s->gang->node_head[n] : VIEW_NONE;
+    for (uint32_t e = pod0; e != VIEW_NONE; e = s->gang->pod_next[e])
+        demand += s->rt[s->slots[e].job].cpu_cores * pod_gpu_rate(s, e);
     double avail = nd->cpus * (1.0 - s->node_bg[n]);
     double factor = demand > avail ? avail / demand : 1.0;
     bool all = changed == SIM_ALL_GPUS || factor != s->node_factor[n];
@@ -228,6 +293,11 @@ void sim_refresh_node(struct sim *s, uint32_t n, uint16_t changed)
     for (uint32_t g = s->node_group_head[n]; g != VIEW_NONE; g = s->groups[g].next)
         if (all || (s->groups[g].mask & changed))
             group_set_rate(s, g, s->groups[g].gpu_rate * factor);
+    for (uint32_t e = pod0; e != VIEW_NONE; e = s->gang->pod_next[e]) {
+        uint32_t j = s->slots[e].job, k = (e - s->slot_first[j]) / sim_job_nslots(&s->jobs->v[j]);
+        if (all || (sim_pod_mask(s, j, k) & changed))
+            gang_set_rate(s, j);
+    }
     double used = (demand < avail ? demand : avail) + nd->cpus * s->node_bg[n];
     if (used != s->node_cpu_used[n] || demand != s->node_demand[n]) {
         sim_account_cpu(s);

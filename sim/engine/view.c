@@ -363,7 +363,8 @@ struct view_job view_job(const struct view *v, uint32_t j)
     CPN_ASSERT(j < v->n_jobs);
     const struct job *jb = &v->src->jobs->v[j];
     return (struct view_job){
-        .submit_s = jb->submit_s, .cpus = jb->cpus, .mem_gib = jb->mem_gib, .gpus = jb->gpus};
+        .submit_s = jb->submit_s, .cpus = jb->cpus, .mem_gib = jb->mem_gib, .gpus = jb->gpus,
+        .pods = jobset_pods(v->src->jobs, j)};
 }
 
 bool view_job_runs_on(const struct view *v, uint32_t j, uint32_t type)

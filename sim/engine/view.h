@@ -31,6 +31,8 @@ struct view_job {
     double cpus;    /* CPU cores requested */
     double mem_gib; /* host memory requested */
     uint32_t gpus;  /* GPUs on one node */
+    uint32_t pods;  /* pods, each of gpus GPUs, cpus and mem_gib (1 but for distributed
+                     * jobs: docs/distributed.md) */
 };
 
 /* What the estimates are made from (the predictor, or the catalogue for the oracle;
@@ -110,8 +112,19 @@ struct view {
     const double *job_placed_s;    /* [jobs] when it was placed */
     const double *job_started_s;   /* [jobs] when its data had arrived and it started; -1 before */
     const uint32_t *job_gpu_first; /* [jobs] index of its first GPU in job_gpus */
-    const uint32_t *job_gpus;      /* global GPU indices: job_gpus[job_gpu_first[j] + k], k < gpus */
+    const uint32_t *job_gpus;      /* global GPU indices: job_gpus[job_gpu_first[j] + k], k < gpus;
+                                    * pod p of a job of several pods: k = p x gpus + i */
+    /* [jobs] pods of its current (or last) attempt placed; NULL when every job has one
+     * pod. Read it with view_pods_placed. */
+    const uint32_t *pods_placed;
 };
+
+/* Pods of queued job j placed so far in this attempt: 0 while it waits for its first
+ * (always, when every job has one pod). */
+static inline uint32_t view_pods_placed(const struct view *v, uint32_t j)
+{
+    return v->pods_placed ? v->pods_placed[j] : 0;
+}
 
 /* What the controller predicts for job j on GPUs of a type (an index into
  * cl->types): run time alone there (seconds) and peak GPU memory per GPU (GiB). known

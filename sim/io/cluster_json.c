@@ -395,10 +395,11 @@ static int read_node_entry(const struct cj_ld *ld, const cJSON *e, const char *p
 static int read_sites(const struct cj_ld *ld, const cJSON *root, const cJSON *sa,
                       const struct cj_name_ix *type_ix, struct cluster *c, struct cj_name_ix **ix_out)
 {
-    static const char *const keys[] = {"name", "cache_gib", "nodes", "background_cpu"};
-    enum { K_NAME, K_CACHE, K_NODES, K_BG, K_N };
+    static const char *const keys[] = {"name", "cache_gib", "nodes", "background_cpu", "net_gbps"};
+    enum { K_NAME, K_CACHE, K_NODES, K_BG, K_NET, K_N };
     static const struct param_bound cache_b = PARAM_AT_LEAST(0);
-    static const double zero = 0;
+    static const struct param_bound net_b = {.min = 0, .max = 1e9, .min_open = true};
+    static const double zero = 0, net_def = CLUSTER_SITE_NET_GBPS;
     if (!sa)
         return cj_bad(ld, root, "sites", "is required (a non-empty array of sites)");
     if (!cJSON_IsArray(sa))
@@ -420,7 +421,7 @@ static int read_sites(const struct cj_ld *ld, const cJSON *root, const cJSON *sa
         cj_path_index(path, "sites", i);
         const cJSON *it[K_N];
         const char *name;
-        double cache;
+        double cache, net;
         if ((rc = cj_need_object(ld, so, path)) ||
             (rc = cj_take_fields(ld, so, path, keys, K_N, it)))
             break;
@@ -430,6 +431,9 @@ static int read_sites(const struct cj_ld *ld, const cJSON *root, const cJSON *sa
         cj_path_key(p, path, "cache_gib");
         if ((rc = cj_get_num(ld, so, it[K_CACHE], p, &cache_b, &zero, &cache)))
             break;
+        cj_path_key(p, path, "net_gbps");
+        if ((rc = cj_get_num(ld, so, it[K_NET], p, &net_b, &net_def, &net)))
+            break;
         struct cpu_background site_bg = {0}; /* no other tenant unless given */
         cj_path_key(p, path, "background_cpu");
         if ((rc = cj_get_background(ld, it[K_BG], p, &site_bg)))
@@ -437,6 +441,7 @@ static int read_sites(const struct cj_ld *ld, const cJSON *root, const cJSON *sa
         struct site *st = &c->sites[c->n_sites++];
         st->name = cpn_strdup(name);
         st->cache_gib = cache;
+        st->net_gbps = net;
         st->node_first = (uint32_t)c->n_nodes;
         st->gpu_first = (uint32_t)c->n_gpus;
         where[i] = it[K_NAME];

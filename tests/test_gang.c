@@ -1,0 +1,181 @@
+/* Distributed jobs (docs/distributed.md): pods, gangs, the gang timeout, deadlock and
+ * the all-reduce's cost, on inputs small enough that the right answer is worked out
+ * by hand in the comments. The ideal controller (live metrics, ends learnt at once)
+ * unless a test says otherwise; jobs given by duration on speed-1 GPUs without a
+ * catalogue profile, except where a step time is the point. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "../sim/engine/catalog.h"
+#include "helpers.h"
+
+#define HDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib\n"
+#define SHDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,samples\n"
+#define EPS 1e-6
+
+/* `nodes` nodes of `gpus` GPUs in site a, whose network between nodes is net_gbps;
+ * GPU type G (no profile) or H100 (the catalogue's h100 profile). */
+static const char *cluster(unsigned nodes, unsigned gpus, const char *type, double net_gbps)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof buf,
+             "{\"scrape_interval_s\": 0, \"completion\": \"event\",\n"
+             " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"},\n"
+             "               \"H100\": {\"mem_gib\": 80, \"profile\": \"h100\"}},\n"
+             " \"sites\": [{\"name\": \"a\", \"net_gbps\": %g, \"nodes\": [{\"count\": %u,\n"
+             "   \"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"%s\", \"gpus\": %u}]}]}\n",
+             net_gbps, nodes, type, gpus);
+    return buf;
+}
+
+static const struct jobrt *rt(const struct run *r, const char *id) { return &r->s->rt[run_job(r, id)]; }
+
+/* A job of two pods of one GPU on two one-GPU nodes: both pods are placed at 0, one
+ * on each node, and it runs 0..100 as a job of one pod would. */
+Test(gang, two_pods_run_on_two_nodes)
+{
+    struct run r;
+    static const uint32_t pods[] = {2};
+    run_start_pods(&r, cluster(2, 1, "G", 100), NULL, 0, HDR "g,0,-,1,1,0,1,1,1,0,a,100,10\n",
+                   "fifo", pods);
+    uint32_t j = run_job(&r, "g");
+    cr_assert_float_eq(rt(&r, "g")->start_s, 0, EPS);
+    cr_assert_float_eq(rt(&r, "g")->end_s, 100, EPS);
+    cr_assert_eq(r.s->rt[j].state, JS_DONE);
+    cr_assert_eq(sim_pods_placed(r.s, j), 2);
+    cr_assert_neq(sim_pod_node(r.s, j, 0), sim_pod_node(r.s, j, 1));
+    cr_assert_eq(r.s->st.placements, 1); /* one attempt */
+    cr_assert_eq(r.s->st.gang_timeouts, 0);
+    run_free(&r);
+}
+
+/* Two one-GPU nodes. x (one pod, 0..1000) takes node 0. g (two pods, 100 s) arrives at
+ * 1: fifo places its first pod on node 1, and its second waits, at the head of the
+ * queue, with y (one pod, 50 s, arrived at 2) behind it. gang_timeout_s 300:
+ *   301  g's attempt fails, its pod leaves node 1; it backs off 10 s (one failure).
+ *        y, now the head, takes node 1 at once: 301..351.
+ *   311  g is queued again; no GPU is idle.
+ *   351  y ends; g's first pod takes node 1 again; its timeout falls at 651.
+ *   651  second failure: back-off 20 s; 671 first pod again, timeout at 971.
+ *   971  third failure: back-off 40 s. x ends at 1000 with nothing queued.
+ *  1011  g is queued; both nodes are idle: both pods, and it runs 1011..1111. */
+Test(gang, timeout_releases_the_pods_and_retries)
+{
+    struct run r;
+    static const char *const sets[] = {"gang_timeout_s=300"};
+    static const uint32_t pods[] = {1, 2, 1};
+    run_start_pods(&r, cluster(2, 1, "G", 100), sets, 1,
+                   HDR "x,0,-,1,1,0,1,1,1,0,a,1000,10\n"
+                       "g,1,-,1,1,0,1,1,1,0,a,100,10\n"
+                       "y,2,-,1,1,0,1,1,1,0,a,50,10\n",
+                   "fifo", pods);
+    cr_assert_float_eq(rt(&r, "y")->start_s, 301, EPS);
+    cr_assert_float_eq(rt(&r, "y")->end_s, 351, EPS);
+    cr_assert_float_eq(rt(&r, "g")->start_s, 1011, EPS);
+    cr_assert_float_eq(rt(&r, "g")->end_s, 1111, EPS);
+    cr_assert_eq(r.s->st.gang_timeouts, 3);
+    cr_assert_eq(r.s->gang->timeouts[run_job(&r, "g")], 3);
+    cr_assert_eq(r.s->attempts[run_job(&r, "g")], 4);
+    cr_assert_eq(r.s->st.completed, 3);
+    cr_assert(!r.s->st.deadlock);
+    run_free(&r);
+}
+
+/* A job of three pods on two one-GPU nodes can place two. With gang_timeout_s 0 they
+ * wait for ever: the run ends as a deadlock at 0, the job stuck holding both GPUs. */
+Test(gang, waiting_for_ever_is_a_deadlock)
+{
+    struct run r;
+    static const char *const sets[] = {"gang_timeout_s=0"};
+    static const uint32_t pods[] = {3};
+    run_start_pods(&r, cluster(2, 1, "G", 100), sets, 1, HDR "g,0,-,1,1,0,1,1,1,0,a,100,10\n",
+                   "fifo", pods);
+    uint32_t j = run_job(&r, "g");
+    cr_assert(r.s->st.deadlock);
+    cr_assert_eq(r.s->rt[j].state, JS_STUCK);
+    cr_assert_eq(r.s->st.stuck, 1);
+    cr_assert_eq(sim_pods_placed(r.s, j), 2);
+    cr_assert_float_eq(r.s->now, 0, EPS);
+    run_free(&r);
+}
+
+/* The same job with the default timeout (1800 s): each attempt places two pods and
+ * fails 1800 s later, backing off 10, 20, 40, 80 s after the first four failures. The
+ * fifth is more than backoff_limit (4) allows: the job fails. Attempts at 0, 1810,
+ * 3630, 5470 and 7350; it fails at 9150. No deadlock: a timeout was always pending. */
+Test(gang, timeouts_count_towards_the_backoff_limit)
+{
+    struct run r;
+    static const uint32_t pods[] = {3};
+    run_start_pods(&r, cluster(2, 1, "G", 100), NULL, 0, HDR "g,0,-,1,1,0,1,1,1,0,a,100,10\n",
+                   "fifo", pods);
+    uint32_t j = run_job(&r, "g");
+    cr_assert(!r.s->st.deadlock);
+    cr_assert_eq(r.s->rt[j].state, JS_FAILED);
+    cr_assert_eq(r.s->st.gang_timeouts, 5);
+    cr_assert_eq(r.s->attempts[j], 5);
+    cr_assert_float_eq(r.s->rt[j].end_s, 7350 + 1800, EPS);
+    run_free(&r);
+}
+
+/* resnet50, batch 32, one GPU a pod, one epoch of 10 steps (samples = 32 x 2 x 10) on
+ * H100s. Two pods on two nodes all-reduce the gradients every step over the site's
+ * network, 8 Gbit/s = 10^9 bytes/s: 2 (2 - 1) / 2 x params x 4 bytes / 10^9 s a step.
+ * The same two pods on one two-GPU node pay nothing more: their step is the measured
+ * one, as a job of one pod's is (samples = 32 x 10 on one pod, 10 steps). */
+Test(gang, two_node_step_pays_the_ring_all_reduce)
+{
+    static const uint32_t two[] = {2}, one[] = {1};
+    struct run a, b, c;
+    run_start_pods(&a, cluster(2, 1, "H100", 8), NULL, 0, SHDR "g,0,resnet50,32,1,0,1,1,1,0,a,640\n",
+                   "fifo", two);
+    run_start_pods(&b, cluster(1, 2, "H100", 8), NULL, 0, SHDR "g,0,resnet50,32,1,0,1,1,1,0,a,640\n",
+                   "fifo", two);
+    run_start_pods(&c, cluster(1, 1, "H100", 8), NULL, 0, SHDR "g,0,resnet50,32,1,0,1,1,1,0,a,320\n",
+                   "fifo", one);
+    double params = catalog_model_params_m(a.cat, catalog_model_find(a.cat, "resnet50")) * 1e6;
+    cr_assert_gt(params, 1e7);
+    double alone = rt(&c, "g")->end_s - rt(&c, "g")->start_s;
+    cr_assert_gt(alone, 0);
+    cr_assert_float_eq(rt(&b, "g")->end_s - rt(&b, "g")->start_s, alone, 1e-9);
+    double comm = params * 4 / 1e9;
+    cr_assert_float_eq(rt(&a, "g")->end_s - rt(&a, "g")->start_s, alone + 10 * comm, 1e-9,
+                       "two nodes: %.9g s, one pod %.9g s + 10 x %.9g s",
+                       rt(&a, "g")->end_s - rt(&a, "g")->start_s, alone, comm);
+    run_free(&a);
+    run_free(&b);
+    run_free(&c);
+}
+
+/* A policy that does not place pods refuses the run: an input error naming the line. */
+Test(gang, policies_without_pods_refuse_the_queue)
+{
+    struct run r;
+    memset(&r, 0, sizeof r);
+    char err[CPN_ERR_LEN];
+    struct catalog *cat;
+    struct cluster *cl;
+    struct jobset js;
+    jobset_init(&js);
+    const char *cj = cluster(2, 1, "G", 100), *csv = HDR "g,0,-,1,1,0,1,1,1,0,a,100,10\n";
+    cr_assert_eq(catalog_create(&cat, err, sizeof err), 0);
+    cr_assert_eq(cluster_load_buf("c.json", cj, strlen(cj), NULL, 0, cat, &cl, err, sizeof err), 0);
+    cr_assert_eq(trace_read_csv_buf("j.csv", csv, strlen(csv), cat, &js, err, sizeof err), 0);
+    jobset_set_pods(&js, 0, 2);
+    for (size_t i = 0; i < policy_registry_len; i++) {
+        const struct policy_ops *pol = policy_registry[i];
+        struct sim *s = NULL;
+        int rc = sim_create(&s, cl, cat, &js, pol, NULL, NULL, err, sizeof err);
+        if (pol->places_pods) {
+            cr_assert_eq(rc, 0, "%s: %s", pol->name, err);
+        } else {
+            cr_assert_eq(rc, CPN_EINPUT, "%s", pol->name);
+            cr_assert(strstr(err, "j.csv:2: pods:") && strstr(err, pol->name), "%s", err);
+        }
+        sim_destroy(s);
+    }
+    jobset_free(&js);
+    cluster_destroy(cl);
+    catalog_destroy(cat);
+}
