@@ -235,13 +235,55 @@ static void cells_text(struct cells *c, const char *s)
     cells_put(c, s, strlen(s));
 }
 
+/* The name of node n in outputs: its site's name, "-n", its index in the site. */
+static void node_name(const struct cluster *cl, uint32_t n, char *buf, size_t len)
+{
+    const struct site *st = &cl->sites[cl->nodes[n].site];
+    snprintf(buf, len, "%s-n%u", st->name, n - st->node_first);
+}
+
+/* A distributed job's columns of jobs.csv: its pods; the nodes of the pods its last
+ * attempt placed, separated by ';'; their GPUs (on each node, as gpu_ids), pods
+ * separated by '|'; the attempts its gang timeout failed. */
+static void pod_cells(struct cells *c, const struct sim *s, uint32_t j)
+{
+    const struct job *jb = &s->jobs->v[j];
+    uint32_t placed = s->job_node[j] == VIEW_NONE ? 0 : sim_pods_placed(s, j);
+    uint32_t ns = sim_job_nslots(jb);
+    cells_ch(c, ',');
+    cells_u(c, jobset_pods(s->jobs, j));
+    cells_ch(c, ',');
+    char *nodes = cpn_malloc((size_t)placed * 256 + 1), *p = nodes;
+    *p = '\0';
+    for (uint32_t k = 0; k < placed; k++) {
+        char name[256];
+        node_name(s->cl, sim_pod_node(s, j, k), name, sizeof name);
+        p += sprintf(p, "%s%s", k ? ";" : "", name);
+    }
+    cells_text(c, nodes);
+    free(nodes);
+    cells_ch(c, ',');
+    for (uint32_t k = 0; k < placed; k++) {
+        uint32_t first = s->cl->nodes[sim_pod_node(s, j, k)].gpu_first;
+        for (uint32_t q = 0; q < ns; q++) {
+            if (k || q)
+                cells_ch(c, q ? ';' : '|');
+            cells_u(c, s->job_gpus[s->slot_first[j] + k * ns + q] - first);
+        }
+    }
+    cells_ch(c, ',');
+    cells_u(c, s->gang ? s->gang->timeouts[j] : 0);
+}
+
 int report_jobs_csv(FILE *f, const struct sim *s)
 {
     const struct jobset *js = s->jobs;
     const struct cluster *cl = s->cl;
+    bool pods = jobset_has_pods(js);
     fputs("id,model,batch,submit_s,site,node,gpus,gpu_ids,transfer_start_s,start_s,end_s,wait_s,jct_s,"
-          "cpu_lost_s,pred_run_s,oom_kills,attempts,status\n",
+          "cpu_lost_s,pred_run_s,oom_kills,attempts,status",
           f);
+    fputs(pods ? ",pods,pod_nodes,pod_gpu_ids,gang_timeouts\n" : "\n", f);
     struct cells *c = cpn_malloc(sizeof *c);
     c->f = f;
     c->n = 0;
@@ -315,6 +357,8 @@ int report_jobs_csv(FILE *f, const struct sim *s)
         cells_ch(c, ',');
         const char *state = job_state_name[r->state];
         cells_put(c, state, strlen(state));
+        if (pods)
+            pod_cells(c, s, (uint32_t)j);
         cells_ch(c, '\n');
     }
     cells_flush(c);
@@ -501,6 +545,7 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
     cJSON_AddNumberToObject(o, "unfinished", (double)st->unfinished);
     cJSON_AddNumberToObject(o, "oom_events", (double)st->oom_events);
     cJSON_AddNumberToObject(o, "oom_jobs", (double)st->oom_jobs);
+    cJSON_AddNumberToObject(o, "gang_timeouts", (double)st->gang_timeouts);
     cJSON_AddBoolToObject(o, "deadlock", st->deadlock);
     cJSON_AddBoolToObject(o, "horizon_reached", st->horizon_reached);
     add_num_or_null(o, "makespan_s", all_ended, span);
@@ -555,6 +600,7 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
     cJSON_Delete(o);
     return txt;
 }
+
 
 /* CPN_ESTOP when a signal asked the run to stop, else 0. */
 static int stopped(const struct report_meta *m, char *err, size_t errlen)

@@ -297,6 +297,7 @@ static const struct {
     {"completed", T_NUM},        {"failed", T_NUM},
     {"stuck", T_NUM},            {"unfinished", T_NUM},
     {"oom_events", T_NUM},       {"oom_jobs", T_NUM},
+    {"gang_timeouts", T_NUM},
     {"deadlock", T_BOOL},        {"horizon_reached", T_BOOL},
     {"makespan_s", T_NUM | T_NULL},     {"jct_mean_s", T_NUM | T_NULL},
     {"jct_p50_s", T_NUM | T_NULL},      {"jct_p95_s", T_NUM | T_NULL},
