@@ -107,6 +107,22 @@ Test(cli, bad_input_exit_2_with_file_line_field)
     cr_assert_eq(sh("%s frobnicate 2>/dev/null", bin()), 2);
 }
 
+/* A queue with a distributed job reads (the readers know pods), but the engine refuses
+ * to run it, naming the job, until it runs distributed jobs (issue 19): exit status 2
+ * and no output. The engine's change replaces this test. */
+Test(cli, distributed_jobs_are_read_but_not_run_yet)
+{
+    cr_assert_eq(sh("%s run --jobs tests/data/jobs/pods.csv --out $TMPD/pods 2>$TMPD/pods.err",
+                    bin()),
+                 2);
+    char *e = slurp("$TMPD/pods.err");
+    cr_assert_not_null(strstr(e, "tests/data/jobs/pods.csv:3: pods: 4 pods: the engine does not "
+                                 "run distributed jobs yet"),
+                       "message was: %s", e);
+    free(e);
+    cr_assert_neq(sh("test -e $TMPD/pods/summary.json"), 0, "no output");
+}
+
 /* A --cpu-threshold too long for its buffer is refused, never cut: 0.5 followed by
  * 60 zeros had run as 0.05. One just under the limit is the same threshold as 0.5. */
 Test(cli, long_cpu_threshold_is_refused_not_cut)

@@ -1,5 +1,5 @@
 /* Tests of gen beyond tests/test_trace.c: job mixes from a JSON spec, the diurnal
- * arrival process, and `cpnsim gen --spec`. Draw counts are large enough that every
+ * arrival process, distributed jobs, and `cpnsim gen --spec`. Draw counts are large enough that every
  * tolerance below is several standard errors wide; the seeds are fixed, so the
  * tests are deterministic. */
 #include "../sim/engine/catalog.h"
@@ -303,6 +303,176 @@ Test(gen_mix, bad_specs)
     expect_bad_mix("[]", ":1: top level: ", "must be an object");
 }
 
+/* ---- distributed jobs ---- */
+
+/* The same job in both sets, but for what a distributed share changes (gpus, cpus,
+ * mem_gib, pods). */
+static void assert_same_draws(const struct jobset *a, size_t i, const struct jobset *b)
+{
+    const struct job *x = &a->v[i], *y = &b->v[i];
+    cr_assert_str_eq(jobset_str(a, x->id), jobset_str(b, y->id));
+    cr_assert_str_eq(jobset_str(a, x->origin), jobset_str(b, y->origin), "job %zu", i);
+    cr_assert_eq(x->model, y->model, "job %zu", i);
+    cr_assert_eq(x->batch, y->batch, "job %zu", i);
+    cr_assert_eq(x->epochs, y->epochs, "job %zu", i);
+    cr_assert_eq(x->data_gib, y->data_gib, "job %zu", i);
+    cr_assert_eq(x->image_gib, y->image_gib, "job %zu", i);
+    cr_assert_eq(x->submit_s, y->submit_s, "job %zu", i);
+}
+
+/* A share of the jobs is distributed: each of 2 ... max_pods pods (uniform) of 8 GPUs
+ * with 4 cores and 24 GiB per GPU; the other draws are those of the queue without
+ * them, the jobs that are not distributed the same jobs, and a larger share a
+ * superset with the same pods. Tolerances are 5 standard errors. */
+Test(gen_distributed, share_pods_and_untouched_draws)
+{
+    struct catalog *cat = load_catalog();
+    const size_t n = 20000;
+    struct gen_spec plain = {.count = n, .seed = 7, .arrival = GEN_POISSON, .rate_per_s = 0.1,
+                             .origins = origins3, .n_origins = 3};
+    struct gen_spec quarter = plain, half = plain;
+    quarter.distributed = 0.25;
+    half.distributed = 0.5;
+    struct jobset a, b, c;
+    gen_ok(&plain, cat, &a);
+    gen_ok(&quarter, cat, &b);
+    gen_ok(&half, cat, &c);
+    cr_assert_null(a.pods);
+    cr_assert_str_eq(b.source, "<generated: 20000 jobs, seed 7, poisson:0.1, distributed 0.25 of "
+                               "up to 4 pods>");
+    size_t dist = 0, by_pods[5] = {0};
+    for (size_t i = 0; i < n; i++) {
+        assert_same_draws(&a, i, &b);
+        assert_same_draws(&a, i, &c);
+        uint32_t p = jobset_pods(&b, i);
+        if (p == 1) {
+            cr_assert_eq(b.v[i].gpus, a.v[i].gpus, "job %zu: not distributed, not changed", i);
+            cr_assert_eq(b.v[i].cpus, a.v[i].cpus);
+            cr_assert_eq(b.v[i].mem_gib, a.v[i].mem_gib);
+            continue;
+        }
+        dist++;
+        cr_assert(p >= 2 && p <= 4, "job %zu: %u pods", i, p);
+        by_pods[p]++;
+        cr_assert_eq(b.v[i].gpus, 8, "a whole node's worth");
+        cr_assert_eq(b.v[i].cpus, 32);
+        cr_assert_eq(b.v[i].mem_gib, 192);
+        cr_assert_eq(jobset_pods(&c, i), p, "job %zu: distributed at 0.5 too, same pods", i);
+    }
+    /* 0.25 of 20,000: 5,000, standard error 61. */
+    cr_assert(dist > 5000 - 306 && dist < 5000 + 306, "%zu distributed jobs", dist);
+    /* A third each of 2, 3 and 4 pods: 1,667, standard error 33. */
+    for (int p = 2; p <= 4; p++)
+        cr_assert(fabs((double)by_pods[p] - (double)dist / 3) < 170, "%zu jobs of %d pods",
+                  by_pods[p], p);
+    size_t dist_half = 0;
+    for (size_t i = 0; i < n; i++)
+        dist_half += jobset_pods(&c, i) > 1;
+    cr_assert(dist_half > 10000 - 354 && dist_half < 10000 + 354, "%zu at 0.5", dist_half);
+    /* The same spec and seed give the same bytes, with a pods column. */
+    struct jobset b2;
+    gen_ok(&quarter, cat, &b2);
+    char *x = csv_of(&b, cat), *y = csv_of(&b2, cat);
+    cr_assert_str_eq(x, y);
+    cr_assert(strncmp(x, "id,submit_s,model,batch,epochs,data_gib,gpus,pods,cpus,", 55) == 0, "%.80s",
+              x);
+    free(x);
+    free(y);
+    jobset_free(&a);
+    jobset_free(&b);
+    jobset_free(&b2);
+    jobset_free(&c);
+    catalog_destroy(cat);
+}
+
+/* A share of 0 draws nothing: the default queue, byte for byte; 1 makes every job
+ * distributed; max_pods bounds the pods, every value from 2 to it drawn. */
+Test(gen_distributed, bounds_of_the_share_and_pods)
+{
+    struct catalog *cat = load_catalog();
+    struct gen_spec sp = {.count = 100, .seed = 1, .arrival = GEN_BATCH, .origins = origins3,
+                          .n_origins = 3, .distributed = 0, .max_pods = 6};
+    struct jobset js;
+    gen_ok(&sp, cat, &js);
+    cr_assert_null(js.pods);
+    char *x = csv_of(&js, cat), *q100 = slurp("traces/q100.csv");
+    cr_assert_str_eq(x, q100);
+    cr_assert_str_eq(js.source, "<generated: 100 jobs, seed 1, batch>");
+    free(x);
+    free(q100);
+    jobset_free(&js);
+    sp.count = 3000;
+    sp.distributed = 1;
+    gen_ok(&sp, cat, &js);
+    bool seen[7] = {false};
+    for (size_t i = 0; i < js.n; i++) {
+        uint32_t p = jobset_pods(&js, i);
+        cr_assert(p >= 2 && p <= 6, "job %zu: %u pods", i, p);
+        seen[p] = true;
+    }
+    for (int p = 2; p <= 6; p++)
+        cr_assert(seen[p], "no job of %d pods", p);
+    jobset_free(&js);
+
+    char err[CPN_ERR_LEN] = "";
+    jobset_init(&js);
+    sp.distributed = 1.5;
+    cr_assert_eq(gen_jobs(&sp, cat, &js, err, sizeof err), CPN_EINPUT);
+    cr_assert(strstr(err, "share of distributed jobs must be a number from 0 to 1 (got 1.5)"), "%s",
+              err);
+    sp.distributed = NAN;
+    cr_assert_eq(gen_jobs(&sp, cat, &js, err, sizeof err), CPN_EINPUT);
+    sp.distributed = 0.5;
+    sp.max_pods = 1;
+    cr_assert_eq(gen_jobs(&sp, cat, &js, err, sizeof err), CPN_EINPUT);
+    cr_assert(strstr(err, "most pods of a distributed job must be a whole number from 2"), "%s",
+              err);
+    cr_assert_eq(js.n, 0);
+    catalog_destroy(cat);
+}
+
+/* A mix sets the share, the most pods and each pod's GPUs (a distribution), with its
+ * own CPUs and memory per GPU. */
+Test(gen_distributed, from_a_mix)
+{
+    struct catalog *cat = load_catalog();
+    struct gen_mix *mix = load_mix("{\"distributed\": 1, \"max_pods\": 2, \"cpus_per_gpu\": 2, "
+                                   "\"pod_gpus\": {\"dist\": \"empirical\", \"values\": [2, 4]}}",
+                                   cat);
+    struct gen_spec sp = {.count = 400, .seed = 3, .arrival = GEN_BATCH, .origins = origins3,
+                          .n_origins = 3};
+    gen_mix_apply(mix, &sp);
+    cr_assert_eq(sp.distributed, 1);
+    cr_assert_eq(sp.max_pods, 2);
+    struct jobset js;
+    gen_ok(&sp, cat, &js);
+    size_t two = 0;
+    for (size_t i = 0; i < js.n; i++) {
+        cr_assert_eq(jobset_pods(&js, i), 2);
+        cr_assert(js.v[i].gpus == 2 || js.v[i].gpus == 4, "job %zu: %u GPUs", i, js.v[i].gpus);
+        cr_assert_eq(js.v[i].cpus, 2.0 * js.v[i].gpus);
+        cr_assert_eq(js.v[i].mem_gib, 24.0 * js.v[i].gpus);
+        two += js.v[i].gpus == 2;
+    }
+    cr_assert(two > 200 - 50 && two < 200 + 50, "%zu pods of 2 GPUs of 400", two);
+    jobset_free(&js);
+    gen_mix_destroy(mix);
+    /* A job's GPUs over its pods stay below 2^31. */
+    mix = load_mix("{\"distributed\": 1, \"pod_gpus\": 1073741824}", cat);
+    gen_mix_apply(mix, &sp);
+    char err[CPN_ERR_LEN] = "";
+    jobset_init(&js);
+    cr_assert_eq(gen_jobs(&sp, cat, &js, err, sizeof err), CPN_EINPUT);
+    cr_assert(strstr(err, "gen: job 1: 2 pods of 1073741824 GPUs reach 2^31 GPUs"), "%s", err);
+    gen_mix_destroy(mix);
+    catalog_destroy(cat);
+    expect_bad_mix("{\"distributed\": 2}", ":1: distributed: ", "must be a share from 0 to 1");
+    expect_bad_mix("{\"distributed\": -0.5}", ":1: distributed: ", "must be >= 0");
+    expect_bad_mix("{\"max_pods\": 1}", ":1: max_pods: ", "must be >= 2");
+    expect_bad_mix("{\"max_pods\": 2.5}", ":1: max_pods: ", "whole number");
+    expect_bad_mix("{\"pod_gpus\": 0}", ":1: pod_gpus: ", "whole number from 1");
+}
+
 Test(gen_mix, invalid_diurnal_specs)
 {
     struct catalog *cat = load_catalog();
@@ -366,4 +536,28 @@ Test(gen_cli, spec_options_and_formats)
     cr_assert(e && strstr(e, "tests/data/json/good.json:1: top level: must be an object"), "%s", e);
     free(e);
     cr_assert_eq(sh("test -e $TMPD/nothing.csv"), 1);
+}
+
+/* --distributed 0 (the default) changes no byte; a share adds a pods column and keeps
+ * every id; bad values are usage errors. */
+Test(gen_cli, distributed_options)
+{
+    cr_assert_eq(sh("%s gen --count 100 --distributed 0 --max-pods 8 | cmp -s - traces/q100.csv",
+                    bin()),
+                 0);
+    cr_assert_eq(sh("%s gen --count 100 --distributed 0.3 -o $TMPD/d.csv", bin()), 0);
+    cr_assert_eq(sh("head -1 $TMPD/d.csv | grep -qx "
+                    "'id,submit_s,model,batch,epochs,data_gib,gpus,pods,cpus,mem_gib,image_gib,origin'"),
+                 0);
+    cr_assert_eq(sh("test \"$(cut -d, -f1-6 $TMPD/d.csv)\" = \"$(cut -d, -f1-6 traces/q100.csv)\""),
+                 0, "the same ids, submit times, models, batches, epochs and datasets");
+    /* Every row of several pods has 8 GPUs, 32 cores and 192 GiB a pod, 2 to 4 pods. */
+    cr_assert_eq(sh("awk -F, 'NR > 1 && $8 > 1 && ($7 != 8 || $9 != 32 || $10 != 192 || $8 > 4) "
+                    "{ bad = 1 } NR > 1 && $8 > 1 { n++ } END { exit bad || n < 15 || n > 45 }' "
+                    "$TMPD/d.csv"),
+                 0);
+    cr_assert_eq(sh("%s gen --count 5 --distributed 1.5 2>/dev/null", bin()), 2);
+    cr_assert_eq(sh("%s gen --count 5 --distributed x 2>/dev/null", bin()), 2);
+    cr_assert_eq(sh("%s gen --count 5 --distributed 0.5 --max-pods 1 2>/dev/null", bin()), 2);
+    cr_assert_eq(sh("%s gen --help | grep -q -- --distributed", bin()), 0);
 }

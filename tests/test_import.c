@@ -114,6 +114,87 @@ Test(import, philly_folds_wide_jobs)
     catalog_destroy(cat);
 }
 
+/* --pod-gpus 8 splits a job of G > 8 GPUs into P = ceil(G / 8) pods of ceil(G / P) GPUs,
+ * keeping its duration (tests/data/import/philly_wide.csv, worked out by hand). */
+Test(import, philly_splits_wide_jobs_into_pods)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    struct import_stats st;
+    char *rep;
+    struct import_opts o = {.pod_gpus = 8};
+    import_ok("philly", IMP_DIR "philly_wide.csv", &o, cat, &js, &st, &rep);
+    cr_assert_eq(st.jobs, 5);
+    cr_assert_eq(st.changed, 3);
+    static const struct {
+        const char *id;
+        unsigned gpus, pods;
+        double duration;
+    } want[] = {{"philly-2", 8, 4, 100}, /* 32 GPUs: 4 pods of 8 */
+                {"philly-3", 6, 2, 50},  /* 12: 2 pods of 6, not 8 + 4 */
+                {"philly-4", 7, 3, 10},  /* 20: 3 pods of 7, 21 GPUs */
+                {"philly-5", 8, 1, 10},  /* 8: as it is */
+                {"philly-6", 1, 1, 10}};
+    for (size_t i = 0; i < 5; i++) {
+        cr_assert_str_eq(jobset_str(&js, js.v[i].id), want[i].id);
+        cr_assert_eq(js.v[i].gpus, want[i].gpus, "%s gpus %u", want[i].id, js.v[i].gpus);
+        cr_assert_eq(jobset_pods(&js, i), want[i].pods, "%s pods", want[i].id);
+        cr_assert_eq(js.v[i].duration_s, want[i].duration, "%s: the duration is kept", want[i].id);
+        cr_assert_eq(js.v[i].cpus, 0);
+    }
+    has(rep, "note: 3 rows: split into pods of at most --pod-gpus GPUs (P = ceil(gpus / "
+             "pod-gpus) pods of ceil(gpus / P) GPUs), duration kept (first at "
+             "tests/data/import/philly_wide.csv:2)");
+    has(rep, "note: 1 row: split into pods holding more GPUs than num_gpus (pods x GPUs per pod "
+             "rounded up): GPU time grows by that ratio (first at "
+             "tests/data/import/philly_wide.csv:4)");
+    cr_assert_null(strstr(rep, "more GPUs than the largest"), "every pod fits: %s", rep);
+    free(rep);
+    jobset_free(&js);
+
+    /* Pods of 16 still do not fit a Philly machine: the note says so. */
+    o.pod_gpus = 16;
+    import_ok("philly", IMP_DIR "philly_wide.csv", &o, cat, &js, &st, &rep);
+    cr_assert_eq(js.v[0].gpus, 16);
+    cr_assert_eq(jobset_pods(&js, 0), 2);
+    cr_assert_eq(js.v[1].gpus, 12);
+    cr_assert_eq(jobset_pods(&js, 1), 1);
+    has(rep, "note: 3 rows: more GPUs than the largest Philly machine (8)");
+    free(rep);
+    jobset_free(&js);
+
+    /* Without options nothing changes, and the set carries no pods. */
+    import_ok("philly", IMP_DIR "philly_wide.csv", NULL, cat, &js, &st, &rep);
+    cr_assert_null(js.pods);
+    cr_assert_eq(js.v[0].gpus, 32);
+    cr_assert_eq(st.changed, 0);
+    free(rep);
+    jobset_free(&js);
+    catalog_destroy(cat);
+}
+
+/* A split job's CPU and memory requests are its pods' shares (openb's 8-GPU pod of 88
+ * cores and 320 GiB, split into 2 pods of 4 GPUs). */
+Test(import, openb_split_shares_requests)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    struct import_stats st;
+    char *rep;
+    struct import_opts o = {.pod_gpus = 4};
+    import_ok("openb", IMP_DIR "openb_pods_small.csv", &o, cat, &js, &st, &rep);
+    const struct job *j = &js.v[3];
+    cr_assert_str_eq(jobset_str(&js, j->id), "openb-pod-0017");
+    cr_assert_eq(j->gpus, 4);
+    cr_assert_eq(jobset_pods(&js, 3), 2);
+    cr_assert_eq(j->cpus, 44);
+    cr_assert_eq(j->mem_gib, 160);
+    cr_assert_eq(st.changed, 1);
+    free(rep);
+    jobset_free(&js);
+    catalog_destroy(cat);
+}
+
 Test(import, openb)
 {
     struct catalog *cat = load_catalog();
@@ -413,6 +494,52 @@ Test(import_cli, errors_exit_2_and_write_nothing)
                     bin()),
                  2);
     cr_assert_eq(sh("%s import --help | grep -q philly-machines", bin()), 0);
+    /* --pod-gpus: a whole number >= 1, for job formats, not with --max-gpus. */
+    cr_assert_eq(sh("%s import philly " IMP_DIR "philly_small.csv --pod-gpus 0 2>/dev/null", bin()),
+                 2);
+    cr_assert_eq(sh("%s import philly " IMP_DIR "philly_small.csv --pod-gpus 8 --max-gpus 8 "
+                    "-o $TMPD/both.csv 2>$TMPD/e",
+                    bin()),
+                 2);
+    e = slurp("$TMPD/e");
+    has(e, "--pod-gpus and --max-gpus: give one");
+    free(e);
+    cr_assert_neq(sh("test -e $TMPD/both.csv"), 0);
+    cr_assert_eq(sh("%s import philly-machines " IMP_DIR "philly_machines_small.csv --pod-gpus 8 "
+                    "2>/dev/null",
+                    bin()),
+                 2);
+    cr_assert_eq(sh("%s import --help | grep -q -- --pod-gpus", bin()), 0);
+}
+
+/* `cpnsim import philly --pod-gpus 8` writes the pods column, after gpus, 1 for a job of
+ * one pod; JSON gives pods to the jobs of several only. */
+Test(import_cli, pod_gpus_writes_pods)
+{
+    cr_assert_eq(sh("%s import philly " IMP_DIR "philly_wide.csv --pod-gpus 8 -o $TMPD/w.csv "
+                    "2>/dev/null",
+                    bin()),
+                 0);
+    char *csv = slurp("$TMPD/w.csv");
+    cr_assert_str_eq(csv, "id,submit_s,model,batch,epochs,data_gib,gpus,pods,cpus,mem_gib,"
+                          "image_gib,origin,duration_s\n"
+                          "philly-2,0,-,1,1,0,8,4,0,0,0,b436b2,100\n"
+                          "philly-3,10,-,1,1,0,6,2,0,0,0,b436b2,50\n"
+                          "philly-4,20,-,1,1,0,7,3,0,0,0,ee9e8c,10\n"
+                          "philly-5,30,-,1,1,0,8,1,0,0,0,ee9e8c,10\n"
+                          "philly-6,40,-,1,1,0,1,1,0,0,0,ee9e8c,10\n");
+    free(csv);
+    cr_assert_eq(sh("%s import philly " IMP_DIR "philly_wide.csv --pod-gpus 8 -o $TMPD/w.json "
+                    "2>/dev/null",
+                    bin()),
+                 0);
+    cr_assert_eq(sh("test $(grep -c '\"pods\"' $TMPD/w.json) -eq 3"), 0);
+    cr_assert_eq(sh("grep -q '\"gpus\": 8, \"pods\": 4, \"cpus\"' $TMPD/w.json"), 0);
+    /* Without --pod-gpus the same trace has no pods column. */
+    cr_assert_eq(sh("%s import philly " IMP_DIR "philly_wide.csv 2>/dev/null | head -1 | "
+                    "grep -q pods",
+                    bin()),
+                 1);
 }
 
 /* The converted clusters and example files shipped in traces/ load. */

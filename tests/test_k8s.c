@@ -1,5 +1,6 @@
 /* Tests of k8s: Kubernetes quantities (checked by hand against Kubernetes'
- * resource.Quantity rules) and the Job YAML reader on good and bad manifests. Inputs
+ * resource.Quantity rules) and the Job YAML reader on good and bad manifests, Jobs of
+ * several pods and Kubeflow PyTorchJobs among them. Inputs
  * live in tests/data/k8s/ and traces/k8s/; the tests run from the repository root. */
 #include "../sim/engine/catalog.h"
 #include "../sim/io/jobin.h"
@@ -211,6 +212,8 @@ Test(k8s_yaml, good_manifests)
     const unsigned *batches = catalog_model_batches(cat, b->model, &nb);
     cr_assert_eq(b->batch, batches[0], "the model's smallest measured batch");
     cr_assert_eq(b->gpus, 2);
+    cr_assert_eq(jobset_pods(&js, (size_t)(b - js.v)), 2, "parallelism 2: two pods");
+    cr_assert_eq(jobset_pods(&js, (size_t)(a - js.v)), 1);
     cr_assert_eq(b->cpus, 10.0);
     cr_assert_eq(b->mem_gib, 1e9 / GIB);
     cr_assert_eq(b->data_gib, 1.5);
@@ -225,9 +228,10 @@ Test(k8s_yaml, good_manifests)
     cr_assert_eq(c->data_gib, 0);
     cr_assert_eq(c->cpus, 0);
 
-    cr_assert(strstr(warn, "good.yaml:36: kind: 'ConfigMap' is not a Job; the document is skipped"),
+    cr_assert(strstr(warn, "good.yaml:36: kind: 'ConfigMap' is not a Job or a PyTorchJob; the "
+                           "document is skipped"),
               "%s", warn);
-    cr_assert(strstr(warn, "spec.parallelism: the simulator runs one Pod per Job"), "%s", warn);
+    cr_assert_null(strstr(warn, "parallelism"), "a parallelism of 2 is read: %s", warn);
     cr_assert(strstr(warn, "spec.template.spec.nodeSelector: not modeled"), "%s", warn);
     cr_assert(strstr(warn, "limits.ephemeral-storage: not modeled"), "%s", warn);
     cr_assert(strstr(warn, "last-applied-configuration: not modeled"), "%s", warn);
@@ -272,9 +276,10 @@ Test(k8s_yaml, example_manifests_load)
 {
     struct catalog *cat = load_catalog();
     char err[CPN_ERR_LEN] = "", warn[4096];
-    const char *files[] = {"traces/k8s/queue.yaml", "traces/k8s/resnet50-original.yaml"};
-    const size_t want[] = {4, 1};
-    for (size_t i = 0; i < 2; i++) {
+    const char *files[] = {"traces/k8s/queue.yaml", "traces/k8s/resnet50-original.yaml",
+                           "traces/k8s/distributed.yaml"};
+    const size_t want[] = {4, 1, 2};
+    for (size_t i = 0; i < 3; i++) {
         struct jobset js;
         jobset_init(&js);
         cr_assert_eq(read_yaml(files[i], cat, &js, warn, sizeof warn, err, sizeof err), CPN_OK,
@@ -283,6 +288,72 @@ Test(k8s_yaml, example_manifests_load)
         cr_assert_str_eq(warn, "", "%s: no warnings expected: %s", files[i], warn);
         jobset_free(&js);
     }
+    catalog_destroy(cat);
+}
+
+/* A Job of spec.parallelism P > 1 is a job of P pods; a PyTorchJob is a job of
+ * Master.replicas + Worker.replicas pods. Requests are a pod's (tests/data/k8s/
+ * distributed.yaml, worked out by hand). */
+Test(k8s_yaml, distributed_manifests)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    jobset_init(&js);
+    char err[CPN_ERR_LEN] = "", warn[4096];
+    cr_assert_eq(read_yaml(K8S_DIR "distributed.yaml", cat, &js, warn, sizeof warn, err,
+                           sizeof err),
+                 CPN_OK, "%s", err);
+    cr_assert_eq(js.n, 6);
+    cr_assert(jobset_has_pods(&js));
+    static const struct {
+        const char *id;
+        uint32_t pods, gpus;
+        double cpus, mem_gib;
+    } want[] = {
+        {"par3", 3, 4, 8, 32},        /* parallelism 3, each pod 8 cores, 32Gi, 4 GPUs */
+        {"seq5", 1, 1, 0, 0},         /* completions in turn: one pod */
+        {"par0", 1, 1, 0, 0},         /* parallelism 0: one pod */
+        {"bert-ddp", 4, 2, 4, 16},    /* Master 1 + Worker 3 */
+        {"workers-only", 2, 1, 2, 0}, /* no Master: the Workers */
+        {"master-only", 1, 1, 0, 0},  /* replicas default to 1 */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const struct job *j = find(&js, want[i].id);
+        size_t k = (size_t)(j - js.v);
+        cr_assert_eq(jobset_pods(&js, k), want[i].pods, "%s pods %u", want[i].id,
+                     jobset_pods(&js, k));
+        cr_assert_eq(j->gpus, want[i].gpus, "%s gpus", want[i].id);
+        cr_assert_eq(j->cpus, want[i].cpus, "%s cpus", want[i].id);
+        cr_assert_eq(j->mem_gib, want[i].mem_gib, "%s mem_gib", want[i].id);
+    }
+    /* A PyTorchJob's annotations are read as a Job's. */
+    const struct job *b = find(&js, "bert-ddp");
+    cr_assert_eq(b->model, catalog_model_find(cat, "bert_base"));
+    cr_assert_eq(b->batch, 16);
+    cr_assert_eq(b->epochs, 1);
+    cr_assert_eq(b->data_gib, 2);
+    cr_assert_str_eq(jobset_str(&js, b->origin), "sh");
+    cr_assert_eq(b->line, 39);
+    cr_assert(strstr(warn, "distributed.yaml:23: spec.completions: the simulator runs a Job's "
+                           "Pods together and once (spec.parallelism of them); 5 completions in "
+                           "turn are not modeled: one Pod runs"),
+              "%s", warn);
+    cr_assert(strstr(warn, "distributed.yaml:34: spec.parallelism: a Job of parallelism 0 starts "
+                           "no Pod until it is raised; the simulator runs it as 1"),
+              "%s", warn);
+    cr_assert(strstr(warn, "distributed.yaml:50: spec.runPolicy.backoffLimit: the simulator "
+                           "applies the cluster's backoff_limit"),
+              "%s", warn);
+    cr_assert_null(strstr(warn, "cleanPodPolicy"), "inert: %s", warn);
+    cr_assert_null(strstr(warn, "restartPolicy"), "checked, not warned about: %s", warn);
+    jobset_free(&js);
+
+    /* Jobs of one pod carry no pods array. */
+    cr_assert_eq(read_yaml("traces/k8s/queue.yaml", cat, &js, warn, sizeof warn, err,
+                           sizeof err),
+                 CPN_OK, "%s", err);
+    cr_assert_null(js.pods);
+    jobset_free(&js);
     catalog_destroy(cat);
 }
 
@@ -452,6 +523,74 @@ Test(k8s_yaml, bad_structure)
                    "    model_name: resnet50\n    data_size: 1TB\n    epoch: \"1\"\n"
                    "    origin: bj\n" JOB_SPEC,
                    ":7: metadata.annotations.data_size: ", "unknown unit 'TB'");
+}
+
+#define PT_HEAD                                                                            \
+    "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: p\n"                   \
+    "  annotations: {model_name: resnet50, data_size: \"1\", epoch: \"1\", origin: bj}\n"
+/* A replica of n pods whose one container asks for res (a flow mapping's inside). */
+#define PT_REPLICA(type, n, res)                                                           \
+    "    " type ":\n      replicas: " n "\n      template:\n        spec:\n"                \
+    "          containers: [{image: x, resources: {limits: {" res "}}}]\n"
+
+/* What a job of several pods may not be: completions other than its parallelism, a
+ * PyTorchJob with two Masters, none at all, or Masters and Workers that ask for
+ * different pods; and every job's GPUs over its pods stay below 2^31. */
+Test(k8s_yaml, bad_distributed)
+{
+    expect_bad_buf(JOB_HEAD "spec:\n  parallelism: 3\n  completions: 4\n  template:\n    spec:\n"
+                            "      containers: [{image: x}]\n",
+                   ":12: spec.completions: ",
+                   "must equal spec.parallelism (3) in a Job of several Pods");
+    expect_bad_buf(JOB_HEAD "spec:\n  parallelism: 1073741824\n  template:\n    spec:\n"
+                            "      containers: [{image: x, resources: {limits: {nvidia.com/gpu: "
+                            "2}}}]\n",
+                   ":11: spec.parallelism: ",
+                   "1073741824 pods of 2 GPUs are 2147483648 GPUs: must be below 2147483648");
+    expect_bad_buf("apiVersion: batch/v1\nkind: PyTorchJob\nmetadata: {name: p}\nspec: {}\n",
+                   ":1: apiVersion: ", "must be kubeflow.org/v1 for a PyTorchJob (got 'batch/v1')");
+    expect_bad_buf(PT_HEAD "spec: {runPolicy: {}}\n", ":6: spec.pytorchReplicaSpecs: ",
+                   "missing (a PyTorchJob needs its Master and Workers)");
+    expect_bad_buf(PT_HEAD "spec:\n  pytorchReplicaSpecs: {}\n", ":7: spec.pytorchReplicaSpecs: ",
+                   "needs a Master or a Worker");
+    expect_bad_buf(PT_HEAD "spec:\n  pytorchReplicaSpecs:\n" PT_REPLICA("Master", "2", "cpu: 1"),
+                   ":9: spec.pytorchReplicaSpecs.Master.replicas: ",
+                   "must be 1 (a PyTorchJob has one Master; got 2)");
+    expect_bad_buf(PT_HEAD "spec:\n  pytorchReplicaSpecs:\n" PT_REPLICA("Worker", "0", "cpu: 1"),
+                   ":9: spec.pytorchReplicaSpecs.Worker.replicas: ",
+                   "a PyTorchJob without a Master needs at least one Worker (got 0)");
+    expect_bad_buf(PT_HEAD "spec:\n  pytorchReplicaSpecs:\n    Worker: {replicas: 2}\n",
+                   ":8: spec.pytorchReplicaSpecs.Worker.template: ",
+                   "missing (a replica needs a Pod template)");
+    expect_bad_buf(PT_HEAD "spec:\n  pytorchReplicaSpecs:\n    Worker:\n      restartPolicy: "
+                           "Sometimes\n      template: {spec: {containers: [{image: x}]}}\n",
+                   ":9: spec.pytorchReplicaSpecs.Worker.restartPolicy: ",
+                   "must be Always, OnFailure, Never or ExitCode (got 'Sometimes')");
+    expect_bad_buf(PT_HEAD "spec:\n  pytorchReplicaSpecs:\n"
+                           PT_REPLICA("Master", "1", "cpu: 4, memory: 16Gi, nvidia.com/gpu: 2")
+                           PT_REPLICA("Worker", "3", "cpu: 4, memory: 16Gi, nvidia.com/gpu: 4"),
+                   ":17: spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].resources."
+                   "limits.nvidia.com/gpu: ",
+                   "a Worker's nvidia.com/gpu is 4 and the Master's 2: cpnsim's Pods of one job "
+                   "are alike");
+    expect_bad_buf(PT_HEAD "spec:\n  pytorchReplicaSpecs:\n"
+                           PT_REPLICA("Master", "1", "cpu: 4, memory: 16Gi")
+                           PT_REPLICA("Worker", "1", "cpu: 8, memory: 16Gi"),
+                   ":17: spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].resources."
+                   "limits.cpu: ",
+                   "a Worker's cpu is 8 cores and the Master's 4 cores");
+    expect_bad_buf(PT_HEAD "spec:\n  pytorchReplicaSpecs:\n"
+                           PT_REPLICA("Master", "1", "cpu: 4, memory: 16Gi")
+                           "    Worker:\n      template:\n        spec:\n"
+                           "          containers: [{image: x}]\n",
+                   ":14: spec.pytorchReplicaSpecs.Worker.template: ",
+                   "a Worker's cpu is 0 cores and the Master's 4 cores");
+    /* With no Workers the Master is the job, whatever a Worker would ask for: the first
+     * document is read, and the second is the error. */
+    expect_bad_buf(PT_HEAD "spec:\n  pytorchReplicaSpecs:\n" PT_REPLICA("Master", "1", "cpu: 4")
+                           PT_REPLICA("Worker", "0", "cpu: 8") "  elasticPolicy: {}\n"
+                           "---\nkind: Job\n",
+                   ":20: apiVersion: ", "missing (a Job is batch/v1)");
 }
 
 Test(k8s_yaml, bad_gpu_resources)

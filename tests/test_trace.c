@@ -119,7 +119,9 @@ static void assert_same_jobs(const struct jobset *a, const struct jobset *b)
         cr_assert_eq(x->batch, y->batch, "job %zu", i);
         cr_assert_eq(x->epochs, y->epochs, "job %zu", i);
         cr_assert_eq(x->gpus, y->gpus, "job %zu", i);
+        cr_assert_eq(jobset_pods(a, i), jobset_pods(b, i), "job %zu", i);
     }
+    cr_assert_eq(jobset_has_pods(a), jobset_has_pods(b));
 }
 
 /* ---- good input ---- */
@@ -641,6 +643,105 @@ Test(trace, write_omits_absent_optional_columns)
     free(csv);
     jobset_free(&js);
     catalog_destroy(cat);
+}
+
+/* ---- pods (distributed jobs) ---- */
+
+/* pods is optional: empty means 1, and it is written after gpus only when some job has
+ * more than one pod, 1 in every other row. */
+Test(trace, pods_column)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js, back;
+    jobset_init(&js);
+    jobset_init(&back);
+    const char *h = "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,"
+                    "pods\n";
+    char csv[512];
+    snprintf(csv, sizeof csv,
+             "%sj1,0,resnet50,64,1,1,1,4,24,5,bj,\n"
+             "j2,0,resnet50,64,1,1,8,32,192,5,bj,4\n"
+             "j3,0,resnet50,64,1,1,2,8,48,5,bj,1\n",
+             h);
+    read_buf(csv, cat, &js);
+    cr_assert_eq(js.n, 3);
+    cr_assert(jobset_has_pods(&js));
+    cr_assert_eq(jobset_pods(&js, 0), 1, "an empty cell is one pod");
+    cr_assert_eq(jobset_pods(&js, 1), 4);
+    cr_assert_eq(jobset_pods(&js, 2), 1);
+    cr_assert_eq(js.v[1].gpus, 8, "gpus are a pod's");
+    cr_assert_eq(js.v[1].cpus, 32, "so are cpus");
+    cr_assert_eq(js.v[1].mem_gib, 192, "and mem_gib");
+    char *out = write_mem(&js, cat, NULL);
+    cr_assert_str_eq(out, "id,submit_s,model,batch,epochs,data_gib,gpus,pods,cpus,mem_gib,"
+                          "image_gib,origin\n"
+                          "j1,0,resnet50,64,1,1,1,1,4,24,5,bj\n"
+                          "j2,0,resnet50,64,1,1,8,4,32,192,5,bj\n"
+                          "j3,0,resnet50,64,1,1,2,1,8,48,5,bj\n");
+    read_buf(out, cat, &back);
+    assert_same_jobs(&js, &back);
+    char *again = write_mem(&back, cat, NULL);
+    cr_assert_str_eq(out, again);
+    free(out);
+    free(again);
+
+    /* A pods column of ones (or empty cells) stores nothing and is not written back. */
+    snprintf(csv, sizeof csv, "%sj1,0,resnet50,64,1,1,1,4,24,5,bj,1\nj2,0,resnet50,64,1,1,1,4,"
+                              "24,5,bj,\n", h);
+    read_buf(csv, cat, &js);
+    cr_assert_null(js.pods);
+    cr_assert_eq(jobset_pods(&js, 1), 1);
+    out = write_mem(&js, cat, NULL);
+    cr_assert_str_eq(out, HEADER ROW "j2,0,resnet50,64,1,1,1,4,24,5,bj\n");
+    free(out);
+    /* Without the column, no array at all; and in any column order. */
+    read_buf(HEADER ROW, cat, &js);
+    cr_assert_null(js.pods);
+    read_buf("pods,gpus,id,submit_s,model,batch,epochs,data_gib,cpus,mem_gib,image_gib,origin\n"
+             "3,4,j1,0,resnet50,64,1,1,16,96,5,bj\n",
+             cat, &js);
+    cr_assert_eq(jobset_pods(&js, 0), 3);
+    cr_assert_eq(js.v[0].gpus, 4);
+    jobset_free(&js);
+    jobset_free(&back);
+    catalog_destroy(cat);
+}
+
+/* pods follows gpus' rules and words; a job's GPUs over all its pods stay below 2^31. */
+Test(trace, bad_pods)
+{
+    const char *h = "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,"
+                    "pods\n";
+    char csv[512];
+    snprintf(csv, sizeof csv, "%sj1,0,resnet50,64,1,1,1,4,24,5,bj,0\n", h);
+    expect_bad_buf(csv, ":2: pods: ", "must be >= 1 (got '0')");
+    snprintf(csv, sizeof csv, "%sj1,0,resnet50,64,1,1,1,4,24,5,bj,-1\n", h);
+    expect_bad_buf(csv, ":2: pods: ", "'-1' is not a whole number >= 1");
+    snprintf(csv, sizeof csv, "%sj1,0,resnet50,64,1,1,1,4,24,5,bj,1.5\n", h);
+    expect_bad_buf(csv, ":2: pods: ", "'1.5' is not a whole number >= 1");
+    snprintf(csv, sizeof csv, "%sj1,0,resnet50,64,1,1,1,4,24,5,bj,2147483648\n", h);
+    expect_bad_buf(csv, ":2: pods: ", "must be below 2147483648 (got '2147483648')");
+    snprintf(csv, sizeof csv, "%sj1,0,resnet50,64,1,1,1,4,24,5,bj, 2\n", h);
+    expect_bad_buf(csv, ":2: pods: ", "' 2'");
+    snprintf(csv, sizeof csv, "%sj1,0,resnet50,64,1,1,65536,4,24,5,bj,32768\n", h);
+    expect_bad_buf(csv, ":2: pods: ",
+                   "32768 pods of 65536 GPUs are 2147483648 GPUs: must be below 2147483648");
+    /* The largest job that fits: 2^31 - 1 GPUs in all. */
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    jobset_init(&js);
+    snprintf(csv, sizeof csv, "%sj1,0,resnet50,64,1,1,1,4,24,5,bj,2147483647\n", h);
+    read_buf(csv, cat, &js);
+    cr_assert_eq(jobset_pods(&js, 0), 2147483647u);
+    jobset_free(&js);
+    catalog_destroy(cat);
+    /* The product is checked whichever of the two columns comes first, and named pods. */
+    expect_bad_buf("pods,gpus,id,submit_s,model,batch,epochs,data_gib,cpus,mem_gib,image_gib,"
+                   "origin\n2,1073741824,j1,0,resnet50,64,1,1,4,24,5,bj\n",
+                   ":2: pods: ", "2 pods of 1073741824 GPUs are 2147483648 GPUs");
+    /* Every job needs a GPU in each pod: gpus 0 is refused for any job. */
+    snprintf(csv, sizeof csv, "%sj1,0,resnet50,64,1,1,0,4,24,5,bj,4\n", h);
+    expect_bad_buf(csv, ":2: gpus: ", "must be >= 1 (got '0')");
 }
 
 /* ---- the generator ---- */

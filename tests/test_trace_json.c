@@ -44,7 +44,9 @@ static void assert_same_jobs(const struct jobset *a, const struct jobset *b)
         cr_assert_eq(x->batch, y->batch);
         cr_assert_eq(x->epochs, y->epochs);
         cr_assert_eq(x->gpus, y->gpus);
+        cr_assert_eq(jobset_pods(a, i), jobset_pods(b, i));
     }
+    cr_assert_eq(jobset_has_pods(a), jobset_has_pods(b));
 }
 
 Test(trace_json, good_file)
@@ -201,6 +203,45 @@ Test(trace_json, bad_values_like_csv)
     expect_bad_buf("[{\"id\": \"a\", \"gpus\": true}]", ":1: gpus: ", "must be a number (got true)");
 }
 
+/* pods is a JSON number with gpus' rules; null is one pod. The writer gives pods only
+ * to a job of several, after gpus. */
+Test(trace_json, pods)
+{
+    struct catalog *cat = load_catalog();
+    struct jobset js;
+    jobset_init(&js);
+    char err[CPN_ERR_LEN] = "";
+    const char *in = J_HEAD "\"epochs\": 1, \"gpus\": 8, \"pods\": 4, " J_TAIL;
+    const char *two = "[{\"id\": \"a\", \"submit_s\": 0, \"model\": \"resnet50\", \"batch\": 8, "
+                      "\"epochs\": 1, \"gpus\": 8, \"pods\": 4, \"data_gib\": 1, \"cpus\": 1, "
+                      "\"mem_gib\": 1, \"image_gib\": 1, \"origin\": \"bj\"},\n"
+                      " {\"id\": \"b\", \"submit_s\": 0, \"model\": \"resnet50\", \"batch\": 8, "
+                      "\"epochs\": 1, \"gpus\": 1, \"pods\": null, \"data_gib\": 1, \"cpus\": 1, "
+                      "\"mem_gib\": 1, \"image_gib\": 1, \"origin\": \"bj\"}]";
+    cr_assert_eq(trace_read_json_buf("p.json", in, strlen(in), cat, &js, err, sizeof err), CPN_OK,
+                 "%s", err);
+    cr_assert_eq(jobset_pods(&js, 0), 4);
+    cr_assert_eq(trace_read_json_buf("p.json", two, strlen(two), cat, &js, err, sizeof err),
+                 CPN_OK, "%s", err);
+    cr_assert_eq(jobset_pods(&js, 0), 4);
+    cr_assert_eq(jobset_pods(&js, 1), 1, "null is one pod");
+    char *json = jobs_write_mem(&js, cat, true);
+    cr_assert(strstr(json, "\"gpus\": 8, \"pods\": 4, \"cpus\""), "%s", json);
+    const char *first = strstr(json, "\"pods\"");
+    cr_assert_null(strstr(first + 1, "\"pods\""), "a job of one pod has no pods key: %s", json);
+    free(json);
+    jobset_free(&js);
+    catalog_destroy(cat);
+    expect_bad_buf(J_HEAD "\"epochs\": 1, \"gpus\": 1, \"pods\": 0, " J_TAIL, ":1: pods: ",
+                   "must be >= 1 (got '0')");
+    expect_bad_buf(J_HEAD "\"epochs\": 1, \"gpus\": 1, \"pods\": 1.5, " J_TAIL, ":1: pods: ",
+                   "'1.5' is not a whole number >= 1");
+    expect_bad_buf(J_HEAD "\"epochs\": 1, \"gpus\": 1, \"pods\": \"4\", " J_TAIL, ":1: pods: ",
+                   "must be a number (got a string)");
+    expect_bad_buf(J_HEAD "\"epochs\": 1, \"gpus\": 65536, \"pods\": 65536, " J_TAIL,
+                   ":1: pods: ", "65536 pods of 65536 GPUs are 4294967296 GPUs");
+}
+
 /* CSV -> JSON -> CSV gives the same bytes and the same jobs. */
 static void round_trip(const char *csv_path)
 {
@@ -237,6 +278,7 @@ Test(trace_json, round_trip_csv_json_csv)
 {
     round_trip("tests/data/jobs/good.csv");
     round_trip("traces/q100.csv");
+    round_trip("tests/data/jobs/pods.csv");
 }
 
 /* Awkward values: quotes, backslashes, control characters and UTF-8 in text;

@@ -16,7 +16,8 @@
 
 static const char *const usage_gen =
     "usage: cpnsim gen --count N [--seed N] [--arrival batch|poisson:RATE|diurnal:RATE]\n"
-    "                  [--spec MIX.json] [--cluster FILE] [-o FILE]\n"
+    "                  [--distributed FRAC [--max-pods N]] [--spec MIX.json]\n"
+    "                  [--cluster FILE] [-o FILE]\n"
     "\n"
     "Generates a job queue: models and batch sizes from the measured catalogue,\n"
     "epochs, dataset sizes, GPU counts and origin sites drawn from a seeded RNG. batch\n"
@@ -27,7 +28,14 @@ static const char *const usage_gen =
     "epochs, dataset size, image size and GPUs, origins, and optionally count and\n"
     "arrival; options given here override the spec. Origins are the spec's, else the\n"
     "cluster's sites (default: the embedded default cluster). Writes CSV, or JSON when\n"
-    "FILE ends in .json, to FILE (atomically) or standard output.\n";
+    "FILE ends in .json, to FILE (atomically) or standard output.\n"
+    "\n"
+    "  --distributed FRAC  the share of jobs (0 to 1, default 0) that are distributed:\n"
+    "                      of several pods, each a whole node's worth of 8 GPUs (a\n"
+    "                      spec's pod_gpus otherwise), with the CPU and memory of 8\n"
+    "                      GPUs each; the queue gets a pods column. Chosen by a\n"
+    "                      generator of their own: the other draws stay the same\n"
+    "  --max-pods N        a distributed job's pods are uniform in 2..N (default 4)\n";
 
 struct gen_out {
     const struct jobset *js;
@@ -47,10 +55,11 @@ int cmd_gen(int argc, char **argv)
         {"count", required_argument, 0, 'n'},   {"seed", required_argument, 0, 's'},
         {"arrival", required_argument, 0, 'a'}, {"cluster", required_argument, 0, 'c'},
         {"spec", required_argument, 0, 'm'},    {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+        {"help", no_argument, 0, 'h'},          {"distributed", required_argument, 0, 'd'},
+        {"max-pods", required_argument, 0, 'p'}, {0, 0, 0, 0}};
     /* Options given here override the spec file's; cli holds them until it is read. */
     struct gen_spec cli = {.seed = GEN_DEFAULT_SEED, .arrival = GEN_BATCH};
-    bool cli_arrival = false;
+    bool cli_arrival = false, cli_distributed = false;
     const char *cluster_path = NULL, *out_path = NULL, *mix_path = NULL;
     uint64_t v;
     int c;
@@ -70,6 +79,17 @@ int cmd_gen(int argc, char **argv)
             if (gen_parse_arrival(optarg, &cli) != 0)
                 return cmd_usage_error("gen", "--arrival: " GEN_ARRIVAL_RULE);
             cli_arrival = true;
+            break;
+        case 'd':
+            if (gen_parse_share(optarg, &cli.distributed) != 0)
+                return cmd_usage_error("gen", "--distributed: must be a number from 0 to 1");
+            cli_distributed = true;
+            break;
+        case 'p':
+            if (cpn_parse_u64(optarg, &v) != 0 || v < 2 || v > INT32_MAX)
+                return cmd_usage_error("gen",
+                                       "--max-pods: must be a whole number from 2 to 2147483647");
+            cli.max_pods = (uint32_t)v;
             break;
         case 'c': cluster_path = optarg; break;
         case 'm': mix_path = optarg; break;
@@ -109,6 +129,10 @@ int cmd_gen(int argc, char **argv)
         spec.arrival = cli.arrival;
         spec.rate_per_s = cli.rate_per_s;
     }
+    if (cli_distributed)
+        spec.distributed = cli.distributed;
+    if (cli.max_pods)
+        spec.max_pods = cli.max_pods;
     if (!rc && spec.count == 0)
         rc = cpn_fail(err, sizeof err, CPN_EINPUT,
                       "gen: --count is required (%s gives no count)", mix_path);

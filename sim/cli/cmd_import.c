@@ -10,8 +10,8 @@
 #include "../base/util.h"
 
 static const char *const usage_import =
-    "usage: cpnsim import FORMAT FILE [-o OUT] [--max-gpus N] [--origin SITE]\n"
-    "                     [--gpu-mem-gib X]\n"
+    "usage: cpnsim import FORMAT FILE [-o OUT] [--pod-gpus N | --max-gpus N]\n"
+    "                     [--origin SITE] [--gpu-mem-gib X]\n"
     "       cpnsim import CLUSTER-FORMAT FILE [-o cluster.json] [--site NAME]\n"
     "                     [--origins-from JOBS]\n"
     "\n"
@@ -30,7 +30,12 @@ static const char *const usage_import =
     "  pai-machines     Alibaba PAI pai_machine_spec.csv\n"
     "\n"
     "  -o OUT              output file (written atomically); default standard output\n"
+    "  --pod-gpus N        split a job wider than N GPUs into pods of at most N GPUs\n"
+    "                      each (a distributed job: P = ceil(G / N) pods of ceil(G / P)\n"
+    "                      GPUs), keeping its duration; the way to keep wide jobs\n"
+    "                      (philly: --pod-gpus 8, its largest machine)\n"
     "  --max-gpus N        fold a job wider than N GPUs onto N, keeping its GPU time\n"
+    "                      (duration x G / N); not with --pod-gpus\n"
     "  --origin SITE       origin of every job (openb: default openb; gavel: gavel)\n"
     "  --gpu-mem-gib X     every job's peak GPU memory per GPU, GiB (the gpu_mem_gib\n"
     "                      column), when you know it better than the catalogue\n"
@@ -61,7 +66,7 @@ int cmd_import(int argc, char **argv)
         {"output", required_argument, 0, 'o'},   {"max-gpus", required_argument, 0, 'g'},
         {"origin", required_argument, 0, 'r'},   {"site", required_argument, 0, 's'},
         {"origins-from", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
-        {"gpu-mem-gib", required_argument, 0, 'm'},
+        {"gpu-mem-gib", required_argument, 0, 'm'}, {"pod-gpus", required_argument, 0, 'p'},
         {0, 0, 0, 0}};
     struct import_opts io = {0};
     const char *out_path = NULL, *origins_path = NULL;
@@ -75,6 +80,11 @@ int cmd_import(int argc, char **argv)
             if (cpn_parse_u64(optarg, &v) != 0 || v == 0 || v > UINT32_MAX)
                 return cmd_usage_error("import", "--max-gpus: must be a whole number >= 1");
             io.max_gpus = (unsigned)v;
+            break;
+        case 'p':
+            if (cpn_parse_u64(optarg, &v) != 0 || v == 0 || v > UINT32_MAX)
+                return cmd_usage_error("import", "--pod-gpus: must be a whole number >= 1");
+            io.pod_gpus = (unsigned)v;
             break;
         case 'r':
             if (!*optarg)
@@ -116,9 +126,13 @@ int cmd_import(int argc, char **argv)
     }
     if (jobs && (io.site || origins_path))
         return cmd_usage_error("import", "--site and --origins-from apply to cluster formats");
-    if (!jobs && (io.max_gpus || io.origin || io.gpu_mem_gib > 0))
-        return cmd_usage_error("import",
-                               "--max-gpus, --origin and --gpu-mem-gib apply to job formats");
+    if (!jobs && (io.max_gpus || io.pod_gpus || io.origin || io.gpu_mem_gib > 0))
+        return cmd_usage_error("import", "--pod-gpus, --max-gpus, --origin and --gpu-mem-gib "
+                                         "apply to job formats");
+    /* A wide job is either split into pods or folded onto fewer GPUs, not both. */
+    if (io.max_gpus && io.pod_gpus)
+        return cmd_usage_error("import", "--pod-gpus and --max-gpus: give one (a wide job is "
+                                         "split into pods, or folded onto fewer GPUs)");
 
     char err[CPN_ERR_LEN];
     struct catalog *cat = NULL;

@@ -6,6 +6,12 @@
  * size, image size, origin, then the arrival gap), so the same spec, seed and
  * catalogue give the same jobs and, written out, the same bytes.
  *
+ * Distributed jobs (several pods) are chosen with a second mt19937 of their own, seeded
+ * from the same seed, which makes the same draws for every job: the first generator's
+ * draws, and so every job's model, batch, sizes, origin and arrival, are the same
+ * whatever the share of distributed jobs, a queue without them is the queue this
+ * generator always drew, and a larger share makes a superset of the jobs distributed.
+ *
  * A job mix (gen_mix, read from a JSON spec by gen_mix.c) replaces any of the
  * defaults with a distribution of its own (a constant, uniform, lognormal or
  * empirical). Where it says nothing, the draw is exactly the default one, with the
@@ -61,6 +67,13 @@ static const struct gen_table {
     double cpus_per_gpu;                       /* CPU cores requested per GPU */
     double mem_gib_per_gpu;                    /* host memory requested per GPU */
     int id_min_digits;                         /* ids "j" + at least this many digits */
+    /* Distributed jobs: pods uniform in 2 ... max_pods (without --max-pods), each pod of
+     * pod_gpus GPUs, a whole node's worth (the embedded cluster's nodes have 8, the most
+     * a job of one pod is drawn with), from a second generator seeded with the seed
+     * XOR pod_seed_xor (any constant would do: the golden ratio's first 32 bits). */
+    uint32_t max_pods;
+    unsigned pod_gpus;
+    unsigned long pod_seed_xor;
     size_t count_max;                          /* largest queue generated at once */
     /* Diurnal curve: 1 + 0.5 cos(2 pi (h + 0.5 - 14) / 24) at the middle of each hour,
      * to 4 decimals: an illustrative working-day shape (not a measurement) with the
@@ -79,6 +92,9 @@ static const struct gen_table {
     .cpus_per_gpu = 4,
     .mem_gib_per_gpu = 24,
     .id_min_digits = 4,
+    .max_pods = 4,
+    .pod_gpus = 8,
+    .pod_seed_xor = 0x9e3779b9UL,
     .count_max = 100000000,
     .hourly = {0.5381, 0.5043, 0.5043, 0.5381, 0.6033, 0.6956, 0.8087, 0.9347,
                1.0653, 1.1913, 1.3044, 1.3967, 1.4619, 1.4957, 1.4957, 1.4619,
@@ -172,6 +188,15 @@ static int gen_check(const struct gen_spec *spec, char *err, size_t errlen)
             if (!spec->origins[i] || !*spec->origins[i])
                 return cpn_fail(err, errlen, CPN_EINPUT, "gen: origin %zu is empty", i + 1);
     }
+    if (!(spec->distributed >= 0 && spec->distributed <= 1))
+        return cpn_fail(err, errlen, CPN_EINPUT,
+                        "gen: the share of distributed jobs must be a number from 0 to 1 (got %g)",
+                        spec->distributed);
+    if (spec->max_pods == 1 || spec->max_pods >= GEN_WHOLE_LIMIT)
+        return cpn_fail(err, errlen, CPN_EINPUT,
+                        "gen: the most pods of a distributed job must be a whole number from 2 "
+                        "to 2147483647 (got %" PRIu32 ")",
+                        spec->max_pods);
     if (spec->arrival == GEN_POISSON || spec->arrival == GEN_DIURNAL) {
         if (!(spec->rate_per_s > 0) || !isfinite(spec->rate_per_s))
             return cpn_fail(err, errlen, CPN_EINPUT,
@@ -219,6 +244,14 @@ static double gen_diurnal_next(double t, double e, double rate, const double *w)
     }
 }
 
+/* A job's CPU and memory requests (of each pod): so many per GPU of its pod. */
+static void gen_requests(const struct gen_spec *spec, struct job *j)
+{
+    const struct gen_mix *mix = spec->mix;
+    j->cpus = (mix && mix->has_cpus ? mix->cpus_per_gpu : gen_table.cpus_per_gpu) * j->gpus;
+    j->mem_gib = (mix && mix->has_mem ? mix->mem_gib_per_gpu : gen_table.mem_gib_per_gpu) * j->gpus;
+}
+
 /* Draws one job's model (and its mix entry, or NULL) and the rest, in the fixed
  * order. */
 static void gen_one(const struct gen_spec *spec, const struct catalog *cat, const gsl_rng *rng,
@@ -264,13 +297,40 @@ static void gen_one(const struct gen_spec *spec, const struct catalog *cat, cons
     j->image_gib = gen_round_size(
         mix && mix->image.kind ? gen_draw_real(rng, &mix->image)
                                : gsl_ran_flat(rng, gen_table.image_gib_min, gen_table.image_gib_max));
-    j->cpus = (mix && mix->has_cpus ? mix->cpus_per_gpu : gen_table.cpus_per_gpu) * j->gpus;
-    j->mem_gib = (mix && mix->has_mem ? mix->mem_gib_per_gpu : gen_table.mem_gib_per_gpu) * j->gpus;
+    gen_requests(spec, j);
     if (gen_mix_origins(spec))
         j->origin = origin_off[mix->origin_pick ? gsl_ran_discrete(rng, mix->origin_pick)
                                                 : gsl_rng_uniform_int(rng, mix->n_origins)];
     else
         j->origin = origin_off[gsl_rng_uniform_int(rng, spec->n_origins)];
+}
+
+/* Makes job i (j, drawn by gen_one) distributed with probability spec->distributed,
+ * from the second generator rng: pods uniform in 2 ... max_pods, each of the mix's pod
+ * GPUs (else gen_table's), with the requests of a pod of that many GPUs. Every job
+ * makes the same draws (a share u, its pods, its pod GPUs), distributed or not, so that
+ * a job's pods do not depend on the share. Sets *pods (1 unless distributed). Returns 0
+ * or CPN_EINPUT when a job's GPUs over all its pods would reach 2^31. */
+static int gen_pods(const struct gen_spec *spec, const gsl_rng *rng, uint32_t max_pods, size_t i,
+                    struct job *j, uint32_t *pods, char *err, size_t errlen)
+{
+    const struct gen_mix *mix = spec->mix;
+    double u = gsl_rng_uniform(rng);
+    uint32_t p = 2 + (uint32_t)gsl_rng_uniform_int(rng, max_pods - 1UL);
+    unsigned g = mix && mix->pod_gpus.kind ? gen_draw_whole(rng, &mix->pod_gpus)
+                                           : gen_table.pod_gpus;
+    *pods = 1;
+    if (!(u < spec->distributed))
+        return CPN_OK;
+    if ((double)p * g >= GEN_WHOLE_LIMIT)
+        return cpn_fail(err, errlen, CPN_EINPUT,
+                        "gen: job %zu: %" PRIu32 " pods of %u GPUs reach 2^31 GPUs: lower "
+                        "max_pods or pod_gpus",
+                        i + 1, p, g);
+    j->gpus = g;
+    gen_requests(spec, j);
+    *pods = p;
+    return CPN_OK;
 }
 
 /* Names a generated queue (its source) and hashes it as its CSV would be. */
@@ -283,12 +343,16 @@ static void gen_describe(const struct gen_spec *spec, const struct catalog *cat,
         snprintf(arrival, sizeof arrival, "diurnal:%g", spec->rate_per_s);
     else
         snprintf(arrival, sizeof arrival, "batch");
+    char pods[GEN_SOURCE_BUF / 2] = "";
+    if (spec->distributed > 0)
+        snprintf(pods, sizeof pods, ", distributed %g of up to %" PRIu32 " pods",
+                 spec->distributed, spec->max_pods ? spec->max_pods : gen_table.max_pods);
     if (spec->mix)
-        snprintf(source, sizeof source, "<generated: %zu jobs, seed %" PRIu64 ", %s, mix %s>",
-                 spec->count, spec->seed, arrival, spec->mix->name);
+        snprintf(source, sizeof source, "<generated: %zu jobs, seed %" PRIu64 ", %s%s, mix %s>",
+                 spec->count, spec->seed, arrival, pods, spec->mix->name);
     else
-        snprintf(source, sizeof source, "<generated: %zu jobs, seed %" PRIu64 ", %s>",
-                 spec->count, spec->seed, arrival);
+        snprintf(source, sizeof source, "<generated: %zu jobs, seed %" PRIu64 ", %s%s>",
+                 spec->count, spec->seed, arrival, pods);
     free(out->source);
     out->source = cpn_strdup(source);
     trace_csv_sha256(out, cat, out->sha256);
@@ -320,6 +384,14 @@ int gen_jobs(const struct gen_spec *spec, const struct catalog *cat, struct jobs
     gsl_rng_set(rng, spec->seed);
     gsl_ran_discrete_t *gpu_pick = gsl_ran_discrete_preproc(GEN_GPU_CHOICES, gen_table.gpu_weights);
     CPN_ASSERT(gpu_pick);
+    /* Distributed jobs draw from a generator of their own, only when there are some. */
+    gsl_rng *pod_rng = NULL;
+    uint32_t max_pods = spec->max_pods ? spec->max_pods : gen_table.max_pods;
+    if (spec->distributed > 0) {
+        pod_rng = gsl_rng_alloc(gsl_rng_mt19937);
+        CPN_ASSERT(pod_rng);
+        gsl_rng_set(pod_rng, spec->seed ^ gen_table.pod_seed_xor);
+    }
 
     int width = gen_digits(spec->count);
     if (width < gen_table.id_min_digits)
@@ -340,6 +412,9 @@ int gen_jobs(const struct gen_spec *spec, const struct catalog *cat, struct jobs
         else if (spec->arrival == GEN_DIURNAL)
             t = gen_diurnal_next(t, gsl_ran_exponential(rng, 1.0), spec->rate_per_s, hourly);
         j.submit_s = t;
+        uint32_t pods = 1;
+        if (pod_rng && (rc = gen_pods(spec, pod_rng, max_pods, i, &j, &pods, err, errlen)))
+            break;
         if (!(t <= TRACE_MAX_TIME_S)) {
             /* A queue that a job file could not hold, nor a run accept. */
             rc = cpn_fail(err, errlen, CPN_EINPUT,
@@ -355,7 +430,7 @@ int gen_jobs(const struct gen_spec *spec, const struct catalog *cat, struct jobs
         j.id = jobset_intern(out, id);
         size_t line = out->n + 2; /* its line when the set is written out */
         j.line = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
-        jobset_push(out, &j);
+        jobset_set_pods(out, jobset_push(out, &j), pods);
     }
 
     if (!rc)
@@ -365,11 +440,23 @@ int gen_jobs(const struct gen_spec *spec, const struct catalog *cat, struct jobs
     free(origin_off);
     free(models);
     gsl_ran_discrete_free(gpu_pick);
+    gsl_rng_free(pod_rng);
     gsl_rng_free(rng);
     return rc;
 }
 
 size_t gen_count_max(void) { return gen_table.count_max; }
+
+uint32_t gen_default_max_pods(void) { return gen_table.max_pods; }
+
+int gen_parse_share(const char *s, double *out)
+{
+    double x;
+    if (cpn_parse_double(s, &x) != 0 || !(x >= 0 && x <= 1))
+        return -1;
+    *out = x;
+    return 0;
+}
 
 int gen_parse_arrival(const char *s, struct gen_spec *spec)
 {

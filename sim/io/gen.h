@@ -33,13 +33,20 @@ struct gen_spec {
     const struct gen_mix *mix;  /* NULL: the default mix (gen_table in gen.c) */
     const double *hourly;       /* diurnal: GEN_HOURS relative rates from 00:00, time 0 being
                                    midnight; NULL: the mix's curve, else the default one */
+    double distributed;         /* share of jobs that are distributed (several pods), in
+                                   [0, 1]; 0: none, and nothing is drawn for it */
+    uint32_t max_pods;          /* a distributed job's pods are uniform in 2 ... max_pods;
+                                   0: the default (4) */
 };
 
 /* Appends spec->count jobs to out (initialised) and sets out->source (a description
  * of the spec) and out->sha256 (of the CSV trace_write_csv would write for out).
- * Returns 0, or CPN_EINPUT with a message, leaving out untouched, when the spec is
- * invalid (count 0 or above 10^8, no origins or an empty one, rate <= 0 for Poisson
- * or diurnal, a curve with a negative or non-finite hour or no positive one, or a
+ * A share spec->distributed of the jobs, drawn from a second generator of their own,
+ * have several pods (docs/jobs.md, "Distributed jobs"), so that the other draws are the
+ * same whatever the share. Returns 0, or CPN_EINPUT with a message, leaving out
+ * untouched, when the spec is invalid (count 0 or above 10^8, no origins or an empty
+ * one, rate <= 0 for Poisson or diurnal, a curve with a negative or non-finite hour or
+ * no positive one, a share outside [0, 1], max_pods 1 or above 2^31 - 1, or a
  * catalogue without H100-measured models). */
 int gen_jobs(const struct gen_spec *spec, const struct catalog *cat, struct jobset *out,
              char *err, size_t errlen);
@@ -57,6 +64,12 @@ void gen_mix_destroy(struct gen_mix *mix); /* NULL is a no-op */
  * curve) and origins, and sets spec->mix; fields the file leaves out are kept. The
  * pointers stay valid while the mix lives. */
 void gen_mix_apply(const struct gen_mix *mix, struct gen_spec *spec);
+/* Reads a distributed share as `cpnsim gen --distributed` takes it: a number from 0 to
+ * 1. Returns 0, or -1 leaving *out untouched. */
+int gen_parse_share(const char *s, double *out);
+/* The default largest pods of a distributed job (gen_table's max_pods). */
+uint32_t gen_default_max_pods(void);
+
 /* True when the mix names its own origin sites. */
 bool gen_mix_has_origins(const struct gen_mix *mix);
 

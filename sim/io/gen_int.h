@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <gsl/gsl_randist.h>
 
@@ -43,7 +44,10 @@ struct gen_mix {
     struct gen_dist gpus, epochs, data, image;
     bool has_cpus, has_mem;
     double cpus_per_gpu, mem_gib_per_gpu;
-    bool has_count, has_arrival, has_hourly;
+    bool has_count, has_arrival, has_hourly, has_distributed;
+    double distributed;         /* share of distributed jobs */
+    uint32_t max_pods;          /* 0: not given */
+    struct gen_dist pod_gpus;   /* a distributed job's GPUs per pod; GD_NONE: gen_table's */
     size_t count;
     int arrival;
     double rate_per_s;

@@ -41,6 +41,7 @@ void gen_mix_destroy(struct gen_mix *mix)
     gen_dist_free(&mix->epochs);
     gen_dist_free(&mix->data);
     gen_dist_free(&mix->image);
+    gen_dist_free(&mix->pod_gpus);
     for (size_t i = 0; i < mix->n_origins; i++)
         free(mix->origins[i]);
     free(mix->origins);
@@ -63,6 +64,10 @@ void gen_mix_apply(const struct gen_mix *mix, struct gen_spec *spec)
         spec->origins = NULL; /* the mix's, with its weights */
         spec->n_origins = 0;
     }
+    if (mix->has_distributed)
+        spec->distributed = mix->distributed;
+    if (mix->max_pods)
+        spec->max_pods = mix->max_pods;
 }
 
 bool gen_mix_has_origins(const struct gen_mix *mix) { return mix->n_origins > 0; }
@@ -483,7 +488,8 @@ static int gp_top(const struct gp *g, const cJSON *root, struct gen_mix *mix)
 {
     static const char *const keys[] = {"count",  "arrival",   "origins",   "models",
                                        "gpus",   "epochs",    "data_gib",  "image_gib",
-                                       "cpus_per_gpu", "mem_gib_per_gpu", NULL};
+                                       "cpus_per_gpu", "mem_gib_per_gpu", "distributed",
+                                       "max_pods", "pod_gpus", NULL};
     int rc = gp_keys(g, root, "", keys);
     const cJSON *v;
     if (!rc && (v = cJSON_GetObjectItemCaseSensitive(root, "count"))) {
@@ -517,6 +523,22 @@ static int gp_top(const struct gp *g, const cJSON *root, struct gen_mix *mix)
         rc = gp_number(g, v, "mem_gib_per_gpu", 0, false, &mix->mem_gib_per_gpu);
         mix->has_mem = true;
     }
+    if (!rc && (v = cJSON_GetObjectItemCaseSensitive(root, "distributed"))) {
+        rc = gp_number(g, v, "distributed", 0, false, &mix->distributed);
+        if (!rc && mix->distributed > 1)
+            rc = gp_fail(g, v, "distributed", "must be a share from 0 to 1 (got %g)",
+                         mix->distributed);
+        mix->has_distributed = true;
+    }
+    if (!rc && (v = cJSON_GetObjectItemCaseSensitive(root, "max_pods"))) {
+        double x = 0;
+        rc = gp_number(g, v, "max_pods", 2, false, &x);
+        if (!rc)
+            rc = gp_whole_ok(g, v, "max_pods", x);
+        mix->max_pods = (uint32_t)x;
+    }
+    if (!rc && (v = cJSON_GetObjectItemCaseSensitive(root, "pod_gpus")))
+        rc = gp_dist(g, v, "pod_gpus", true, &mix->pod_gpus);
     return rc;
 }
 

@@ -250,12 +250,40 @@ static void irows_free(struct import_conv *m)
     m->pool = NULL;
 }
 
-/* Folds a job wider than --max-gpus onto max_gpus GPUs, keeping its GPU time. */
-void import_fold(struct import_conv *m, struct import_job *r)
+/* Splits a job of G GPUs, more than --pod-gpus N, into P = ceil(G / N) pods of
+ * ceil(G / P) GPUs (the fewest pods of at most N GPUs, and the GPUs spread evenly over
+ * them), each with a P-th of its CPU and memory requests. The duration is kept: a
+ * trace's duration is the run of the whole job, its communication included. Where
+ * P x ceil(G / P) exceeds G the job holds more GPUs than it had, for that duration. */
+static void import_split(struct import_conv *m, struct import_job *r, unsigned n)
+{
+    static const char what[] = "split into pods of at most --pod-gpus GPUs (P = ceil(gpus / "
+                               "pod-gpus) pods of ceil(gpus / P) GPUs), duration kept";
+    static const char more[] = "split into pods holding more GPUs than num_gpus (pods x GPUs per "
+                               "pod rounded up): GPU time grows by that ratio";
+    unsigned pods = (unsigned)((r->gpus + (uint64_t)n - 1) / n);
+    unsigned per = (unsigned)((r->gpus + (uint64_t)pods - 1) / pods);
+    if ((uint64_t)pods * per > r->gpus)
+        import_tally_add(&m->t, false, more, r->line);
+    r->cpus /= pods;
+    r->mem_gib /= pods;
+    r->gpus = per;
+    r->pods = pods;
+    m->changed++;
+    import_tally_add(&m->t, false, what, r->line);
+}
+
+void import_wide(struct import_conv *m, struct import_job *r)
 {
     static const char what[] = "folded onto --max-gpus GPUs, GPU time kept (duration or steps "
                                "scaled by gpus / max-gpus)";
     unsigned max = m->o ? m->o->max_gpus : 0;
+    unsigned pod = m->o ? m->o->pod_gpus : 0;
+    CPN_ASSERT(!(max && pod));
+    if (pod && r->gpus > pod) {
+        import_split(m, r, pod);
+        return;
+    }
     if (!max || r->gpus <= max)
         return;
     if (r->duration >= 0)
@@ -297,6 +325,8 @@ static int imp_build(struct import_conv *m, const char *sha256, struct jobset *o
         f[JOBIN_EPOCHS] = (struct jobin_val){.kind = JOBIN_NUM, .num = import_assume.epochs};
         f[JOBIN_DATA] = (struct jobin_val){.kind = JOBIN_NUM, .num = import_assume.data_gib};
         f[JOBIN_GPUS] = (struct jobin_val){.kind = JOBIN_NUM, .num = r[i].gpus};
+        if (r[i].pods > 1)
+            f[JOBIN_PODS] = (struct jobin_val){.kind = JOBIN_NUM, .num = r[i].pods};
         f[JOBIN_CPUS] = (struct jobin_val){.kind = JOBIN_NUM, .num = r[i].cpus};
         f[JOBIN_MEM] = (struct jobin_val){.kind = JOBIN_NUM, .num = r[i].mem_gib};
         f[JOBIN_IMAGE] = (struct jobin_val){.kind = JOBIN_NUM, .num = import_assume.image_gib};

@@ -18,6 +18,9 @@ struct import_opts {
     const char *origin;   /* origin site of every job (openb, gavel); NULL: the format's name */
     unsigned max_gpus;    /* > 0: a job wider than this is folded onto this many GPUs, its
                              GPU time kept (duration, or steps, scaled); 0: kept as it is */
+    unsigned pod_gpus;    /* > 0: a job wider than this becomes P = ceil(G / pod_gpus) pods
+                             of ceil(G / P) GPUs each, its duration (or samples) kept; 0:
+                             kept as it is. Not with max_gpus (docs/import.md) */
     const char *site;     /* the compute site of a converted cluster; NULL: the format's name */
     const struct jobset *origins_from; /* its jobs' origins become data-only sites of a
                                           converted cluster, linked to the compute site */
@@ -29,7 +32,8 @@ struct import_stats {
     size_t rows;    /* data rows read */
     size_t jobs;    /* jobs (or machines) written */
     size_t skipped; /* rows not converted, each counted under a reason in the report */
-    size_t changed; /* jobs converted with a value changed (folded onto fewer GPUs) */
+    size_t changed; /* jobs converted with a value changed (folded onto fewer GPUs, or
+                       split into pods) */
 };
 
 /* True for philly, openb, gavel. */

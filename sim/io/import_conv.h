@@ -118,15 +118,18 @@ struct import_job {
     double duration; /* < 0: none (Gavel gives steps) */
     uint64_t line;
     uint64_t samples;
-    unsigned gpus, batch;
+    unsigned gpus, batch; /* gpus: of each pod */
+    unsigned pods;        /* 0 or 1: one pod */
     int model; /* -1: none */
-    double cpus, mem_gib;
+    double cpus, mem_gib; /* of each pod */
     double gpu_mem_gib; /* < 0: none (the catalogue's, at run time) */
     size_t id, origin;  /* offsets in the converter's pool (import_str) */
 };
 
-/* Folds a job wider than --max-gpus onto max_gpus GPUs, keeping its GPU time. */
-void import_fold(struct import_conv *m, struct import_job *r);
+/* Reshapes a job wider than the options allow: folds it onto --max-gpus GPUs, keeping
+ * its GPU time, or splits it into pods of at most --pod-gpus GPUs, keeping its
+ * duration. Counts and notes what it changed. */
+void import_wide(struct import_conv *m, struct import_job *r);
 
 /* The job converters (import_philly.c, import_openb.c, import_gavel.c); ctx is a
  * struct import_conv whose rows are struct import_job. */

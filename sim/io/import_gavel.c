@@ -220,7 +220,7 @@ static int gavel_line(struct import_conv *m, struct gavel_state *g, char *s, uin
                              .mem_gib = import_assume.mem_gib,
                              .id = import_str(m, id, idlen),
                              .origin = g->origin};
-    import_fold(m, r);
+    import_wide(m, r);
     if (r->gpus <= GAVEL_MEMO_GPUS) {
         if (isnan(type->gpu_mem[r->gpus]))
             type->gpu_mem[r->gpus] =

@@ -96,7 +96,7 @@ int import_openb_row(void *ctx, char **f, size_t nf, uint64_t line)
                              .mem_gib = mem / IMP_MIB_PER_GIB,
                              .id = import_str(m, name, strlen(name)),
                              .origin = import_str(m, origin, strlen(origin))};
-    import_fold(m, r);
+    import_wide(m, r);
     return CPN_OK;
 }
 

@@ -78,12 +78,6 @@ int import_philly_row(void *ctx, char **f, size_t nf, uint64_t line)
     if (m->col[PH_GPU_TIME] >= 0 && fabs(gpu_time - dur * (double)gpus) > 1e-6 * (gpu_time + 1))
         import_tally_add(&m->t, false, "gpu_time differs from duration x num_gpus; duration used",
                          line);
-    if (!m->o->max_gpus && gpus > import_assume.philly_machine_gpus)
-        import_tally_add(
-            &m->t, false,
-            "more GPUs than the largest Philly machine (8): they cannot start on the "
-            "converted Philly cluster, and FIFO stops behind them (--max-gpus 8 folds them)",
-            line);
     struct import_job *r = import_push(m, sizeof *r);
     char id[IMP_ID_BUF];
     snprintf(id, sizeof id, "philly-%" PRIu64, line);
@@ -98,7 +92,15 @@ int import_philly_row(void *ctx, char **f, size_t nf, uint64_t line)
                              .mem_gib = import_assume.mem_gib,
                              .id = import_str(m, id, strlen(id)),
                              .origin = import_str(m, cl, strlen(cl))};
-    import_fold(m, r);
+    import_wide(m, r);
+    /* A job folded with --max-gpus is as wide as asked, whatever that is. */
+    if (!m->o->max_gpus && r->gpus > import_assume.philly_machine_gpus)
+        import_tally_add(
+            &m->t, false,
+            "more GPUs than the largest Philly machine (8): they cannot start on the "
+            "converted Philly cluster, and FIFO stops behind them (--pod-gpus 8 splits them "
+            "into pods of 8 or fewer; --max-gpus 8 folds them)",
+            line);
     return CPN_OK;
 }
 

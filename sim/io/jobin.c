@@ -32,7 +32,8 @@ enum {
     JOBIN_DIGITS_MIN = 15, /* %.15g first: short and exact for most values */
     JOBIN_DIGITS_MAX = 17, /* %.17g always reads back to the same double */
 };
-/* batch, epochs and gpus must be below 2^31, as in the CSV. */
+/* batch, epochs, gpus and pods must be below 2^31, as in the CSV, and so must a job's
+ * GPUs over all its pods (gpus x pods). */
 #define JOBIN_WHOLE_LIMIT UINT64_C(2147483648)
 /* A typed number above 2^53 may not be the whole number that was written. */
 #define JOBIN_EXACT_LIMIT 9007199254740992.0
@@ -44,7 +45,8 @@ static const struct jobin_def {
     [JOBIN_ID] = {"id", true},           [JOBIN_SUBMIT] = {"submit_s", true},
     [JOBIN_MODEL] = {"model", true},     [JOBIN_BATCH] = {"batch", true},
     [JOBIN_EPOCHS] = {"epochs", true},   [JOBIN_DATA] = {"data_gib", true},
-    [JOBIN_GPUS] = {"gpus", true},       [JOBIN_CPUS] = {"cpus", true},
+    [JOBIN_GPUS] = {"gpus", true},       [JOBIN_PODS] = {"pods", false},
+    [JOBIN_CPUS] = {"cpus", true},
     [JOBIN_MEM] = {"mem_gib", true},     [JOBIN_IMAGE] = {"image_gib", true},
     [JOBIN_ORIGIN] = {"origin", true},   [JOBIN_DURATION] = {"duration_s", false},
     [JOBIN_GPU_MEM] = {"gpu_mem_gib", false}, [JOBIN_SAMPLES] = {"samples", false},
@@ -372,9 +374,10 @@ static int jr_whole(const struct jrow *r, int f, uint64_t min, uint64_t limit, u
     return CPN_OK;
 }
 
+/* A whole-number field in [1, 2^31). An absent optional one leaves *out. */
 static int jr_whole32(const struct jrow *r, int f, uint32_t *out)
 {
-    uint64_t x = 0;
+    uint64_t x = *out;
     int rc = jr_whole(r, f, 1, JOBIN_WHOLE_LIMIT, &x);
     *out = (uint32_t)x;
     return rc;
@@ -405,8 +408,24 @@ struct jvals {
     const char *id, *origin;
     size_t id_len;
     uint64_t samples;
+    uint32_t pods;         /* 1 until the pods field says otherwise */
     struct jslot *id_slot; /* the id's empty slot in b->ids; NULL while the ids are sorted */
 };
+
+/* Checks that the job's GPUs over all its pods stay below 2^31, once both gpus and
+ * pods are read (gpus is 0 until it is; pods is 1 until it is, and gpus alone is below
+ * 2^31). A job of several pods needs GPUs in each: gpus is at least 1 for every job.
+ * The message names pods, the field that multiplies. */
+static int jr_pods_fit(const struct jrow *r, const struct jvals *v)
+{
+    uint64_t total = (uint64_t)v->j.gpus * v->pods;
+    if (total < JOBIN_WHOLE_LIMIT)
+        return CPN_OK;
+    return jr_fail(r, JOBIN_PODS,
+                   "%" PRIu32 " pods of %" PRIu32 " GPUs are %" PRIu64
+                   " GPUs: must be below %" PRIu64,
+                   v->pods, v->j.gpus, total, JOBIN_WHOLE_LIMIT);
+}
 
 /* Checks field f of the row into v. Returns 0 or CPN_EINPUT. */
 static int jr_field(const struct jrow *r, int f, bool has_duration, struct jvals *v)
@@ -429,7 +448,8 @@ static int jr_field(const struct jrow *r, int f, bool has_duration, struct jvals
     case JOBIN_BATCH: return jr_whole32(r, f, &j->batch);
     case JOBIN_EPOCHS: return jr_whole32(r, f, &j->epochs);
     case JOBIN_DATA: return jr_real(r, f, false, &j->data_gib);
-    case JOBIN_GPUS: return jr_whole32(r, f, &j->gpus);
+    case JOBIN_GPUS: return (rc = jr_whole32(r, f, &j->gpus)) ? rc : jr_pods_fit(r, v);
+    case JOBIN_PODS: return (rc = jr_whole32(r, f, &v->pods)) ? rc : jr_pods_fit(r, v);
     case JOBIN_CPUS: return jr_real(r, f, false, &j->cpus);
     case JOBIN_MEM: return jr_real(r, f, false, &j->mem_gib);
     case JOBIN_IMAGE: return jr_real(r, f, false, &j->image_gib);
@@ -461,6 +481,7 @@ int jobin_add_in(struct jobin *b, const struct jobin_row *row, const int *order,
     struct jvals v = {
         .j = {.duration_s = -1, .gpu_mem_gib = -1,
               .line = row->line > UINT32_MAX ? UINT32_MAX : (uint32_t)row->line},
+        .pods = 1,
     };
     for (int f = 0; f < JOBIN_NFIELDS; f++)
         CPN_ASSERT(row->f[f].kind != JOBIN_DEFAULT || f == JOBIN_ORIGIN);
@@ -495,6 +516,8 @@ int jobin_add_in(struct jobin *b, const struct jobin_row *row, const int *order,
         b->origins.n++;
     }
     size_t idx = jobset_push(&b->js, &j);
+    /* One pod stores nothing while no job has more (jobset_set_pods). */
+    jobset_set_pods(&b->js, idx, v.pods);
     b->last_id_len = v.id_len;
     /* The id's slot is still valid: only the origin set grew since. */
     if (v.id_slot)

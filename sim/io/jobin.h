@@ -22,6 +22,7 @@ enum jobin_field {
     JOBIN_EPOCHS,
     JOBIN_DATA,
     JOBIN_GPUS,
+    JOBIN_PODS,
     JOBIN_CPUS,
     JOBIN_MEM,
     JOBIN_IMAGE,
@@ -79,8 +80,10 @@ void jobin_destroy(struct jobin *b); /* NULL is a no-op */
 void jobin_reserve(struct jobin *b, size_t jobs, size_t pool_bytes);
 
 /* Checks a row's fields in the table's order (the model must be in the catalogue, or
- * absent, empty or "-" when a duration is given; ids are unique) and appends the
- * job. A JOBIN_NUM value of a whole-number field must be integral. Returns 0, or
+ * absent, empty or "-" when a duration is given; ids are unique; a job's GPUs over all
+ * its pods, gpus x pods, are below 2^31) and appends the job, with its pods when it has
+ * more than one (jobset_set_pods: a set whose jobs all have one pod carries no pods
+ * array). A JOBIN_NUM value of a whole-number field must be integral. Returns 0, or
  * CPN_EINPUT with "name:line: field: what is wrong" in err, adding nothing. */
 int jobin_add(struct jobin *b, const struct jobin_row *row, char *err, size_t errlen);
 /* Same, checking only the fields listed in order, in that order, so that the first

@@ -1,17 +1,22 @@
-/* k8s: Kubernetes Job YAML.
+/* k8s: Kubernetes Job YAML, and Kubeflow's PyTorchJob.
  *
  * The YAML reader uses libyaml's document API, one document at a time, so memory
  * grows with the jobs, not the file. Every mapping is sorted into the keys it reads,
  * keys that cannot change a simulation (names, commands, environment, volumes) and
  * skips silently, and the rest, which it ignores with a warning because the simulator
- * does not model them (node selectors, affinity, tolerations, parallelism...). Scalars
+ * does not model them (node selectors, affinity, tolerations...). Scalars
  * are typed as Kubernetes' YAML decoder types them (YAML 1.1: an unquoted 3 is a
  * number, yes is a boolean), so a manifest Kubernetes would reject is rejected here
  * too, with one exception: an unquoted number in an annotation, which the original
  * controller's own documented files use (`epoch: 100`), is read as its number with a
  * note. The values found go to sim/jobin, which applies the job CSV's rules.
  *
- * This file reads a Job's fields (annotations, resources, spec) and drives libyaml;
+ * A document is a job when its kind is in k8s_kinds: a batch/v1 Job (of
+ * spec.parallelism pods) or a kubeflow.org/v1 PyTorchJob (of its Master and Workers).
+ * Both have the same metadata and annotations, and their Pod templates are read by the
+ * same code (k_pod_template); only the spec around the templates differs.
+ *
+ * This file reads a job's fields (annotations, resources, spec) and drives libyaml;
  * the generic node helpers it reads them with (scalar types, typed readers, errors
  * and warnings) are in k8s_node.c, declared in k8s_int.h. */
 #include "k8s.h"
@@ -58,10 +63,10 @@ static const struct kann {
     {"cpu_cores_used", JOBIN_CPU_USED, KA_TEXT},
 };
 
-/* Labels ("metadata.annotations.epoch") live as long as the reader: one per field. */
+/* Labels of the annotations ("metadata.annotations.epoch"), one per field: they live
+ * until the job is added. */
 struct klabels {
     char ann[JOBIN_NFIELDS][K8S_PATH_MAX];
-    char cpu[K8S_PATH_MAX], mem[K8S_PATH_MAX], gpu[K8S_PATH_MAX];
 };
 
 /* An annotation given as a YAML number: Kubernetes refuses it (annotation values are
@@ -162,11 +167,11 @@ static int k_reqs(struct k8s_reader *k, yaml_node_t *m, const char *path, struct
 struct ktotal {
     uint64_t v[KR_N];
     bool gpu_set;
-    const yaml_node_t *node[KR_N]; /* the first value given, for messages */
+    const yaml_node_t *node[KR_N];   /* the first value given, for messages */
+    char label[KR_N][K8S_PATH_MAX]; /* its path; "" when none was given */
 };
 
-static int k_container(struct k8s_reader *k, yaml_node_t *c, const char *path, struct ktotal *tot,
-                       struct klabels *lb)
+static int k_container(struct k8s_reader *k, yaml_node_t *c, const char *path, struct ktotal *tot)
 {
     static const char *const inert[] = {
         "name", "command", "args", "env", "envFrom", "workingDir", "ports", "volumeMounts",
@@ -225,8 +230,7 @@ static int k_container(struct k8s_reader *k, yaml_node_t *c, const char *path, s
         tot->v[r] += v;
         if (!tot->node[r]) {
             tot->node[r] = use_req ? req.node[r] : lim.node[r];
-            char *label = r == KR_CPU ? lb->cpu : r == KR_MEM ? lb->mem : lb->gpu;
-            snprintf(label, K8S_PATH_MAX, "%s", use_req ? rq : lm);
+            snprintf(tot->label[r], K8S_PATH_MAX, "%s", use_req ? rq : lm);
         }
         if (r == KR_GPU)
             tot->gpu_set = true;
@@ -236,46 +240,46 @@ static int k_container(struct k8s_reader *k, yaml_node_t *c, const char *path, s
 
 /* ---- one Job ---- */
 
-static int k_job_spec(struct k8s_reader *k, yaml_node_t *spec, struct ktotal *tot,
-                      struct klabels *lb)
-{
-    static const char *const spec_inert[] = {"ttlSecondsAfterFinished", "selector",
-                                             "manualSelector", NULL};
-    struct k8s_field sw[] = {
-        {"template", NULL}, {"backoffLimit", NULL}, {"parallelism", NULL}, {"completions", NULL}};
-    int rc = k8s_map(k, spec, "spec", sw, 4, spec_inert);
-    if (rc)
-        return rc;
-    uint64_t v;
-    if (sw[1].val) {
-        rc = k8s_count(k, sw[1].val, "spec.backoffLimit", &v);
-        if (!rc && v != K8S_SIM_BACKOFF_LIMIT)
-            k8s_warn(k, sw[1].val, "spec.backoffLimit",
-                     "the simulator applies the cluster's backoff_limit (default %d) to every "
-                     "job; this Job's %" PRIu64 " is ignored",
-                     K8S_SIM_BACKOFF_LIMIT, v);
-    }
-    for (size_t i = 2; i < 4 && !rc; i++) {
-        char sub[K8S_PATH_MAX];
-        k8s_path(sub, "spec", sw[i].key);
-        if (sw[i].val && !(rc = k8s_count(k, sw[i].val, sub, &v)) && v != 1)
-            k8s_warn(k, sw[i].val, sub,
-                     "the simulator runs one Pod per Job; %" PRIu64 " is ignored", v);
-    }
-    if (rc)
-        return rc;
-    if (!sw[0].val)
-        return k8s_fail(k, spec, "spec.template", "missing (a Job needs a Pod template)");
+/* What a job's spec gives: one Pod's requests, and how many Pods the job runs
+ * together (docs/jobs.md, "Distributed jobs"). */
+struct kspec {
+    struct ktotal pod;
+    uint64_t pods;
+    const yaml_node_t *pods_node; /* where pods was given; NULL: 1 by default */
+    char pods_label[K8S_PATH_MAX];
+};
 
+/* A backoffLimit (a Job's, a PyTorchJob's runPolicy's) at path: checked, and warned
+ * about when it is not the cluster's. */
+static int k_backoff(struct k8s_reader *k, const yaml_node_t *n, const char *path)
+{
+    uint64_t v;
+    int rc = k8s_count(k, n, path, &v);
+    if (!rc && v != K8S_SIM_BACKOFF_LIMIT)
+        k8s_warn(k, n, path,
+                 "the simulator applies the cluster's backoff_limit (default %d) to every "
+                 "job; this Job's %" PRIu64 " is ignored",
+                 K8S_SIM_BACKOFF_LIMIT, v);
+    return rc;
+}
+
+/* A Pod template at path (a Job's spec.template, a PyTorchJob replica's template):
+ * its containers' requests summed into tot. A Job's Pods must not restart for ever
+ * (restartPolicy Never or OnFailure, as Kubernetes requires of a Job); the training
+ * operator sets a PyTorchJob's Pods' policy from the replica's, so for one (job false)
+ * the template's is not read. */
+static int k_pod_template(struct k8s_reader *k, yaml_node_t *tmpl, const char *path, bool job,
+                          struct ktotal *tot)
+{
     struct k8s_field tw[] = {{"spec", NULL}};
     static const char *const tmpl_inert[] = {"metadata", NULL};
-    rc = k8s_map(k, sw[0].val, "spec.template", tw, 1, tmpl_inert);
+    char pspec[K8S_PATH_MAX], sub[K8S_PATH_MAX];
+    k8s_path(pspec, path, "spec");
+    int rc = k8s_map(k, tmpl, path, tw, 1, tmpl_inert);
     if (rc)
         return rc;
     if (!tw[0].val)
-        return k8s_fail(k, sw[0].val, "spec.template.spec",
-                        "missing (a Pod template needs a spec)");
-    static const char pspec[] = "spec.template.spec";
+        return k8s_fail(k, tmpl, pspec, "missing (a Pod template needs a spec)");
     static const char *const pod_inert[] = {
         "volumes", "imagePullSecrets", "serviceAccountName", "serviceAccount",
         "terminationGracePeriodSeconds", "securityContext", "hostname", "subdomain",
@@ -284,17 +288,19 @@ static int k_job_spec(struct k8s_reader *k, yaml_node_t *spec, struct ktotal *to
     rc = k8s_map(k, tw[0].val, pspec, pw, 2, pod_inert);
     if (rc)
         return rc;
-    if (pw[1].val) {
+    if (pw[1].val && job) {
         const char *rp = NULL;
-        rc = k8s_string(k, pw[1].val, "spec.template.spec.restartPolicy", false, &rp);
+        k8s_path(sub, pspec, "restartPolicy");
+        rc = k8s_string(k, pw[1].val, sub, false, &rp);
         if (!rc && strcmp(rp, "Never") != 0 && strcmp(rp, "OnFailure") != 0)
-            rc = k8s_fail(k, pw[1].val, "spec.template.spec.restartPolicy",
-                          "must be Never or OnFailure for a Job (got '%.*s')", K8S_SHOW_MAX, rp);
+            rc = k8s_fail(k, pw[1].val, sub, "must be Never or OnFailure for a Job (got '%.*s')",
+                          K8S_SHOW_MAX, rp);
         if (rc)
             return rc;
     }
     yaml_node_t *cs = pw[0].val;
-    static const char cpath[] = "spec.template.spec.containers";
+    char cpath[K8S_PATH_MAX];
+    k8s_path(cpath, pspec, "containers");
     if (!cs)
         return k8s_fail(k, tw[0].val, cpath, "missing (a Pod needs a container)");
     if (cs->type != YAML_SEQUENCE_NODE)
@@ -304,11 +310,178 @@ static int k_job_spec(struct k8s_reader *k, yaml_node_t *spec, struct ktotal *to
     size_t i = 0;
     for (yaml_node_item_t *it = cs->data.sequence.items.start; it < cs->data.sequence.items.top && !rc;
          it++, i++) {
-        char sub[K8S_PATH_MAX];
-        snprintf(sub, sizeof sub, "%s[%zu]", cpath, i);
-        rc = k_container(k, k8s_node(k, *it), sub, tot, lb);
+        char item[K8S_PATH_MAX + 24]; /* the path and an index of up to 20 digits */
+        snprintf(item, sizeof item, "%s[%zu]", cpath, i);
+        rc = k_container(k, k8s_node(k, *it), item, tot);
     }
     return rc;
+}
+
+/* A Job's spec: its Pod template, and its Pods: spec.parallelism when above 1, the
+ * workers of one distributed job, which run together and once, so that
+ * spec.completions, when given, must equal it. A Job of one Pod that asks for other
+ * completions (Pods in turn) or a parallelism of 0 runs one Pod, with a warning. */
+static int k_job_spec(struct k8s_reader *k, yaml_node_t *spec, struct kspec *out)
+{
+    static const char *const spec_inert[] = {"ttlSecondsAfterFinished", "selector",
+                                             "manualSelector", "completionMode", NULL};
+    struct k8s_field sw[] = {
+        {"template", NULL}, {"backoffLimit", NULL}, {"parallelism", NULL}, {"completions", NULL}};
+    int rc = k8s_map(k, spec, "spec", sw, 4, spec_inert);
+    if (rc)
+        return rc;
+    if (sw[1].val && (rc = k_backoff(k, sw[1].val, "spec.backoffLimit")))
+        return rc;
+    uint64_t par = 1, comp = 1;
+    if (sw[2].val && (rc = k8s_count(k, sw[2].val, "spec.parallelism", &par)))
+        return rc;
+    if (sw[3].val && (rc = k8s_count(k, sw[3].val, "spec.completions", &comp)))
+        return rc;
+    if (par > 1) {
+        if (sw[3].val && comp != par)
+            return k8s_fail(k, sw[3].val, "spec.completions",
+                            "must equal spec.parallelism (%" PRIu64 ") in a Job of several Pods: "
+                            "cpnsim runs them together, once, as the workers of one job (got "
+                            "%" PRIu64 ")",
+                            par, comp);
+        out->pods = par;
+        out->pods_node = sw[2].val;
+        snprintf(out->pods_label, sizeof out->pods_label, "spec.parallelism");
+    } else {
+        if (sw[2].val && par != 1)
+            k8s_warn(k, sw[2].val, "spec.parallelism",
+                     "a Job of parallelism 0 starts no Pod until it is raised; the simulator "
+                     "runs it as 1");
+        if (sw[3].val && comp != 1)
+            k8s_warn(k, sw[3].val, "spec.completions",
+                     "the simulator runs a Job's Pods together and once (spec.parallelism of "
+                     "them); %" PRIu64 " completions in turn are not modeled: one Pod runs",
+                     comp);
+    }
+    if (!sw[0].val)
+        return k8s_fail(k, spec, "spec.template", "missing (a Job needs a Pod template)");
+    return k_pod_template(k, sw[0].val, "spec.template", true, &out->pod);
+}
+
+/* ---- one PyTorchJob ---- */
+
+/* The GPUs of one Pod: its nvidia.com/gpu, else 1 (docs/jobs.md: a Pod that asks for
+ * none runs on one GPU, as in the original deployment). */
+static uint64_t k_pod_gpus(const struct ktotal *t)
+{
+    return t->gpu_set ? t->v[KR_GPU] / K8S_MILLI : 1;
+}
+
+/* One replica type of a PyTorchJob at path (spec.pytorchReplicaSpecs.Master or
+ * .Worker): its Pods (replicas, 1 when absent, as the training operator defaults it)
+ * into *n and *n_node (NULL when absent), one Pod's requests into tot. */
+static int k_replica(struct k8s_reader *k, yaml_node_t *rs, const char *path, uint64_t *n,
+                     const yaml_node_t **n_node, struct ktotal *tot)
+{
+    struct k8s_field rw[] = {{"replicas", NULL}, {"template", NULL}, {"restartPolicy", NULL}};
+    char sub[K8S_PATH_MAX];
+    int rc = k8s_map(k, rs, path, rw, 3, NULL);
+    if (rc)
+        return rc;
+    *n = 1;
+    *n_node = rw[0].val;
+    k8s_path(sub, path, "replicas");
+    if (rw[0].val && (rc = k8s_count(k, rw[0].val, sub, n)))
+        return rc;
+    if (rw[2].val) {
+        /* The operator restarts Pods by this policy; the simulator retries a job by the
+         * cluster's backoff_limit, so it is only checked. */
+        const char *rp = NULL;
+        k8s_path(sub, path, "restartPolicy");
+        rc = k8s_string(k, rw[2].val, sub, false, &rp);
+        if (!rc && strcmp(rp, "Always") != 0 && strcmp(rp, "OnFailure") != 0 &&
+            strcmp(rp, "Never") != 0 && strcmp(rp, "ExitCode") != 0)
+            rc = k8s_fail(k, rw[2].val, sub,
+                          "must be Always, OnFailure, Never or ExitCode (got '%.*s')",
+                          K8S_SHOW_MAX, rp);
+        if (rc)
+            return rc;
+    }
+    k8s_path(sub, path, "template");
+    if (!rw[1].val)
+        return k8s_fail(k, rs, sub, "missing (a replica needs a Pod template)");
+    return k_pod_template(k, rw[1].val, sub, false, tot);
+}
+
+/* A PyTorchJob's spec (Kubeflow's training operator, kubeflow.org/v1): one job of
+ * Master.replicas + Worker.replicas Pods. The Master, when given, is one Pod; cpnsim's
+ * Pods of a job are alike, so the Master's and the Workers' requests must be equal. */
+static int k_pytorch_spec(struct k8s_reader *k, yaml_node_t *spec, struct kspec *out)
+{
+    static const char base[] = "spec.pytorchReplicaSpecs";
+    struct k8s_field sw[] = {{"pytorchReplicaSpecs", NULL}, {"runPolicy", NULL}};
+    int rc = k8s_map(k, spec, "spec", sw, 2, NULL);
+    if (rc)
+        return rc;
+    if (sw[1].val) {
+        static const char *const run_inert[] = {"cleanPodPolicy", "ttlSecondsAfterFinished",
+                                                NULL};
+        struct k8s_field bw[] = {{"backoffLimit", NULL}};
+        if ((rc = k8s_map(k, sw[1].val, "spec.runPolicy", bw, 1, run_inert)))
+            return rc;
+        if (bw[0].val && (rc = k_backoff(k, bw[0].val, "spec.runPolicy.backoffLimit")))
+            return rc;
+    }
+    if (!sw[0].val)
+        return k8s_fail(k, spec, base, "missing (a PyTorchJob needs its Master and Workers)");
+    struct k8s_field rw[] = {{"Master", NULL}, {"Worker", NULL}};
+    if ((rc = k8s_map(k, sw[0].val, base, rw, 2, NULL)))
+        return rc;
+    if (!rw[0].val && !rw[1].val)
+        return k8s_fail(k, sw[0].val, base, "needs a Master or a Worker");
+    static const char *const names[2] = {"Master", "Worker"};
+    struct ktotal tot[2];
+    memset(tot, 0, sizeof tot);
+    uint64_t n[2] = {0, 0};
+    const yaml_node_t *n_node[2] = {NULL, NULL};
+    char path[2][K8S_PATH_MAX];
+    for (int r = 0; r < 2; r++) {
+        k8s_path(path[r], base, names[r]);
+        if (rw[r].val && (rc = k_replica(k, rw[r].val, path[r], &n[r], &n_node[r], &tot[r])))
+            return rc;
+    }
+    char sub[K8S_PATH_MAX];
+    k8s_path(sub, path[0], "replicas");
+    if (rw[0].val && n[0] != 1)
+        return k8s_fail(k, n_node[0], sub, "must be 1 (a PyTorchJob has one Master; got %" PRIu64 ")",
+                        n[0]);
+    k8s_path(sub, path[1], "replicas");
+    if (n[0] + n[1] == 0)
+        return k8s_fail(k, n_node[1] ? n_node[1] : rw[1].val, sub,
+                        "a PyTorchJob without a Master needs at least one Worker (got 0)");
+    if (rw[0].val && rw[1].val && n[1] > 0) {
+        /* The first request that differs, in the order cpu, memory, GPUs. */
+        uint64_t a[KR_N] = {tot[0].v[KR_CPU], tot[0].v[KR_MEM], k_pod_gpus(&tot[0])};
+        uint64_t b[KR_N] = {tot[1].v[KR_CPU], tot[1].v[KR_MEM], k_pod_gpus(&tot[1])};
+        for (int r = 0; r < KR_N; r++) {
+            if (a[r] == b[r])
+                continue;
+            char tmpl[K8S_PATH_MAX];
+            k8s_path(tmpl, path[1], "template");
+            double scale = r == KR_CPU ? K8S_MILLI : r == KR_MEM ? K8S_BYTES_PER_GIB : 1;
+            const char *unit = r == KR_CPU ? " cores" : r == KR_MEM ? " GiB" : "";
+            return k8s_fail(k, tot[1].node[r] ? tot[1].node[r] : rw[1].val,
+                            tot[1].label[r][0] ? tot[1].label[r] : tmpl,
+                            "a Worker's %s is %g%s and the Master's %g%s: cpnsim's Pods of one "
+                            "job are alike, so the Master and the Workers must request the same "
+                            "cpu, memory and nvidia.com/gpu",
+                            k8s_res_names[r], (double)b[r] / scale, unit, (double)a[r] / scale,
+                            unit);
+        }
+    }
+    int use = rw[0].val ? 0 : 1;
+    out->pod = tot[use];
+    out->pods = n[0] + n[1];
+    if (rw[1].val) {
+        out->pods_node = n_node[1] ? n_node[1] : rw[1].val;
+        snprintf(out->pods_label, sizeof out->pods_label, "%s", sub);
+    }
+    return CPN_OK;
 }
 
 /* The value of key in mapping m, or NULL. */
@@ -323,6 +496,15 @@ static yaml_node_t *k_lookup(const struct k8s_reader *k, const yaml_node_t *m, c
     }
     return NULL;
 }
+
+/* The kinds of object read as jobs, each with its apiVersion and its spec's reader. */
+static const struct kkind {
+    const char *kind, *api;
+    int (*spec)(struct k8s_reader *k, yaml_node_t *spec, struct kspec *out);
+} k8s_kinds[] = {
+    {"Job", "batch/v1", k_job_spec},
+    {"PyTorchJob", "kubeflow.org/v1", k_pytorch_spec},
+};
 
 static int k_document(struct k8s_reader *k, yaml_node_t *root)
 {
@@ -339,10 +521,16 @@ static int k_document(struct k8s_reader *k, yaml_node_t *root)
     int rc = k8s_string(k, kn, "kind", false, &kind);
     if (rc)
         return rc;
-    if (strcmp(kind, "Job") != 0) {
-        k8s_warn(k, kn, "kind", "'%.*s' is not a Job; the document is skipped", K8S_SHOW_MAX, kind);
+    const struct kkind *kk = NULL;
+    for (size_t i = 0; i < sizeof k8s_kinds / sizeof *k8s_kinds && !kk; i++)
+        if (strcmp(kind, k8s_kinds[i].kind) == 0)
+            kk = &k8s_kinds[i];
+    if (!kk) {
+        k8s_warn(k, kn, "kind", "'%.*s' is not a Job or a PyTorchJob; the document is skipped",
+                 K8S_SHOW_MAX, kind);
         return CPN_OK;
     }
+    const char *what = kk->kind;
     struct k8s_field top[] = {
         {"apiVersion", NULL}, {"kind", NULL}, {"metadata", NULL}, {"spec", NULL}};
     static const char *const top_inert[] = {"status", NULL};
@@ -350,16 +538,16 @@ static int k_document(struct k8s_reader *k, yaml_node_t *root)
     if (rc)
         return rc;
     if (!top[0].val)
-        return k8s_fail(k, root, "apiVersion", "missing (a Job is batch/v1)");
+        return k8s_fail(k, root, "apiVersion", "missing (a %s is %s)", what, kk->api);
     if ((rc = k8s_string(k, top[0].val, "apiVersion", false, &api)))
         return rc;
-    if (strcmp(api, "batch/v1") != 0)
-        return k8s_fail(k, top[0].val, "apiVersion", "must be batch/v1 for a Job (got '%.*s')",
-                        K8S_SHOW_MAX, api);
+    if (strcmp(api, kk->api) != 0)
+        return k8s_fail(k, top[0].val, "apiVersion", "must be %s for a %s (got '%.*s')", kk->api,
+                        what, K8S_SHOW_MAX, api);
     if (!top[2].val)
-        return k8s_fail(k, root, "metadata", "missing (a Job needs metadata.name)");
+        return k8s_fail(k, root, "metadata", "missing (a %s needs metadata.name)", what);
     if (!top[3].val)
-        return k8s_fail(k, root, "spec", "missing (a Job needs a spec)");
+        return k8s_fail(k, root, "spec", "missing (a %s needs a spec)", what);
 
     static const char *const meta_inert[] = {"namespace", "labels", "uid", "resourceVersion",
                                              "generation", "creationTimestamp", "managedFields",
@@ -368,15 +556,16 @@ static int k_document(struct k8s_reader *k, yaml_node_t *root)
     if ((rc = k8s_map(k, top[2].val, "metadata", mw, 2, meta_inert)))
         return rc;
     if (!mw[0].val)
-        return k8s_fail(k, top[2].val, "metadata.name", "missing (the Job's name is its id)");
+        return k8s_fail(k, top[2].val, "metadata.name", "missing (the %s's name is its id)",
+                        what);
     const char *name = NULL;
     if ((rc = k8s_string(k, mw[0].val, "metadata.name", false, &name)))
         return rc;
     if (!k8s_dns_subdomain(name))
         return k8s_fail(k, mw[0].val, "metadata.name",
-                        "'%.*s' is not a valid Job name (lower-case letters, digits, '-' and '.', "
+                        "'%.*s' is not a valid %s name (lower-case letters, digits, '-' and '.', "
                         "at most 253 characters, starting and ending with a letter or digit)",
-                        K8S_SHOW_MAX, name);
+                        K8S_SHOW_MAX, name, what);
 
     struct jobin_row row = {.line = k8s_line(root)};
     struct klabels lb;
@@ -389,9 +578,12 @@ static int k_document(struct k8s_reader *k, yaml_node_t *root)
      * controller's site unless --origin says otherwise (run.h). */
     if (row.f[JOBIN_ORIGIN].kind == JOBIN_ABSENT)
         row.f[JOBIN_ORIGIN] = (struct jobin_val){.kind = JOBIN_DEFAULT};
-    struct ktotal tot = {{0}, false, {NULL}};
-    if ((rc = k_job_spec(k, top[3].val, &tot, &lb)))
+    struct kspec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.pods = 1;
+    if ((rc = kk->spec(k, top[3].val, &sp)))
         return rc;
+    const struct ktotal *tot = &sp.pod;
 
     /* Defaults for what the manifest does not say (docs/jobs.md). */
     struct jobin_val *f = row.f;
@@ -427,19 +619,24 @@ static int k_document(struct k8s_reader *k, yaml_node_t *root)
             }
         }
     }
-    f[JOBIN_CPUS] = (struct jobin_val){.kind = JOBIN_NUM, .num = (double)tot.v[KR_CPU] / K8S_MILLI,
-                                       .line = tot.node[KR_CPU] ? k8s_line(tot.node[KR_CPU]) : 0,
-                                       .label = lb.cpu[0] ? lb.cpu : NULL};
+    /* Requests are a Pod's: a job of several Pods asks for them in each. */
+    f[JOBIN_CPUS] = (struct jobin_val){.kind = JOBIN_NUM, .num = (double)tot->v[KR_CPU] / K8S_MILLI,
+                                       .line = tot->node[KR_CPU] ? k8s_line(tot->node[KR_CPU]) : 0,
+                                       .label = tot->label[KR_CPU][0] ? tot->label[KR_CPU] : NULL};
     f[JOBIN_MEM] = (struct jobin_val){.kind = JOBIN_NUM,
-                                      .num = (double)tot.v[KR_MEM] / K8S_BYTES_PER_GIB,
-                                      .line = tot.node[KR_MEM] ? k8s_line(tot.node[KR_MEM]) : 0,
-                                      .label = lb.mem[0] ? lb.mem : NULL};
+                                      .num = (double)tot->v[KR_MEM] / K8S_BYTES_PER_GIB,
+                                      .line = tot->node[KR_MEM] ? k8s_line(tot->node[KR_MEM]) : 0,
+                                      .label = tot->label[KR_MEM][0] ? tot->label[KR_MEM] : NULL};
     /* Without nvidia.com/gpu a Job runs on one GPU, as in the original deployment,
      * where Jobs did not request GPUs as a resource. */
     f[JOBIN_GPUS] = (struct jobin_val){
-        .kind = JOBIN_NUM, .num = tot.gpu_set ? (double)(tot.v[KR_GPU] / K8S_MILLI) : 1,
-        .line = tot.node[KR_GPU] ? k8s_line(tot.node[KR_GPU]) : 0,
-        .label = lb.gpu[0] ? lb.gpu : NULL};
+        .kind = JOBIN_NUM, .num = (double)k_pod_gpus(tot),
+        .line = tot->node[KR_GPU] ? k8s_line(tot->node[KR_GPU]) : 0,
+        .label = tot->label[KR_GPU][0] ? tot->label[KR_GPU] : NULL};
+    if (sp.pods_node)
+        f[JOBIN_PODS] = (struct jobin_val){.kind = JOBIN_NUM, .num = (double)sp.pods,
+                                           .line = k8s_line(sp.pods_node),
+                                           .label = sp.pods_label};
     return jobin_add(k->b, &row, k->err, k->errlen);
 }
 

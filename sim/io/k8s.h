@@ -1,7 +1,7 @@
 /* k8s: Kubernetes Job YAML. Reads multi-document batch/v1 Job YAML (libyaml) into
- * jobs, as the original controller read its submissions, with resource quantities
- * read by k8s_quantity.h. It knows the catalogue (through sim/io/jobin.h) but not
- * the cluster. */
+ * jobs, as the original controller read its submissions, and Kubeflow PyTorchJobs,
+ * with resource quantities read by k8s_quantity.h. It knows the catalogue (through
+ * sim/io/jobin.h) but not the cluster. */
 #ifndef CPN_K8S_H
 #define CPN_K8S_H
 
@@ -19,11 +19,13 @@
 struct catalog;
 struct jobset;
 
-/* Reads a multi-document YAML file of batch/v1 Jobs (docs/jobs.md, "Kubernetes Job
- * YAML"): metadata.name is the id; metadata.annotations give model_name, data_size,
- * epoch, batch_size, origin, submit_s, image_size, duration_s, gpu_mem_gib, samples
- * and cpu_cores_used; the containers' resources (requests, else limits) give cpu,
- * memory and nvidia.com/gpu. A Job without an origin annotation gets JOBIN_DEFAULT_ORIGIN
+/* Reads a multi-document YAML file of batch/v1 Jobs and kubeflow.org/v1 PyTorchJobs
+ * (docs/jobs.md, "Kubernetes Job YAML"): metadata.name is the id; metadata.annotations
+ * give model_name, data_size, epoch, batch_size, origin, submit_s, image_size,
+ * duration_s, gpu_mem_gib, samples and cpu_cores_used; a Pod's containers' resources
+ * (requests, else limits) give cpu, memory and nvidia.com/gpu, of each pod; a Job's
+ * spec.parallelism above 1, or a PyTorchJob's Master and Worker replicas, give the
+ * job's pods (out->pods). A Job without an origin annotation gets JOBIN_DEFAULT_ORIGIN
  * (jobin.h), which the run replaces. Documents of other kinds are skipped with a warning;
  * fields that the simulator does not model are ignored with a warning; an annotation
  * given as an unquoted number (Kubernetes refuses it) is read as that number, with one

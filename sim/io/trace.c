@@ -375,6 +375,8 @@ static void trace_emit(const struct jobset *js, const struct catalog *cat,
         has[JOBIN_SAMPLES] |= j->samples > 0;
         has[JOBIN_CPU_USED] |= j->cpu_cores_used > 0;
     }
+    /* pods only when some job has more than one: a set of one-pod jobs has no array. */
+    has[JOBIN_PODS] = jobset_has_pods(js);
     struct sbuf b = {0};
     for (int c = 0, first = 1; c < JOBIN_NFIELDS; c++) {
         if (!has[c])
@@ -406,6 +408,7 @@ static void trace_emit(const struct jobset *js, const struct catalog *cat,
             case JOBIN_EPOCHS: sb_whole(&b, j->epochs); break;
             case JOBIN_DATA: sb_real(&b, j->data_gib); break;
             case JOBIN_GPUS: sb_whole(&b, j->gpus); break;
+            case JOBIN_PODS: sb_whole(&b, jobset_pods(js, i)); break;
             case JOBIN_CPUS: sb_real(&b, j->cpus); break;
             case JOBIN_MEM: sb_real(&b, j->mem_gib); break;
             case JOBIN_IMAGE: sb_real(&b, j->image_gib); break;

@@ -17,10 +17,11 @@ struct catalog;
 
 /* Reads a job CSV (docs/jobs.md): a header row naming the columns in any order;
  * id, submit_s, model, batch, epochs, data_gib, gpus, cpus, mem_gib, image_gib,
- * origin are required; duration_s, gpu_mem_gib, samples, cpu_cores_used are optional;
- * columns named x_* are ignored; any other column is an error. model may be empty or
- * "-" only when duration_s is given. Ids must be unique. Errors read "file:line: column: what is
- * wrong". Returns 0 with *out filled (it must be initialised; anything it held is
+ * origin are required; pods, duration_s, gpu_mem_gib, samples, cpu_cores_used are
+ * optional (pods 1 when absent or empty; out->pods stays NULL while every job has one
+ * pod); columns named x_* are ignored; any other column is an error. model may be
+ * empty or "-" only when duration_s is given. Ids must be unique. Errors read
+ * "file:line: column: what is wrong". Returns 0 with *out filled (it must be initialised; anything it held is
  * freed and replaced), or CPN_EINPUT leaving *out untouched (so empty when freshly
  * initialised). Sets out->source to path and out->sha256 to the digest of the bytes.
  * A set *stop (a signal's number; NULL: none) ends the read at the next 64-KiB chunk
@@ -31,7 +32,7 @@ int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *o
 int trace_read_csv_buf(const char *name, const char *buf, size_t len, const struct catalog *cat,
                        struct jobset *out, char *err, size_t errlen);
 /* Writes the jobs as CSV with the columns above (optional ones only when any job has
- * them). Returns 0 or CPN_EIO. */
+ * them: pods when js->pods is set, for every job). Returns 0 or CPN_EIO. */
 int trace_write_csv(FILE *f, const struct jobset *js, const struct catalog *cat);
 /* SHA-256 (64 hex digits and a NUL) of the bytes trace_write_csv would write, computed
  * without writing them: a generated queue's digest equals that of its file. */
@@ -46,7 +47,8 @@ int trace_read_json(const char *path, const struct catalog *cat, struct jobset *
                     size_t errlen);
 int trace_read_json_buf(const char *name, const char *buf, size_t len, const struct catalog *cat,
                         struct jobset *out, char *err, size_t errlen);
-/* Writes the jobs as that JSON, one object per line. Returns 0 or CPN_EIO. */
+/* Writes the jobs as that JSON, one object per line (pods only for a job of more than
+ * one). Returns 0 or CPN_EIO. */
 int trace_write_json(FILE *f, const struct jobset *js, const struct catalog *cat);
 /* True when a job file's name says Kubernetes YAML (.yaml or .yml, any case), the
  * format trace_read_any reads it in; none is ever written. */

@@ -203,6 +203,10 @@ int trace_write_json(FILE *f, const struct jobset *js, const struct catalog *cat
         tj_put_real(f, j->data_gib);
         tj_put_key(f, JOBIN_GPUS, false);
         fprintf(f, "%u", (unsigned)j->gpus);
+        if (jobset_pods(js, i) > 1) {
+            tj_put_key(f, JOBIN_PODS, false);
+            fprintf(f, "%u", (unsigned)jobset_pods(js, i));
+        }
         tj_put_key(f, JOBIN_CPUS, false);
         tj_put_real(f, j->cpus);
         tj_put_key(f, JOBIN_MEM, false);

@@ -71,6 +71,8 @@ static inline void fuzz_check_same_jobs(const struct jobset *a, const struct job
                        x->model == y->model && x->batch == y->batch && x->epochs == y->epochs &&
                        x->gpus == y->gpus,
                    "job %zu (%s): a value changed", i, jobset_str(a, x->id));
+        FUZZ_CHECK(jobset_pods(a, i) == jobset_pods(b, i), "job %zu (%s): pods changed", i,
+                   jobset_str(a, x->id));
     }
 }
 
