@@ -110,17 +110,24 @@ Test(cli, bad_input_exit_2_with_file_line_field)
 /* A queue with a distributed job reads (the readers know pods), but the engine refuses
  * to run it, naming the job, until it runs distributed jobs (issue 19): exit status 2
  * and no output. The engine's change replaces this test. */
-Test(cli, distributed_jobs_are_read_but_not_run_yet)
+/* A queue with a job of four pods runs under fifo on the default cluster: jobs.csv
+ * gains the pods columns, and j2's four pods are on four nodes (each pod takes a whole
+ * 8-GPU node, no node holds two). */
+Test(cli, distributed_jobs_run_and_show_their_pods)
 {
-    cr_assert_eq(sh("%s run --jobs tests/data/jobs/pods.csv --out $TMPD/pods 2>$TMPD/pods.err",
-                    bin()),
-                 2);
-    char *e = slurp("$TMPD/pods.err");
-    cr_assert_not_null(strstr(e, "tests/data/jobs/pods.csv:3: pods: 4 pods: the engine does not "
-                                 "run distributed jobs yet"),
-                       "message was: %s", e);
-    free(e);
-    cr_assert_neq(sh("test -e $TMPD/pods/summary.json"), 0, "no output");
+    cr_assert_eq(sh("%s run --quiet --jobs tests/data/jobs/pods.csv --out $TMPD/pods", bin()), 0);
+    char *c = slurp("$TMPD/pods/jobs.csv");
+    cr_assert_not_null(c);
+    cr_assert_not_null(strstr(c, ",status,pods,pod_nodes,pod_gpu_ids,gang_timeouts\n"), "%s", c);
+    const char *j2 = strstr(c, "\nj2,");
+    cr_assert_not_null(j2, "%s", c);
+    cr_assert_not_null(strstr(j2, ",done,4,"), "%s", j2);
+    const char *nodes = strstr(j2, ",done,4,") + strlen(",done,4,");
+    int semis = 0;
+    for (const char *q = nodes; *q != ','; q++)
+        semis += *q == ';';
+    cr_assert_eq(semis, 3, "four nodes: %s", nodes);
+    free(c);
 }
 
 /* A --cpu-threshold too long for its buffer is refused, never cut: 0.5 followed by
