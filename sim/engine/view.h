@@ -165,6 +165,24 @@ double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site)
  * the view keeps no copy of its own). */
 struct view_job view_job(const struct view *v, uint32_t j);
 
+/* Pods of job j's current (or last) attempt that were placed: all of them for a job of
+ * the bookkeeping (job_active) that has left the queue; 1 when every job has one pod. */
+static inline uint32_t view_pods_held(const struct view *v, uint32_t j)
+{
+    return v->pods_placed ? v->pods_placed[j] : 1;
+}
+
+/* The node of pod k (< view_pods_held, or < view_pods_placed while queued) of job j:
+ * job_node for its first pod, else the node of the pod's first GPU (job_gpus). */
+static inline uint32_t view_pod_node(const struct view *v, uint32_t j, uint32_t k)
+{
+    if (k == 0)
+        return v->job_node[j];
+    uint32_t gpus = view_job(v, j).gpus;
+    uint32_t stride = gpus < CLUSTER_MAX_NODE_GPUS ? gpus : CLUSTER_MAX_NODE_GPUS;
+    return v->cl->gpu_node[v->job_gpus[v->job_gpu_first[j] + k * stride]];
+}
+
 /* True when the node's requested CPU and memory, by the controller's bookkeeping,
  * leave room for job j's requests. */
 static inline bool view_node_fits_requests(const struct view *v, uint32_t node, uint32_t j)

@@ -1,0 +1,130 @@
+/* How each policy places distributed jobs (docs/policies.md): default pod by pod (and
+ * its pod-by-pod deadlock) or with gang_scheduling; sjf, easy and optimal all of a
+ * job's pods at once; optimal's count of the all-reduce. Inputs small enough that the
+ * right answer is worked out by hand in the comments. The ideal controller (live
+ * metrics, ends learnt at once); jobs given by duration on speed-1 GPUs without a
+ * catalogue profile, unless a test says otherwise. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "helpers.h"
+
+#define HDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib\n"
+#define EPS 1e-6
+
+/* `nodes` nodes of one GPU, 8 cores and 64 GiB in site a: a pod of 8 cores and 64 GiB
+ * takes a whole node (default's filter looks at requests, not GPUs, unless
+ * gpu_as_resource). */
+static const char *whole_nodes(unsigned nodes)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof buf,
+             "{\"scrape_interval_s\": 0, \"completion\": \"event\",\n"
+             " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"}},\n"
+             " \"sites\": [{\"name\": \"a\", \"nodes\": [{\"count\": %u,\n"
+             "   \"cpus\": 8, \"mem_gib\": 64, \"gpu_type\": \"G\", \"gpus\": 1}]}]}\n",
+             nodes);
+    return buf;
+}
+
+/* Two jobs of two whole-node pods, 100 s each; b submitted at b_submit. */
+static const char *two_jobs(double b_submit)
+{
+    static char buf[512];
+    snprintf(buf, sizeof buf,
+             HDR "a,0,-,1,1,0,1,8,64,0,a,100,10\n"
+                 "b,%g,-,1,1,0,1,8,64,0,a,100,10\n",
+             b_submit);
+    return buf;
+}
+
+static const uint32_t two_pods[] = {2, 2};
+
+/* Every run here checks the policies' indexes against plain scans at each scheduling
+ * point (policy_check_indexes). */
+static void checks_on(void) { policy_check_indexes = true; }
+TestSuite(gang_default, .init = checks_on);
+
+static const struct jobrt *rt(const struct run *r, const char *id) { return &r->s->rt[run_job(r, id)]; }
+
+/* ---- default, pod by pod ---- */
+
+/* a and b enter the queue together, so kube-scheduler's pod queue holds a's first pod,
+ * b's first, a's second, b's second. a0 takes node 0 (the lowest index of equal
+ * scores), b0 node 1; a1 and b1 find both nodes full and wait, each job holding one
+ * node for ever (gang_timeout_s 0): the run ends at 0 as a deadlock. */
+Test(gang_default, pods_of_jobs_queued_together_deadlock)
+{
+    struct run r;
+    static const char *const sets[] = {"gang_timeout_s=0"};
+    run_start_pods(&r, whole_nodes(2), sets, 1, two_jobs(0), "default", two_pods);
+    cr_assert(r.s->st.deadlock);
+    cr_assert_eq(r.s->st.stuck, 2);
+    uint32_t a = run_job(&r, "a"), b = run_job(&r, "b");
+    cr_assert_eq(r.s->rt[a].state, JS_STUCK);
+    cr_assert_eq(r.s->rt[b].state, JS_STUCK);
+    cr_assert_eq(sim_pods_placed(r.s, a), 1);
+    cr_assert_eq(sim_pods_placed(r.s, b), 1);
+    cr_assert_eq(sim_pod_node(r.s, a, 0), 0);
+    cr_assert_eq(sim_pod_node(r.s, b, 0), 1);
+    cr_assert_float_eq(r.s->now, 0, EPS);
+    run_free(&r);
+}
+
+/* b submitted 1 s after a: a's two pods are bound at 0, one per node, before b's are
+ * created; a runs 0..100, b waits, and b's pods take the nodes when a ends: 100..200. */
+Test(gang_default, pods_of_a_job_queued_first_go_first)
+{
+    struct run r;
+    static const char *const sets[] = {"gang_timeout_s=0"};
+    run_start_pods(&r, whole_nodes(2), sets, 1, two_jobs(1), "default", two_pods);
+    cr_assert(!r.s->st.deadlock);
+    cr_assert_float_eq(rt(&r, "a")->start_s, 0, EPS);
+    cr_assert_float_eq(rt(&r, "a")->end_s, 100, EPS);
+    cr_assert_float_eq(rt(&r, "b")->start_s, 100, EPS);
+    cr_assert_float_eq(rt(&r, "b")->end_s, 200, EPS);
+    cr_assert_eq(r.s->st.completed, 2);
+    run_free(&r);
+}
+
+/* The deadlock of pods_of_jobs_queued_together_deadlock with the default gang timeout
+ * (1800 s): both attempts time out together, both jobs back off alike (10, 20, 40,
+ * 80 s) and come back together, so the pods interleave and deadlock again, until the
+ * fifth timeout is more than backoff_limit (4) allows. Attempts at 0, 1810, 3630,
+ * 5470 and 7350; both fail at 9150. (default takes a timed-out job out of its back-off
+ * cohort each time.) */
+Test(gang_default, timeouts_turn_the_deadlock_into_a_livelock)
+{
+    struct run r;
+    run_start_pods(&r, whole_nodes(2), NULL, 0, two_jobs(0), "default", two_pods);
+    cr_assert(!r.s->st.deadlock);
+    cr_assert_eq(r.s->st.gang_timeouts, 10);
+    cr_assert_eq(r.s->st.failed, 2);
+    for (uint32_t j = 0; j < 2; j++) {
+        cr_assert_eq(r.s->rt[j].state, JS_FAILED);
+        cr_assert_eq(r.s->attempts[j], 5);
+        cr_assert_float_eq(r.s->rt[j].end_s, 7350 + 1800, EPS);
+    }
+    run_free(&r);
+}
+
+/* With gang_scheduling, a's two pods are found nodes together (node 0, then node 1,
+ * which a's first pod does not fill: a pod of a job shuns a node holding another
+ * without gpu_as_resource) and bound together at 0: a runs 0..100. b finds no node for
+ * its first pod and backs off; when a ends, both its pods are bound: 100..200. */
+Test(gang_default, gang_scheduling_binds_all_pods_or_none)
+{
+    struct run r;
+    static const char *const sets[] = {"gang_timeout_s=0", "gang_scheduling=true"};
+    run_start_pods(&r, whole_nodes(2), sets, 2, two_jobs(0), "default", two_pods);
+    cr_assert(!r.s->st.deadlock);
+    cr_assert_float_eq(rt(&r, "a")->start_s, 0, EPS);
+    cr_assert_float_eq(rt(&r, "a")->end_s, 100, EPS);
+    cr_assert_float_eq(rt(&r, "b")->start_s, 100, EPS);
+    cr_assert_float_eq(rt(&r, "b")->end_s, 200, EPS);
+    uint32_t a = run_job(&r, "a");
+    cr_assert_neq(sim_pod_node(r.s, a, 0), sim_pod_node(r.s, a, 1));
+    cr_assert_eq(r.s->st.placements, 2);
+    run_free(&r);
+}
