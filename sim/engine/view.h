@@ -127,7 +127,9 @@ static inline uint32_t view_pods_placed(const struct view *v, uint32_t j)
 }
 
 /* What the controller predicts for job j on GPUs of a type (an index into
- * cl->types): run time alone there (seconds) and peak GPU memory per GPU (GiB). known
+ * cl->types): run time alone there (seconds; for a job of several pods, its steps over
+ * all its pods with every step as on one node: view_allreduce_run_s adds what their
+ * all-reduce costs where they are) and peak GPU memory per GPU (GiB). known
  * is false when the predictor has never seen the model (it should then run alone the
  * first time). */
 struct view_estimate {
@@ -156,6 +158,17 @@ uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32
  * the bookkeeping uses (any node when gpus is 0); VIEW_NONE when there is none. With
  * the engine's index this costs O(log n) per node skipped. */
 uint32_t view_next_free_node(const struct view *v, uint32_t from, uint32_t gpus);
+
+/* Seconds that the all-reduce of distributed job j's gradients adds to its run when its
+ * pods are on the nodes pod_nodes[0..pods) (in pod order; fewer than the job's pods when
+ * a policy weighs where to put the next one): its steps (as view_estimate counts them)
+ * times the engine's all-reduce of one step over those nodes (net_allreduce_s: the
+ * cluster's topology, the sites' net_gbps, the links' bandwidth and latency, and the
+ * catalogue model's parameters, all things the controller knows). 0 when they are on
+ * one node, for a job given by duration (its duration holds its communication) and
+ * when the run models no network. */
+double view_allreduce_run_s(const struct view *v, uint32_t j, const uint32_t *pod_nodes,
+                            uint32_t pods);
 
 /* Estimated seconds to move job j's image, model and data to a site now, as the
  * controller can know it (link parameters, caches, the transfers it started). */
