@@ -128,3 +128,35 @@ Test(gang_default, gang_scheduling_binds_all_pods_or_none)
     cr_assert_eq(r.s->st.placements, 2);
     run_free(&r);
 }
+
+/* ---- sjf, easy, optimal: all of a job's pods at once ---- */
+
+TestSuite(gang_all_at_once, .init = checks_on);
+
+/* The queue of pods_of_jobs_queued_together_deadlock: a, first in the queue (the two
+ * are alike in length), finds a node for each pod (node 0, then node 1, which its
+ * first pod's requests fill) and both are placed at 0: a runs 0..100. b's first pod
+ * finds no node, so none of its pods is placed; it starts when a ends: 100..200. No
+ * deadlock, whatever the gang timeout. */
+static void whole_nodes_one_after_the_other(const char *policy)
+{
+    struct run r;
+    static const char *const sets[] = {"gang_timeout_s=0"};
+    run_start_pods(&r, whole_nodes(2), sets, 1, two_jobs(0), policy, two_pods);
+    cr_assert(!r.s->st.deadlock, "%s", policy);
+    cr_assert_float_eq(rt(&r, "a")->start_s, 0, EPS, "%s", policy);
+    cr_assert_float_eq(rt(&r, "a")->end_s, 100, EPS, "%s", policy);
+    cr_assert_float_eq(rt(&r, "b")->start_s, 100, EPS, "%s: b at %g", policy, rt(&r, "b")->start_s);
+    cr_assert_float_eq(rt(&r, "b")->end_s, 200, EPS, "%s", policy);
+    uint32_t a = run_job(&r, "a"), b = run_job(&r, "b");
+    cr_assert_neq(sim_pod_node(r.s, a, 0), sim_pod_node(r.s, a, 1), "%s", policy);
+    cr_assert_eq(r.s->attempts[a], 1, "%s", policy);
+    cr_assert_eq(r.s->attempts[b], 1, "%s: b placed pods before a ended", policy);
+    cr_assert_eq(r.s->st.completed, 2, "%s", policy);
+    run_free(&r);
+}
+
+Test(gang_all_at_once, sjf_runs_the_two_jobs_one_after_the_other)
+{
+    whole_nodes_one_after_the_other("sjf");
+}
