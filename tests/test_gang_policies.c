@@ -160,3 +160,37 @@ Test(gang_all_at_once, sjf_runs_the_two_jobs_one_after_the_other)
 {
     whole_nodes_one_after_the_other("sjf");
 }
+
+Test(gang_all_at_once, easy_runs_the_two_jobs_one_after_the_other)
+{
+    whole_nodes_one_after_the_other("easy");
+}
+
+/* EASY's reservation for a head of three whole-node pods on three one-GPU nodes. x
+ * (0..100) and y (0..300) hold nodes 0 and 1 when h (3 pods, 50 s) arrives at 1: it
+ * does not fit, and reserves the three earliest pod slots, node 2 now, node 0 at 100,
+ * node 1 at 300: shadow time 300, no extra GPU. b1 (50 s, at 2) ends by then: it
+ * backfills node 2, 2..52. b2 (400 s, at 3) would end after 300 whenever it started
+ * before h: it waits. b3 (two pods, 30 s, at 4) fits at 100 on nodes 0 and 2 and ends
+ * by 300: it backfills, 100..130. h runs 300..350, then b2 350..750. */
+Test(gang_all_at_once, easy_reserves_pod_slots_for_a_distributed_head)
+{
+    struct run r;
+    static const uint32_t pods[] = {1, 1, 3, 1, 1, 2};
+    run_start_pods(&r, whole_nodes(3), NULL, 0,
+                   HDR "x,0,-,1,1,0,1,8,64,0,a,100,10\n"
+                       "y,0,-,1,1,0,1,8,64,0,a,300,10\n"
+                       "h,1,-,1,1,0,1,8,64,0,a,50,10\n"
+                       "b1,2,-,1,1,0,1,8,64,0,a,50,10\n"
+                       "b2,3,-,1,1,0,1,8,64,0,a,400,10\n"
+                       "b3,4,-,1,1,0,1,8,64,0,a,30,10\n",
+                   "easy", pods);
+    static const struct { const char *id; double start, end; } want[] = {
+        {"x", 0, 100}, {"y", 0, 300}, {"b1", 2, 52}, {"b3", 100, 130}, {"h", 300, 350}, {"b2", 350, 750}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        cr_assert_float_eq(rt(&r, want[i].id)->start_s, want[i].start, EPS, "%s starts at %g", want[i].id,
+                           rt(&r, want[i].id)->start_s);
+        cr_assert_float_eq(rt(&r, want[i].id)->end_s, want[i].end, EPS, "%s", want[i].id);
+    }
+    run_free(&r);
+}
