@@ -194,3 +194,61 @@ Test(gang_all_at_once, easy_reserves_pod_slots_for_a_distributed_head)
     }
     run_free(&r);
 }
+
+Test(gang_all_at_once, optimal_runs_the_two_jobs_one_after_the_other)
+{
+    whole_nodes_one_after_the_other("optimal");
+}
+
+/* ---- optimal counts the all-reduce ---- */
+
+#define FHDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib,samples\n"
+
+/* Site a: node 0 of two H100s, node 1 of one; the network between them net_gbps. */
+static const char *two_h100_nodes(double net_gbps)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof buf,
+             "{\"scrape_interval_s\": 0, \"completion\": \"event\",\n"
+             " \"gpu_types\": {\"H100\": {\"mem_gib\": 80, \"profile\": \"h100\"}},\n"
+             " \"sites\": [{\"name\": \"a\", \"net_gbps\": %g, \"nodes\": [\n"
+             "   {\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"H100\", \"gpus\": 2},\n"
+             "   {\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"H100\", \"gpus\": 1}]}]}\n",
+             net_gbps);
+    return buf;
+}
+
+/* x (one GPU, 0..10 s) takes node 0's first GPU; g, resnet50 in two pods of one GPU
+ * and 10 steps (samples 32 x 2 x 10), arrives with it. Its first pod goes to node 0's
+ * free GPU; its second may start now on node 1, paying the ring all-reduce each step
+ * (2 (2 - 1) / 2 x params x 4 bytes over net_gbps), or at 10 on node 0, paying none.
+ * At 0.1 Gbit/s that is about 8 s a step, 80 s in all, more than the 10 s wait: g waits
+ * and runs with both pods on node 0 from 10, as long as the same job of one pod of
+ * half the samples on one GPU. At 1,000 Gbit/s it is well under a millisecond a step:
+ * g starts at 0 on both nodes. */
+Test(gang_all_at_once, optimal_keeps_pods_together_when_the_all_reduce_costs_more)
+{
+    static const uint32_t pods[] = {1, 2}, one[] = {1};
+    const char *q = FHDR "x,0,-,1,1,0,1,1,1,0,a,10,10,\n"
+                         "g,0,resnet50,32,1,0,1,1,1,0,a,,,640\n";
+    struct run slow, fast, alone;
+    run_start_pods(&slow, two_h100_nodes(0.1), NULL, 0, q, "optimal", pods);
+    run_start_pods(&fast, two_h100_nodes(1000), NULL, 0, q, "optimal", pods);
+    run_start_pods(&alone, two_h100_nodes(0.1), NULL, 0, FHDR "g,0,resnet50,32,1,0,1,1,1,0,a,,,320\n",
+                   "optimal", one);
+    double params = catalog_model_params_m(slow.cat, catalog_model_find(slow.cat, "resnet50")) * 1e6;
+    cr_assert_gt(10 * params * 4 / (0.1e9 / 8), 10); /* the ring costs more than the wait */
+    uint32_t g = run_job(&slow, "g");
+    cr_assert_float_eq(rt(&slow, "x")->end_s, 10, EPS);
+    cr_assert_float_eq(rt(&slow, "g")->start_s, 10, EPS);
+    cr_assert_eq(sim_pod_node(slow.s, g, 0), 0);
+    cr_assert_eq(sim_pod_node(slow.s, g, 1), 0);
+    double run = rt(&alone, "g")->end_s - rt(&alone, "g")->start_s;
+    cr_assert_float_eq(rt(&slow, "g")->end_s, 10 + run, 1e-9);
+    g = run_job(&fast, "g");
+    cr_assert_float_eq(rt(&fast, "g")->start_s, 0, EPS);
+    cr_assert_neq(sim_pod_node(fast.s, g, 0), sim_pod_node(fast.s, g, 1));
+    run_free(&slow);
+    run_free(&fast);
+    run_free(&alone);
+}
