@@ -97,7 +97,9 @@
  * the job starts now when the first finishes no later (or the second would also start
  * now), else it is booked from when the last of the second's places frees to its
  * longest pod's finish, on all its pods' GPUs (a fresh job fitted into the standing
- * plan then waits, as a job of one pod would). The tries' bookings are taken back
+ * plan then waits, as a job of one pod would). A try fails unless every pod's GPUs hold
+ * the job's predicted peak at its largest over its pods' types (the engine gives each
+ * pod that peak), so it still never over-commits. The tries' bookings are taken back
  * (opt_undo). Its run is predicted on its slowest pod's type plus the all-reduce, its
  * transfer as its data moving to each of its pods' sites in turn; reserve_min_gpus and
  * the work order count the GPUs of all its pods. Each pod is an entry in its node's
@@ -569,6 +571,19 @@ static bool opt_gang_try(struct opt_state *st, const struct view *v, uint32_t j,
         t0 = fmax(t0, s->start);
         dur = fmax(dur, s->finish - s->start);
     }
+    /* Every pod's GPUs must hold the job's predicted peak at its largest over its pods'
+     * types: the engine gives each pod that (sim.c, gang_demand). */
+    double most = 0, run, mem;
+    for (uint32_t q = 0; ok && q < pods; q++) {
+        opt_est(st, v, j, v->cl->nodes[slots[q].node].type, &run, &mem);
+        most = fmax(most, mem);
+    }
+    for (uint32_t q = 0; ok && q < pods; q++)
+        for (uint32_t i = 0; ok && i < slots[q].ngpus; i++) {
+            uint32_t g = slots[q].gpu[i];
+            double held = how == OPT_GANG_NOW ? v->gpu_assigned_mem_gib[g] : 0;
+            ok = most <= v->cl->types[v->cl->nodes[slots[q].node].type].mem_gib - held + VIEW_FIT_EPS;
+        }
     while (p-- > 0)
         opt_unbook(st, v, &st->g_undo[p]);
     st->g_n = 0;

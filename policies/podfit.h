@@ -1,5 +1,5 @@
-/* podfit: what sjf and easy (and optimal's search) keep while they find nodes for all
- * the pods of a distributed job at one scheduling point (docs/distributed.md): the GPUs
+/* podfit: what sjf and easy keep while they find nodes for all the pods of a
+ * distributed job at one scheduling point (docs/distributed.md): the GPUs
  * and the CPU and memory requests the pods found so far take, seen over the view's
  * bookkeeping, so that each pod's search counts the pods before it (a node may take
  * several pods when it has room); then the pods found, handed out one per place call.

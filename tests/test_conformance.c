@@ -246,17 +246,20 @@ Test(conformance, every_policy_keeps_gavel_zero_throughput_jobs_off_their_type)
 
 /* ---- distributed jobs ---- */
 
-/* Two sites of mixed nodes (one, two and four GPUs of 80 GiB; the catalogue's H100
- * profile), a WAN link between them; every job's origin is site a, so the routes from
- * site b are the ones a run of distributed jobs must add. */
+/* Two sites of mixed nodes (one, two and four GPUs; H100s of 80 GiB, and on site b a
+ * node of V100s of 32 GiB, whose predictions differ), a WAN link between them; every
+ * job's origin is site a, so the routes from site b are the ones a run of distributed
+ * jobs must add. */
 static const char pods_cluster[] =
-    "{\"gpu_types\": {\"H100\": {\"mem_gib\": 80, \"profile\": \"h100\"}},\n"
+    "{\"gpu_types\": {\"H100\": {\"mem_gib\": 80, \"profile\": \"h100\"},\n"
+    "               \"V100\": {\"mem_gib\": 32, \"profile\": \"v100\"}},\n"
     " \"sites\": [{\"name\": \"a\", \"net_gbps\": 50, \"nodes\": [\n"
     "     {\"count\": 2, \"cpus\": 16, \"mem_gib\": 128, \"gpu_type\": \"H100\", \"gpus\": 2},\n"
     "     {\"count\": 1, \"cpus\": 32, \"mem_gib\": 256, \"gpu_type\": \"H100\", \"gpus\": 4}]},\n"
     "   {\"name\": \"b\", \"nodes\": [\n"
     "     {\"count\": 3, \"cpus\": 8, \"mem_gib\": 64, \"gpu_type\": \"H100\", \"gpus\": 1},\n"
-    "     {\"count\": 1, \"cpus\": 16, \"mem_gib\": 128, \"gpu_type\": \"H100\", \"gpus\": 2}]}],\n"
+    "     {\"count\": 1, \"cpus\": 16, \"mem_gib\": 128, \"gpu_type\": \"H100\", \"gpus\": 2},\n"
+    "     {\"count\": 1, \"cpus\": 16, \"mem_gib\": 128, \"gpu_type\": \"V100\", \"gpus\": 2}]}],\n"
     " \"links\": [{\"a\": \"a\", \"b\": \"b\", \"gbps\": 10, \"latency_ms\": 20}]}\n";
 
 /* The next number of a 64-bit LCG (Knuth's MMIX constants): the queues are the same on
