@@ -32,7 +32,32 @@
  * controller learns that a job ended, or a new scrape may change the site); it is then
  * retried once its back-off has passed. A wake-up is asked for only for such jobs,
  * so a job that can never fit does not keep a deadlocked run alive. A job back from an
- * OOM back-off is a new pod of the Job: its attempts start again from zero. */
+ * OOM back-off is a new pod of the Job: its attempts start again from zero.
+ *
+ * Pods. A job of several pods (docs/distributed.md) is submitted to one site: its first
+ * pod goes to the site chosen as above, the others to that site's kube-scheduler, which
+ * binds them one at a time, each a decision of its own with the filter and score above;
+ * a bound pod holds its node's requests while the others wait (no gang). kube-scheduler
+ * takes pods in order of creation, and the Job controller creates the pods of the jobs
+ * that entered the queue at one instant side by side: the first pod of each, then the
+ * second of each, and so on. So two jobs of two whole-node pods, submitted together on
+ * two nodes, take a node each and wait for ever for the other (with gang_timeout_s 0):
+ * the classic pod-by-pod deadlock. Without gpu_as_resource each pod's script starts on
+ * cuda:0, so two pods of one job on one node would share its GPUs, which NCCL refuses:
+ * a node that holds a pod of the job is filtered out, as a pod anti-affinity on the
+ * host name would. The pods of a job not yet bound were tried, and failed, with the one
+ * bound before them: they keep its count of failed attempts (its back-off), and the
+ * next is tried, in its place in the pod queue, within the scheduling point where the
+ * one before it was bound. A job whose attempt timed out (gang_timeout_s) leaves the
+ * queue; it comes back after the engine's back-off as a new Job, its attempts from zero.
+ *
+ * Gang scheduling. With gang_scheduling (the coscheduling plugin of
+ * kubernetes-sigs/scheduler-plugins: a PodGroup whose minMember is the job's pods),
+ * a job's pods are bound all at once or not at all. They are filtered and scored one
+ * after another as above, each seeing the requests (and, with gpu_as_resource, the
+ * GPUs) of the pods of the decision before it; when every pod has a node, they are
+ * bound in consecutive placements, and when one has none the job fails its attempt as
+ * a job of one pod does. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +68,9 @@
 #define DFLT_MAX_NODE_SCORE 100
 
 /* The queue is kept as cohorts: jobs of one shape (GPUs, CPU, memory, the GPU types
- * they may run on) that failed equally often and at the same time, and so share their
- * back-off and whether they are parked. A scheduling point usually retries most of a
+ * they may run on, pods) that failed equally often and at the same time (and whose
+ * pods, if some are bound, are in the same site), and so share their back-off and
+ * whether they are parked. A scheduling point usually retries most of a
  * long queue and most of it fails the same way; a cohort then fails as a whole in O(1)
  * instead of job by job, while the jobs actually tried are taken out one by one in
  * queue order. */
@@ -67,6 +93,7 @@ enum dflt_cohort_state { DFLT_FREE, DFLT_ELIGIBLE, DFLT_BACKOFF, DFLT_PARKED };
 struct dflt_params {
     double kube_backoff_s;     /* first back-off of an unschedulable job */
     double kube_backoff_max_s; /* its ceiling */
+    bool gang_scheduling;      /* a job's pods bound all at once or not at all */
 };
 
 /* clang-format off */
@@ -80,6 +107,10 @@ static const struct param dflt_params_table[] = {
      .offset = offsetof(struct dflt_params, kube_backoff_max_s), .def = 10,
      .b = PARAM_ABOVE(0),
      .meaning = "default policy: back-off ceiling (s) (kube-scheduler podMaxBackoffSeconds)"},
+    {.name = "gang_scheduling", .kind = PARAM_BOOL,
+     .offset = offsetof(struct dflt_params, gang_scheduling), .def = 0,
+     .meaning = "default policy: bind a distributed job's pods all at once or not at all (the "
+                "coscheduling plugin); false: one at a time, each holding its node"},
 };
 /* clang-format on */
 
@@ -89,6 +120,7 @@ struct dflt_cohort {
     uint32_t tries;       /* failed attempts of each job, counted up to st->tries_cap */
     double backoff_until; /* no new attempt before this time */
     uint32_t fail_to;     /* the parked cohort its jobs failed into in this point, or NONE */
+    uint32_t site;        /* the site its jobs' bound pods are in, or NONE (none bound) */
     uint8_t state;        /* enum dflt_cohort_state */
 };
 
@@ -96,11 +128,14 @@ struct dflt_shape {
     uint32_t gpus;
     double cpus, mem_gib;
     uint32_t runs; /* its run set: the GPU types its jobs may run on (view_job_runs_on) */
+    uint32_t pods;
 };
 
-/* An eligible cohort to sort by shape, then tries, then id (for a fixed order). */
+/* An eligible cohort to sort by shape, then tries, then site, then id (for a fixed
+ * order). */
 struct dflt_sortkey {
     uint64_t key; /* shape << 32 | tries */
+    uint32_t site;
     uint32_t id;
 };
 
@@ -112,12 +147,22 @@ struct dflt_ids {
 
 struct dflt_state {
     /* Per job: queue order and the pairing-heap links of its cohort. */
-    uint64_t *seq;    /* order of entry into the queue: the queue order */
+    uint64_t *seq;    /* the place of its next pod in the pod queue: the queue order */
     uint32_t *child;  /* [jobs] first child in the pairing heap */
     uint32_t *sib;    /* [jobs] next sibling */
+    uint32_t *prev;   /* [jobs] its parent if it is the first child, else the previous
+                       * sibling; NONE for a root (to take a timed-out job out) */
     uint32_t *shape_of; /* [jobs] its shape */
     uint8_t *queued;  /* [jobs] in a cohort */
     uint64_t next_seq;
+    /* The pod queue: the pods of the jobs queued at one instant (between two scheduling
+     * points, a round) interleave, pod k of each before pod k + 1 of any. A round of m
+     * jobs, the most pods of any being P, takes seq base .. base + P m: pod k of its
+     * i-th job is base + k m + i, so a job's next pod is span = m further on. */
+    uint64_t *span;         /* [jobs] of several pods: its round's jobs */
+    uint64_t round_base;    /* the first seq of the round being queued */
+    uint32_t round_pods;    /* the most pods of a job queued in it */
+    struct dflt_ids round_jobs; /* its jobs of several pods */
 
     struct dflt_shape *shapes;
     /* Run sets: [n_runs * types], 1 where the jobs may run on the type; set 0 is every
@@ -155,6 +200,20 @@ struct dflt_state {
     bool in_round;   /* place() was called in this scheduling point */
     struct dflt_nodes nodes; /* the nodes by class, for the binds */
     uint32_t placed;         /* the node of the last placement, its class not yet moved */
+
+    /* A bind's exceptions (jobs of several pods): nodes the filter refuses (its pods'
+     * anti-affinity), and nodes a gang decision has put pods on, judged by what those
+     * pods would take there (g_cpus, g_mem, g_taken) instead of by their class. */
+    uint32_t *excl;     /* [max_pods] */
+    size_t n_excl;
+    uint32_t *frontier; /* [max_pods + 2] scratch of dflt_class_first_but */
+    uint32_t *gnodes;   /* [max_pods] */
+    size_t n_gnodes;
+    double *g_cpus, *g_mem; /* [nodes] */
+    uint8_t *g_taken;       /* [gpus] */
+    struct placement *gang; /* [max_pods] a gang decision's pods, bound one per place */
+    uint32_t gang_n, gang_next;
+    uint32_t max_pods;      /* the most pods of any job */
 };
 
 static void dflt_ids_push(struct dflt_ids *a, uint32_t id)
@@ -180,7 +239,12 @@ static uint32_t dflt_ph_link(struct dflt_state *st, uint32_t a, uint32_t b)
         a = b;
         b = t;
     }
-    st->sib[b] = st->child[a];
+    uint32_t c = st->child[a];
+    st->sib[b] = c;
+    if (c != VIEW_NONE)
+        st->prev[c] = b;
+    st->prev[b] = a;
+    st->prev[a] = VIEW_NONE;
     st->child[a] = b;
     return a;
 }
@@ -208,13 +272,39 @@ static uint32_t dflt_ph_pop(struct dflt_state *st, uint32_t root)
         res = dflt_ph_link(st, res, acc);
         acc = next;
     }
+    if (res != VIEW_NONE)
+        st->prev[res] = VIEW_NONE;
     return res;
+}
+
+/* Takes job x, which is not a root, out of its heap: its children, merged, take its
+ * place among its siblings (their keys are no smaller than its, so no smaller than its
+ * parent's). */
+static void dflt_ph_cut(struct dflt_state *st, uint32_t x)
+{
+    uint32_t p = st->prev[x], next = st->sib[x];
+    uint32_t in = dflt_ph_pop(st, x); /* what takes its place: its children, or next */
+    if (in != VIEW_NONE) {
+        st->sib[in] = next;
+        st->prev[in] = p;
+        if (next != VIEW_NONE)
+            st->prev[next] = in;
+    } else {
+        in = next;
+        if (next != VIEW_NONE)
+            st->prev[next] = p;
+    }
+    if (st->child[p] == x)
+        st->child[p] = in;
+    else
+        st->sib[p] = in;
+    st->sib[x] = st->prev[x] = VIEW_NONE;
 }
 
 /* ---- cohorts ---- */
 
 static uint32_t dflt_cohort_new(struct dflt_state *st, uint32_t shape, uint32_t tries,
-                                double backoff_until, enum dflt_cohort_state state)
+                                double backoff_until, uint32_t site, enum dflt_cohort_state state)
 {
     uint32_t c;
     if (st->free_co != VIEW_NONE) {
@@ -229,7 +319,7 @@ static uint32_t dflt_cohort_new(struct dflt_state *st, uint32_t shape, uint32_t 
     }
     st->co[c] = (struct dflt_cohort){.root = VIEW_NONE, .shape = shape, .tries = tries,
                                      .backoff_until = backoff_until, .fail_to = VIEW_NONE,
-                                     .state = (uint8_t)state};
+                                     .site = site, .state = (uint8_t)state};
     return c;
 }
 
@@ -326,7 +416,8 @@ static bool dflt_runs_within(const struct dflt_state *st, size_t nt, uint32_t a,
     return true;
 }
 
-/* Shape ids: jobs with equal GPUs, CPU, memory and run set share one. Open addressing. */
+/* Shape ids: jobs with equal GPUs, CPU, memory, run set and pods share one. Open
+ * addressing. */
 static void dflt_find_shapes(struct dflt_state *st, const struct view *v)
 {
     size_t nt = v->cl->n_types;
@@ -343,12 +434,14 @@ static void dflt_find_shapes(struct dflt_state *st, const struct view *v)
     st->shapes = cpn_calloc(v->n_jobs ? v->n_jobs : 1, sizeof *st->shapes);
     for (size_t j = 0; j < v->n_jobs; j++) {
         const struct view_job jd = view_job(v, (uint32_t)j), *jb = &jd;
-        struct dflt_shape sh = {jb->gpus, jb->cpus, jb->mem_gib, dflt_run_set(st, v, (uint32_t)j)};
+        struct dflt_shape sh = {jb->gpus, jb->cpus, jb->mem_gib, dflt_run_set(st, v, (uint32_t)j),
+                                jb->pods};
         uint64_t bc, bm;
         memcpy(&bc, &sh.cpus, sizeof bc);
         memcpy(&bm, &sh.mem_gib, sizeof bm);
         uint64_t h = (sh.gpus * 0x9E3779B97F4A7C15ull) ^ (bc * 0xC2B2AE3D27D4EB4Full) ^
-                     (bm * 0x165667B19E3779F9ull) ^ ((uint64_t)sh.runs << 40);
+                     (bm * 0x165667B19E3779F9ull) ^ ((uint64_t)sh.runs << 40) ^
+                     ((uint64_t)(sh.pods - 1) << 20);
         size_t i = (size_t)(h ^ (h >> 31)) & (cap - 1);
         for (;; i = (i + 1) & (cap - 1)) {
             if (slot[i] == VIEW_NONE) {
@@ -358,10 +451,13 @@ static void dflt_find_shapes(struct dflt_state *st, const struct view *v)
             }
             const struct dflt_shape *o = &st->shapes[slot[i]];
             if (o->gpus == sh.gpus && memcmp(&o->cpus, &sh.cpus, sizeof sh.cpus) == 0 &&
-                memcmp(&o->mem_gib, &sh.mem_gib, sizeof sh.mem_gib) == 0 && o->runs == sh.runs)
+                memcmp(&o->mem_gib, &sh.mem_gib, sizeof sh.mem_gib) == 0 && o->runs == sh.runs &&
+                o->pods == sh.pods)
                 break;
         }
         st->shape_of[j] = slot[i];
+        if (jb->pods > st->max_pods)
+            st->max_pods = jb->pods;
     }
     free(slot);
     st->fresh = cpn_malloc((n_shapes ? n_shapes : 1) * sizeof *st->fresh);
@@ -381,8 +477,9 @@ static int dflt_init(void **state, const struct view *v, char *err, size_t errle
     st->seq = cpn_calloc(n, sizeof *st->seq);
     st->child = cpn_malloc(n * sizeof *st->child);
     st->sib = cpn_malloc(n * sizeof *st->sib);
+    st->prev = cpn_malloc(n * sizeof *st->prev);
     for (size_t j = 0; j < n; j++)
-        st->child[j] = st->sib[j] = VIEW_NONE;
+        st->child[j] = st->sib[j] = st->prev[j] = VIEW_NONE;
     st->shape_of = cpn_calloc(n, sizeof *st->shape_of);
     st->queued = cpn_calloc(n, sizeof *st->queued);
     dflt_find_shapes(st, v);
@@ -398,6 +495,18 @@ static int dflt_init(void **state, const struct view *v, char *err, size_t errle
     CPN_ASSERT(!v->cpu_filter);
     dflt_nodes_init(&st->nodes, v);
     st->placed = VIEW_NONE;
+    st->round_pods = 1;
+    if (st->max_pods > 1) { /* what only jobs of several pods need */
+        size_t np = st->max_pods;
+        st->span = cpn_calloc(n, sizeof *st->span);
+        st->excl = cpn_malloc(np * sizeof *st->excl);
+        st->frontier = cpn_malloc((np + 2) * sizeof *st->frontier);
+        st->gnodes = cpn_malloc(np * sizeof *st->gnodes);
+        st->gang = cpn_calloc(np, sizeof *st->gang);
+        st->g_cpus = cpn_calloc(v->cl->n_nodes ? v->cl->n_nodes : 1, sizeof *st->g_cpus);
+        st->g_mem = cpn_calloc(v->cl->n_nodes ? v->cl->n_nodes : 1, sizeof *st->g_mem);
+        st->g_taken = cpn_calloc(v->cl->n_gpus ? v->cl->n_gpus : 1, sizeof *st->g_taken);
+    }
     *state = st;
     return 0;
 }
@@ -410,6 +519,16 @@ static void dflt_destroy(void *state)
     free(st->seq);
     free(st->child);
     free(st->sib);
+    free(st->prev);
+    free(st->span);
+    free(st->round_jobs.v);
+    free(st->excl);
+    free(st->frontier);
+    free(st->gnodes);
+    free(st->gang);
+    free(st->g_cpus);
+    free(st->g_mem);
+    free(st->g_taken);
     free(st->shape_of);
     free(st->queued);
     free(st->shapes);
@@ -497,13 +616,45 @@ static uint32_t dflt_site(const struct view *v)
     return best;
 }
 
-/* Filters and scores the site's nodes for job j and fills *out with the best one.
- * Returns 1, or 0 when no node passes the filter. The nodes of a class (default.h)
- * pass the filter and score alike, so each class is judged by its lowest-numbered node
- * (the top of its heap): the bind costs O(classes of the site), not O(nodes), and picks
- * what a scan in cluster order would, the first node of the best score. The filter is
- * view_first_node's (requests fit, a GPU type the job may run on) plus the node's GPU
- * count and, with gpu_as_resource, its free GPUs. */
+/* True when a node of key k passes kube-scheduler's filter for job jb, whose run set
+ * is runs (see dflt_bind). */
+static bool dflt_key_fits(const struct dflt_ckey *k, const struct view_job *jb, bool gpu_res,
+                          const uint8_t *runs)
+{
+    return !(k->gpus < jb->gpus || (gpu_res && k->free_gpus < jb->gpus) ||
+             k->cpus_req + jb->cpus > k->cpus + VIEW_FIT_EPS ||
+             k->mem_req_gib + jb->mem_gib > k->mem_gib + VIEW_FIT_EPS ||
+             (k->gpus > 0 && !runs[k->type]));
+}
+
+/* Node n as the pods of the gang decision so far would leave it: a class of its own. */
+static struct dflt_class dflt_gang_class(const struct dflt_state *st, const struct view *v,
+                                         uint32_t n)
+{
+    struct dflt_class c;
+    memset(&c, 0, sizeof c);
+    c.key = dflt_key_of(v, n);
+    c.key.cpus_req += st->g_cpus[n];
+    c.key.mem_req_gib += st->g_mem[n];
+    const struct node *nd = &v->cl->nodes[n];
+    for (uint32_t g = nd->gpu_first; v->cl->cfg.gpu_as_resource && g < nd->gpu_first + nd->gpu_count; g++)
+        if (st->g_taken[g] && v->gpu_assigned[g] == 0)
+            c.key.free_gpus--;
+    c.cap_milli = dflt_llround(c.key.cpus * DFLT_MILLI_PER_CPU);
+    c.cap_bytes = dflt_llround(c.key.mem_gib * DFLT_BYTES_PER_GIB);
+    return c;
+}
+
+/* Filters and scores the site's nodes for job j (for its next pod) and fills *out with
+ * the best one. Returns 1, or 0 when no node passes the filter. The nodes of a class
+ * (default.h) pass the filter and score alike, so each class is judged by its
+ * lowest-numbered node (the top of its heap): the bind costs O(classes of the site),
+ * not O(nodes), and picks what a scan in cluster order would, the first node of the
+ * best score. The filter is view_first_node's (requests fit, a GPU type the job may run
+ * on) plus the node's GPU count and, with gpu_as_resource, its free GPUs. The nodes of
+ * st->excl are filtered out (a class is then judged by its first node not among them),
+ * and those of st->gnodes, which a gang decision's earlier pods take from, are judged
+ * each by what those pods leave. */
 static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site, uint32_t j,
                      struct placement *out)
 {
@@ -522,16 +673,25 @@ static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site,
         /* The filter on the class's key, which holds its nodes' capacity and requests
          * (view_node_fits_requests of any of its nodes). */
         const struct dflt_class *c = &x->cls[x->site_cls[site][i]];
-        if (c->key.gpus < jb->gpus || (gpu_res && c->key.free_gpus < jb->gpus) ||
-            c->key.cpus_req + jb->cpus > c->key.cpus + VIEW_FIT_EPS ||
-            c->key.mem_req_gib + jb->mem_gib > c->key.mem_gib + VIEW_FIT_EPS ||
-            (c->key.gpus > 0 && !runs[c->key.type]))
+        if (!dflt_key_fits(&c->key, jb, gpu_res, runs))
             continue;
         int64_t score = dflt_score(v, c, j);
         if (score < best_score)
             continue;
-        uint32_t n = dflt_class_first(c);
-        if (score > best_score || n < best) {
+        uint32_t n = st->n_excl ? dflt_class_first_but(c, st->excl, st->n_excl, st->frontier)
+                                : dflt_class_first(c);
+        if (n != VIEW_NONE && (score > best_score || n < best)) {
+            best = n;
+            best_score = score;
+        }
+    }
+    for (size_t i = 0; gpu_res && i < st->n_gnodes; i++) {
+        uint32_t n = st->gnodes[i];
+        struct dflt_class c = dflt_gang_class(st, v, n);
+        if (!dflt_key_fits(&c.key, jb, gpu_res, runs))
+            continue;
+        int64_t score = dflt_score(v, &c, j);
+        if (score > best_score || (score == best_score && n < best)) {
             best = n;
             best_score = score;
         }
@@ -541,13 +701,50 @@ static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site,
     const struct node *nd = &v->cl->nodes[best];
     uint32_t k = 0;
     for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count && k < jb->gpus; g++)
-        if (!gpu_res || v->gpu_assigned[g] == 0)
+        if (!gpu_res || (v->gpu_assigned[g] == 0 && !(st->g_taken && st->g_taken[g])))
             out->gpu[k++] = g;
     CPN_ASSERT(k == jb->gpus);
     out->job = j;
     out->node = best;
     out->ngpus = k;
     st->placed = best;
+    return 1;
+}
+
+/* A gang decision (gang_scheduling) for job j of several pods, in site: finds a node
+ * for each of its pods, each bind seeing what the pods before it take, and fills
+ * st->gang with them. Without gpu_as_resource, a node takes one pod of the job (see
+ * Pods above). Returns 1 with the first pod in *out, or 0 when some pod has no node. */
+static int dflt_bind_gang(struct dflt_state *st, const struct view *v, uint32_t site, uint32_t j,
+                          struct placement *out)
+{
+    const struct view_job jb = view_job(v, j);
+    uint32_t p = 0;
+    st->n_gnodes = st->n_excl = 0;
+    for (; p < jb.pods && dflt_bind(st, v, site, j, &st->gang[p]); p++) {
+        const struct placement *q = &st->gang[p];
+        size_t i = 0;
+        while (i < st->n_gnodes && st->gnodes[i] != q->node)
+            i++;
+        if (i == st->n_gnodes)
+            st->gnodes[st->n_gnodes++] = st->excl[st->n_excl++] = q->node;
+        st->g_cpus[q->node] += jb.cpus;
+        st->g_mem[q->node] += jb.mem_gib;
+        for (uint32_t k = 0; k < q->ngpus; k++)
+            st->g_taken[q->gpu[k]] = 1;
+    }
+    for (uint32_t i = 0; i < p; i++) { /* the engine's bookkeeping will show them */
+        st->g_cpus[st->gang[i].node] = st->g_mem[st->gang[i].node] = 0;
+        for (uint32_t k = 0; k < st->gang[i].ngpus; k++)
+            st->g_taken[st->gang[i].gpu[k]] = 0;
+    }
+    st->n_gnodes = st->n_excl = 0;
+    if (p < jb.pods)
+        return 0;
+    st->gang_n = jb.pods;
+    st->gang_next = 1;
+    *out = st->gang[0];
+    st->placed = out->node;
     return 1;
 }
 
@@ -559,24 +756,53 @@ static void dflt_settle(struct dflt_state *st, const struct view *v)
     st->placed = VIEW_NONE;
 }
 
+/* Takes job j, whose attempt timed out, out of its cohort. A cohort it leaves empty
+ * stays where it is until the next scheduling point frees it (dflt_begin). */
+static void dflt_remove(struct dflt_state *st, uint32_t j)
+{
+    if (st->prev[j] != VIEW_NONE) {
+        dflt_ph_cut(st, j);
+        return;
+    }
+    for (uint32_t c = 0; c < st->n_co; c++) /* it is a root: of which cohort (rare) */
+        if (st->co[c].state != DFLT_FREE && st->co[c].root == j) {
+            st->co[c].root = dflt_ph_pop(st, j);
+            return;
+        }
+    CPN_ASSERT(0);
+}
+
 /* A new pod enters the queue (an arrival, or back from an OOM back-off): its attempts
  * start again from zero, and it goes to the queue's tail. Pods queued between two
- * scheduling points share a cohort per shape. */
+ * scheduling points share a cohort per shape. A job whose attempt timed out leaves the
+ * queue; learnt ends free what every pod of the job held. */
 static void dflt_job_event(void *state, const struct view *v, uint32_t j, enum policy_job_event e)
 {
     struct dflt_state *st = state;
     if (e == POLICY_JOB_LEARNT) { /* the bookkeeping released its requests and GPUs */
         st->learnt++;
-        dflt_nodes_refresh(&st->nodes, v, v->job_node[j]);
+        for (uint32_t k = 0; k < view_pods_held(v, j); k++)
+            dflt_nodes_refresh(&st->nodes, v, view_pod_node(v, j, k));
+    }
+    if (e == POLICY_JOB_TIMED_OUT) {
+        CPN_ASSERT(st->queued[j] && !st->in_round);
+        dflt_remove(st, j);
+        st->queued[j] = 0;
     }
     if (e != POLICY_JOB_QUEUED)
         return;
     CPN_ASSERT(!st->queued[j] && !st->in_round);
     st->queued[j] = 1;
     st->seq[j] = st->next_seq++;
+    uint32_t pods = st->shapes[st->shape_of[j]].pods;
+    if (pods > 1) {
+        dflt_ids_push(&st->round_jobs, j);
+        if (pods > st->round_pods)
+            st->round_pods = pods;
+    }
     uint32_t s = st->shape_of[j];
     if (st->fresh[s] == VIEW_NONE || st->fresh_round[s] != st->round) {
-        st->fresh[s] = dflt_cohort_new(st, s, 0, 0, DFLT_ELIGIBLE);
+        st->fresh[s] = dflt_cohort_new(st, s, 0, 0, VIEW_NONE, DFLT_ELIGIBLE);
         st->fresh_round[s] = st->round;
         dflt_ids_push(&st->elig, st->fresh[s]);
     }
@@ -589,16 +815,33 @@ static int dflt_cmp_key(const void *pa, const void *pb)
     const struct dflt_sortkey *a = pa, *b = pb;
     if (a->key != b->key)
         return a->key < b->key ? -1 : 1;
+    if (a->site != b->site)
+        return a->site < b->site ? -1 : 1;
     return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The jobs queued since the last scheduling point (a round, see dflt_state) close: the
+ * pods of its jobs of several pods get their places in the pod queue. */
+static void dflt_close_round(struct dflt_state *st)
+{
+    uint64_t m = st->next_seq - st->round_base;
+    for (size_t i = 0; i < st->round_jobs.n; i++)
+        st->span[st->round_jobs.v[i]] = m;
+    st->next_seq = st->round_base + st->round_pods * m;
+    st->round_base = st->next_seq;
+    st->round_jobs.n = 0;
+    st->round_pods = 1;
 }
 
 /* A scheduling point begins: a learnt end or a new scrape is a cluster
  * event that moves every unschedulable job to the back-off queue; then the jobs whose
- * back-off has passed become eligible. Eligible cohorts of one shape and count of
- * failures merge: from here on they behave alike. */
+ * back-off has passed become eligible. Eligible cohorts of one shape, count of failures
+ * and site merge: from here on they behave alike. (Cohorts that timed-out jobs left
+ * empty are freed here.) */
 static void dflt_begin(void *state, const struct view *v)
 {
     struct dflt_state *st = state;
+    dflt_close_round(st);
     st->in_round = true;
     st->round++;
     st->n_memo = 0;
@@ -630,33 +873,39 @@ static void dflt_begin(void *state, const struct view *v)
     }
     for (size_t i = 0; i < st->elig.n; i++) {
         const struct dflt_cohort *c = &st->co[st->elig.v[i]];
-        st->keys[i] = (struct dflt_sortkey){(uint64_t)c->shape << 32 | c->tries, st->elig.v[i]};
+        st->keys[i] = (struct dflt_sortkey){(uint64_t)c->shape << 32 | c->tries, c->site,
+                                            st->elig.v[i]};
     }
     if (st->elig.n > 1) /* (keys is NULL until a point has eligible jobs) */
         qsort(st->keys, st->elig.n, sizeof *st->keys, dflt_cmp_key);
     st->walk.n = 0;
     for (size_t i = 0; i < st->elig.n;) {
-        uint32_t c = st->keys[i].id;
+        uint32_t c = st->keys[i].id, site = st->keys[i].site;
         uint64_t key = st->keys[i++].key;
-        for (; i < st->elig.n && st->keys[i].key == key; i++) {
+        for (; i < st->elig.n && st->keys[i].key == key && st->keys[i].site == site; i++) {
             uint32_t d = st->keys[i].id;
             st->co[c].root = dflt_ph_link(st, st->co[c].root, st->co[d].root);
             dflt_cohort_free(st, d);
         }
-        dflt_walk_push(st, c);
+        if (st->co[c].root != VIEW_NONE)
+            dflt_walk_push(st, c);
+        else
+            dflt_cohort_free(st, c);
     }
     st->elig.n = 0;
 }
 
 /* True when a job of shape s is known to fail in this point's site: a shape no larger
- * failed, whose jobs may run on every type those of s may. */
+ * failed, whose jobs may run on every type those of s may. A shape's pods count only
+ * with gang_scheduling; else each attempt binds one pod. */
 static bool dflt_known_to_fail(const struct dflt_state *st, const struct view *v, uint32_t s)
 {
     const struct dflt_shape *sh = &st->shapes[s];
+    bool gang = ((const struct dflt_params *)v->params)->gang_scheduling;
     for (size_t i = 0; i < st->n_memo; i++) {
         const struct dflt_shape *m = &st->shapes[st->memo[i]];
         if (m->gpus <= sh->gpus && m->cpus <= sh->cpus && m->mem_gib <= sh->mem_gib &&
-            dflt_runs_within(st, v->cl->n_types, sh->runs, m->runs))
+            (!gang || m->pods <= sh->pods) && dflt_runs_within(st, v->cl->n_types, sh->runs, m->runs))
             return true;
     }
     return false;
@@ -671,7 +920,7 @@ static uint32_t dflt_fail_to(struct dflt_state *st, const struct view *v, uint32
         double until = v->now + dflt_backoff_s(v->params, tries);
         if (tries > st->tries_cap)
             tries = st->tries_cap;
-        uint32_t f = dflt_cohort_new(st, st->co[c].shape, tries, until, DFLT_PARKED);
+        uint32_t f = dflt_cohort_new(st, st->co[c].shape, tries, until, st->co[c].site, DFLT_PARKED);
         dflt_ids_push(&st->parked, f);
         st->co[c].fail_to = f;
     }
@@ -720,9 +969,20 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
     struct dflt_state *st = state;
     CPN_ASSERT(st->in_round);
     dflt_settle(st, v);
+    if (st->gang_next < st->gang_n) { /* the rest of a gang decision's pods */
+        *out = st->gang[st->gang_next++];
+        st->placed = out->node;
+        if (st->gang_next == st->gang_n) {
+            st->queued[out->job] = 0;
+            st->gang_n = st->gang_next = 0;
+        }
+        return 1;
+    }
     uint32_t site = dflt_site(v);
     if (site != st->memo_site)
         dflt_change_site(st, v, site);
+    const struct dflt_params *par = v->params;
+    bool gpu_res = v->cl->cfg.gpu_as_resource;
     /* The eligible jobs in queue order, cohort by cohort; a cohort whose shape is known
      * to fail is set aside whole. Each bind may score a whole site: a stopped run ends
      * the walk, and the point (dflt_end then leaves the walk as it is). */
@@ -731,16 +991,25 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
             return 0;
         uint32_t c = dflt_walk_pop(st);
         CPN_ASSERT(st->co[c].state == DFLT_ELIGIBLE && st->co[c].root != VIEW_NONE);
-        if (dflt_known_to_fail(st, v, st->co[c].shape)) {
+        /* A job with pods bound is bound in their site: what failed in this point's site
+         * says nothing of another. */
+        uint32_t at = st->co[c].site == VIEW_NONE ? site : st->co[c].site;
+        if (at == site && dflt_known_to_fail(st, v, st->co[c].shape)) {
             dflt_ids_push(&st->aside, c);
             continue;
         }
-        uint32_t j = st->co[c].root;
+        uint32_t j = st->co[c].root, tries = st->co[c].tries;
         st->co[c].root = dflt_ph_pop(st, j);
         st->pos = st->seq[j];
-        int bound = dflt_bind(st, v, site, j, out);
+        uint32_t pods = st->shapes[st->shape_of[j]].pods, placed = view_pods_placed(v, j);
+        bool gang = par->gang_scheduling && pods > 1;
+        for (uint32_t k = 0; !gpu_res && k < placed; k++) /* its pods' anti-affinity */
+            st->excl[st->n_excl++] = view_pod_node(v, j, k);
+        bool anti = st->n_excl > 0;
+        int bound = gang ? dflt_bind_gang(st, v, at, j, out) : dflt_bind(st, v, at, j, out);
+        st->n_excl = 0;
         if (!bound) {
-            if (st->n_memo < DFLT_MEMO_MAX)
+            if (at == site && !anti && st->n_memo < DFLT_MEMO_MAX)
                 st->memo[st->n_memo++] = st->shape_of[j];
             dflt_fail_one(st, v, c, j);
         }
@@ -748,10 +1017,20 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
             dflt_walk_push(st, c);
         else
             dflt_cohort_free(st, c);
-        if (bound) {
+        if (!bound)
+            continue;
+        if (!gang && placed + 1 < pods) {
+            /* Its next pod, in its place in the pod queue, with its failures so far,
+             * bound in this pod's site. */
+            st->seq[j] += st->span[j];
+            uint32_t d = dflt_cohort_new(st, st->shape_of[j], tries, 0,
+                                         v->cl->nodes[out->node].site, DFLT_ELIGIBLE);
+            st->co[d].root = j;
+            dflt_walk_push(st, d);
+        } else if (!gang) {
             st->queued[j] = 0;
-            return 1;
         }
+        return 1;
     }
     /* The rest of the queue would have been tried in this site and failed. */
     for (size_t i = 0; i < st->aside.n; i++)
@@ -769,7 +1048,7 @@ static double dflt_end(void *state, const struct view *v)
     dflt_settle(st, v);
     /* Every cohort of the point was tried or set aside and failed: the ones that
      * failed into a cohort of this point are done with it. */
-    CPN_ASSERT((st->walk.n == 0 && st->aside.n == 0) || view_stopping(v));
+    CPN_ASSERT((st->walk.n == 0 && st->aside.n == 0 && st->gang_n == 0) || view_stopping(v));
     return st->boff.n > 0 ? st->co[dflt_boff_first(st)].backoff_until : INFINITY;
 }
 
@@ -792,12 +1071,19 @@ static void dflt_check(const void *state, const struct view *v)
         const struct dflt_walk_ent *e = heap_at(&st->walk, &dflt_walk_ops, i);
         CPN_ASSERT(st->co[e->co].root != VIEW_NONE && e->seq == st->seq[st->co[e->co].root]);
     }
+    /* The pairing heaps' back links, which take a timed-out job out, hold. */
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j]) {
+        uint32_t p = st->prev[j];
+        CPN_ASSERT(p == VIEW_NONE || st->child[p] == j || st->sib[p] == j);
+        CPN_ASSERT(st->child[j] == VIEW_NONE || st->prev[st->child[j]] == j);
+    }
     if (!st->in_round && st->placed == VIEW_NONE)
         dflt_nodes_check(&st->nodes, v);
 }
 
 const struct policy_ops default_policy = {
     .name = "default",
+    .places_pods = true,
     .summary = "Kubernetes default scheduler in the site with the most idle GPUs: filter on "
                "requests, LeastAllocated + BalancedAllocation, back-off, no head-of-line blocking",
     .init = dflt_init,

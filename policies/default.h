@@ -59,6 +59,15 @@ static inline uint32_t dflt_class_first(const struct dflt_class *c)
     return *(const uint32_t *)c->nodes.v;
 }
 
+/* The class's lowest-numbered node that is not one of excl[0..n_excl), or VIEW_NONE
+ * when all its nodes are: O(n_excl^2), not a scan of the class. frontier is scratch of
+ * n_excl + 2 entries. */
+uint32_t dflt_class_first_but(const struct dflt_class *c, const uint32_t *excl, size_t n_excl,
+                              uint32_t *frontier);
+
+/* Node n's key as the view's bookkeeping gives it now. */
+struct dflt_ckey dflt_key_of(const struct view *v, uint32_t n);
+
 /* Puts every node of the view's cluster in its class. */
 void dflt_nodes_init(struct dflt_nodes *x, const struct view *v);
 void dflt_nodes_free(struct dflt_nodes *x);

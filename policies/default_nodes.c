@@ -24,8 +24,7 @@ static void dflt_node_moved(const void *e, size_t i, void *ctx)
 static const struct heap_ops dflt_node_ops = {
     .size = sizeof(uint32_t), .less = dflt_node_less, .moved = dflt_node_moved};
 
-/* Node n's key as the view's bookkeeping gives it now. */
-static struct dflt_ckey dflt_key_of(const struct view *v, uint32_t n)
+struct dflt_ckey dflt_key_of(const struct view *v, uint32_t n)
 {
     const struct node *nd = &v->cl->nodes[n];
     struct dflt_ckey k;
@@ -177,4 +176,37 @@ void dflt_nodes_check(const struct dflt_nodes *x, const struct view *v)
         CPN_ASSERT(i < c->nodes.n && heap[i] == n);
         CPN_ASSERT(i == 0 || heap[(i - 1) / 2] < n);
     }
+}
+
+/* True when node n is one of excl[0..n_excl). */
+static bool dflt_excluded(uint32_t n, const uint32_t *excl, size_t n_excl)
+{
+    for (size_t i = 0; i < n_excl; i++)
+        if (excl[i] == n)
+            return true;
+    return false;
+}
+
+uint32_t dflt_class_first_but(const struct dflt_class *c, const uint32_t *excl, size_t n_excl,
+                              uint32_t *frontier)
+{
+    /* The heap's least nodes in order, from the top down: each node taken that is
+     * excluded lets its two children in. At most n_excl are taken before one is not,
+     * so the frontier never holds more than n_excl + 2. */
+    const uint32_t *h = c->nodes.v;
+    size_t n = 1;
+    frontier[0] = 0;
+    while (n > 0) {
+        size_t b = 0;
+        for (size_t i = 1; i < n; i++)
+            if (h[frontier[i]] < h[frontier[b]])
+                b = i;
+        uint32_t at = frontier[b];
+        if (!dflt_excluded(h[at], excl, n_excl))
+            return h[at];
+        frontier[b] = frontier[--n];
+        for (size_t ch = 2 * (size_t)at + 1; ch <= 2 * (size_t)at + 2 && ch < c->nodes.n; ch++)
+            frontier[n++] = (uint32_t)ch;
+    }
+    return VIEW_NONE;
 }

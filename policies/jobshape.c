@@ -26,6 +26,7 @@ void jobshape_free(struct jobshape_table *t)
 {
     free(t->has_gpus);
     free(t->gpus);
+    free(t->pods);
     free(t->req);
     free(t->mem);
     free(t->slot);
@@ -48,10 +49,10 @@ static uint64_t hash_double(uint64_t h, double d)
     return h * 0xff51afd7ed558ccdu;
 }
 
-static uint64_t shape_hash(const struct jobshape_table *t, uint32_t gpus, const double *req,
-                           const double *mem)
+static uint64_t shape_hash(const struct jobshape_table *t, uint32_t gpus, uint32_t pods,
+                           const double *req, const double *mem)
 {
-    uint64_t h = hash_double(gpus, req[0]);
+    uint64_t h = hash_double((uint64_t)gpus | (uint64_t)(pods - 1) << 32, req[0]);
     h = hash_double(h, req[1]);
     for (size_t k = 0; k < t->n_types; k++)
         h = hash_double(h, mem[k]);
@@ -63,9 +64,11 @@ static const double *shape_mem(const struct jobshape_table *t, size_t s)
     return &t->mem[s * (t->n_types ? t->n_types : 1)];
 }
 
-static bool shape_is(const struct jobshape_table *t, uint32_t s, uint32_t gpus, const double *req)
+static bool shape_is(const struct jobshape_table *t, uint32_t s, uint32_t gpus, uint32_t pods,
+                     const double *req)
 {
-    return t->gpus[s] == gpus && t->req[2 * s] == req[0] && t->req[2 * s + 1] == req[1] &&
+    return t->gpus[s] == gpus && t->pods[s] == pods && t->req[2 * s] == req[0] &&
+           t->req[2 * s + 1] == req[1] &&
            (t->n_types == 0 || memcmp(shape_mem(t, s), t->key_mem, t->n_types * sizeof(double)) == 0);
 }
 
@@ -87,8 +90,8 @@ static void shape_key_mem(const struct jobshape_table *t, const struct view *v, 
 void jobshape_check(const struct jobshape_table *t, const struct view *v, uint32_t j, uint32_t s)
 {
     const struct view_job jd = view_job(v, j), *jb = &jd;
-    CPN_ASSERT(s < t->n && t->gpus[s] == jb->gpus && t->req[2 * s] == jb->cpus &&
-               t->req[2 * s + 1] == jb->mem_gib);
+    CPN_ASSERT(s < t->n && t->gpus[s] == jb->gpus && t->pods[s] == jb->pods &&
+               t->req[2 * s] == jb->cpus && t->req[2 * s + 1] == jb->mem_gib);
     double *mem = cpn_calloc(t->n_types ? t->n_types : 1, sizeof *mem);
     shape_key_mem(t, v, j, mem);
     for (size_t k = 0; k < t->n_types; k++)
@@ -102,15 +105,18 @@ uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j)
     size_t nt = t->n_types, ntm = nt ? nt : 1;
     double req[2] = {jb->cpus, jb->mem_gib};
     shape_key_mem(t, v, j, t->key_mem);
-    size_t mask = t->n_slot - 1, i = (size_t)shape_hash(t, jb->gpus, req, t->key_mem) & mask;
+    size_t mask = t->n_slot - 1;
+    size_t i = (size_t)shape_hash(t, jb->gpus, jb->pods, req, t->key_mem) & mask;
     for (; t->slot[i] != UINT32_MAX; i = (i + 1) & mask)
-        if (shape_is(t, t->slot[i], jb->gpus, req))
+        if (shape_is(t, t->slot[i], jb->gpus, jb->pods, req))
             return t->slot[i];
     uint32_t id = (uint32_t)t->n++;
     cpn_grow((void **)&t->gpus, &t->cap_gpus, t->n, sizeof *t->gpus);
+    cpn_grow((void **)&t->pods, &t->cap_pods, t->n, sizeof *t->pods);
     cpn_grow((void **)&t->req, &t->cap_req, 2 * t->n, sizeof *t->req);
     cpn_grow((void **)&t->mem, &t->cap_mem, ntm * t->n, sizeof *t->mem);
     t->gpus[id] = jb->gpus;
+    t->pods[id] = jb->pods;
     t->req[2 * id] = req[0];
     t->req[2 * id + 1] = req[1];
     memcpy(&t->mem[id * ntm], t->key_mem, nt * sizeof(double));
@@ -121,8 +127,8 @@ uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j)
         t->slot = cpn_malloc(t->n_slot * sizeof *t->slot);
         memset(t->slot, 0xff, t->n_slot * sizeof *t->slot);
         for (uint32_t s = 0; s < t->n; s++) {
-            size_t k = (size_t)shape_hash(t, t->gpus[s], &t->req[2 * s], shape_mem(t, s)) &
-                       (t->n_slot - 1);
+            size_t k = (size_t)shape_hash(t, t->gpus[s], t->pods[s], &t->req[2 * s],
+                                          shape_mem(t, s)) & (t->n_slot - 1);
             while (t->slot[k] != UINT32_MAX)
                 k = (k + 1) & (t->n_slot - 1);
             t->slot[k] = s;

@@ -1,6 +1,6 @@
 /* jobshape: numbers the shapes of jobs for policies whose test "does this job fit a
- * node now" depends only on its shape: its GPU count, CPU and memory requests, and
- * its predicted peak memory per GPU on each GPU type (a GPU no job uses has no
+ * node now" depends only on its shape: its GPU count, pods, CPU and memory requests,
+ * and its predicted peak memory per GPU on each GPU type (a GPU no job uses has no
  * assigned memory, so it holds the job exactly when the type does; a type the job may
  * not run on counts as holding nothing). Within one scheduling point placements only
  * take resources, so a shape that fits nowhere stays so until the next point: sjf and
@@ -19,9 +19,10 @@ struct jobshape_table {
     size_t n_types;
     uint8_t *has_gpus;   /* [types] 1 when some node has GPUs of the type */
     uint32_t *gpus;      /* [shapes] */
+    uint32_t *pods;      /* [shapes] */
     double *req;         /* [shapes * 2]: CPU cores, memory GiB */
     double *mem;         /* [shapes * types]: predicted peak memory per GPU */
-    size_t n, cap_gpus, cap_req, cap_mem;
+    size_t n, cap_gpus, cap_pods, cap_req, cap_mem;
     uint32_t *slot;      /* open-addressing table of shape numbers, UINT32_MAX empty */
     size_t n_slot;       /* a power of two, at least twice n */
     double *key_mem;     /* [types] scratch: the shape being looked up */
@@ -35,7 +36,7 @@ void jobshape_free(struct jobshape_table *t);
 void jobshape_reset(struct jobshape_table *t);
 /* The number of job j's shape, a new one when it was never seen. */
 uint32_t jobshape_of(struct jobshape_table *t, const struct view *v, uint32_t j);
-/* For a policy's check hook: aborts unless shape s is job j's shape (GPU count,
+/* For a policy's check hook: aborts unless shape s is job j's shape (GPU count, pods,
  * requests and predicted memory per type, as jobshape_of would find them now). */
 void jobshape_check(const struct jobshape_table *t, const struct view *v, uint32_t j, uint32_t s);
 

@@ -85,7 +85,25 @@
  * nodes whose bound could beat the best slot found so far. The plan's state of a node
  * (when its GPUs free, what this plan took) is built from the node's own running jobs
  * the first time the plan looks at it, so a plan costs what it touches, not the size
- * of the cluster. The engine's job events keep the lists and bounds current. */
+ * of the cluster. The engine's job events keep the lists and bounds current.
+ *
+ * Pods. A job of several pods (docs/distributed.md) is planned all at once: each pod's
+ * place is searched in turn as a job of one pod's, with the pods before it booked, and
+ * its finish there counts the ring all-reduce over its node and theirs (the view's
+ * estimate, view_allreduce_run_s: nothing on a node that holds one of them, the site's
+ * network within a site, the WAN between sites), so pods keep to one node, then one
+ * site, unless waiting costs more. Two tries are made: every pod starting now, and
+ * every pod at its best place now or later (a reservation's place, for a reserved job);
+ * the job starts now when the first finishes no later (or the second would also start
+ * now), else it is booked from when the last of the second's places frees to its
+ * longest pod's finish, on all its pods' GPUs (a fresh job fitted into the standing
+ * plan then waits, as a job of one pod would). A try fails unless every pod's GPUs hold
+ * the job's predicted peak at its largest over its pods' types (the engine gives each
+ * pod that peak), so it still never over-commits. The tries' bookings are taken back
+ * (opt_undo). Its run is predicted on its slowest pod's type plus the all-reduce, its
+ * transfer as its data moving to each of its pods' sites in turn; reserve_min_gpus and
+ * the work order count the GPUs of all its pods. Each pod is an entry in its node's
+ * list (opt_entry). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,10 +308,33 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->node_epoch = opt_alloc(cl->n_nodes, sizeof *st->node_epoch);
     for (size_t n = 0; n < cl->n_nodes; n++)
         st->node_head[n] = VIEW_NONE;
-    st->job_next = opt_alloc(nj, sizeof *st->job_next);
-    st->job_at = opt_alloc(nj, sizeof *st->job_at);
-    for (size_t j = 0; j < nj; j++)
-        st->job_at[j] = VIEW_NONE;
+    /* One entry per pod in the nodes' lists: a job's own index for its first pod, and
+     * past the jobs, pod_base[j] + k - 1 for pod k of a job of several. */
+    size_t ne = nj;
+    st->n_jobs = (uint32_t)nj;
+    st->max_pods = 1;
+    st->pod_base = opt_alloc(nj, sizeof *st->pod_base);
+    for (uint32_t j = 0; j < nj; j++) {
+        uint32_t pods = view_job(v, j).pods;
+        st->pod_base[j] = (uint32_t)(ne - nj);
+        ne += pods - 1;
+        if (pods > st->max_pods)
+            st->max_pods = pods;
+    }
+    st->ent_job = opt_alloc(ne - nj, sizeof *st->ent_job);
+    for (uint32_t j = 0; j < nj; j++)
+        for (uint32_t q = 1; q < view_job(v, j).pods; q++)
+            st->ent_job[st->pod_base[j] + q - 1] = j;
+    st->job_next = opt_alloc(ne, sizeof *st->job_next);
+    st->job_at = opt_alloc(ne, sizeof *st->job_at);
+    for (size_t e = 0; e < ne; e++)
+        st->job_at[e] = VIEW_NONE;
+    st->g_nodes = opt_alloc(st->max_pods + 1, sizeof *st->g_nodes);
+    st->g_slot = opt_alloc(st->max_pods, sizeof *st->g_slot);
+    st->g_now = opt_alloc(st->max_pods, sizeof *st->g_now);
+    st->g_undo = opt_alloc(st->max_pods, sizeof *st->g_undo);
+    if (st->max_pods > 1)
+        st->run_moved = opt_alloc(nj, sizeof *st->run_moved);
     st->epoch = 1;
     st->need_plan = true;
     st->est_run = opt_alloc(nj * nt, sizeof *st->est_run);
@@ -332,7 +373,7 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->mem_now = opt_alloc(cl->n_nodes, sizeof *st->mem_now);
     st->cpu_now = opt_alloc(cl->n_nodes, sizeof *st->cpu_now);
     st->done = opt_alloc(nj, sizeof *st->done);
-    st->plan = opt_alloc(nj, sizeof *st->plan);
+    st->plan = opt_alloc(ne, sizeof *st->plan); /* (every pod of every job at most) */
     const struct opt_params *par = v->params;
     st->window = par->window < nj ? par->window : nj;
     st->win = opt_alloc(st->window, sizeof *st->win);
@@ -370,6 +411,13 @@ static void opt_destroy(void *state)
     free(st->node_epoch);
     free(st->job_next);
     free(st->job_at);
+    free(st->pod_base);
+    free(st->ent_job);
+    free(st->g_nodes);
+    free(st->g_slot);
+    free(st->g_now);
+    free(st->g_undo);
+    free(st->run_moved);
     free(st->win);
     free(st->popped);
     free(st->has_gpus);
@@ -442,6 +490,148 @@ static void opt_book(struct opt_state *st, const struct view *v, uint32_t j, con
     memcpy(p->gpu, s->gpu, s->ngpus * sizeof s->gpu[0]);
 }
 
+/* ---- jobs of several pods ---- */
+
+/* opt_book of slot s of job j (a pod), with what it overwrites kept in *u. The slot's
+ * node has its state for this plan (the search touched it). */
+static void opt_book_undoable(struct opt_state *st, const struct view *v, uint32_t j,
+                              const struct opt_slot *s, struct opt_undo *u)
+{
+    const struct node *nd = &v->cl->nodes[s->node];
+    u->node = s->node;
+    u->ngpus = nd->gpu_count;
+    for (uint32_t q = 0; q < nd->gpu_count; q++) {
+        uint32_t g = nd->gpu_first + q;
+        u->avail[q] = st->avail[g];
+        u->gap_end[q] = st->gap_end[g];
+        u->free_now[q] = st->free_now[g];
+    }
+    u->cpus_now = st->cpus_now[s->node];
+    u->mem_now = st->mem_now[s->node];
+    u->cpu_now = st->cpu_now[s->node];
+    u->plan_len = st->plan_len;
+    opt_book(st, v, j, s);
+}
+
+/* Takes back the booking *u recorded (the last one not yet taken back). */
+static void opt_unbook(struct opt_state *st, const struct view *v, const struct opt_undo *u)
+{
+    const struct node *nd = &v->cl->nodes[u->node];
+    for (uint32_t q = 0; q < u->ngpus; q++) {
+        uint32_t g = nd->gpu_first + q;
+        st->avail[g] = u->avail[q];
+        st->gap_end[g] = u->gap_end[q];
+        st->free_now[g] = u->free_now[q];
+    }
+    st->cpus_now[u->node] = u->cpus_now;
+    st->mem_now[u->node] = u->mem_now;
+    st->cpu_now[u->node] = u->cpu_now;
+    st->plan_len = u->plan_len;
+    opt_leaf_plan(st, v, u->node);
+}
+
+/* Until when a pod's GPUs are held while opt_gang_try looks for the job's other pods:
+ * later than any plan, so that no other pod of the job is planned on them, yet finite,
+ * so that the node bounds (where INFINITY means no node has the GPUs) still hold. A pod
+ * that could start only then has no place. */
+#define OPT_GANG_HELD_S 1e300
+
+/* How opt_gang_try looks for each pod: where it starts now, now or later (the plan's
+ * earliest finish), or as a reservation. */
+enum opt_gang_how { OPT_GANG_NOW, OPT_GANG_ANY, OPT_GANG_RESERVE };
+
+/* Finds a slot for each pod of job j in turn into slots[], each search seeing the pods
+ * before it booked (held for good, unless they start now) and counting the all-reduce
+ * between their nodes (opt_visit), then takes the bookings back. Returns whether every
+ * pod has one, with the job's start (its last pod's) and finish (start plus its longest
+ * pod's transfer and run, with the all-reduce of all its pods). */
+static bool opt_gang_try(struct opt_state *st, const struct view *v, uint32_t j,
+                         enum opt_gang_how how, struct opt_slot *slots, double *start,
+                         double *finish)
+{
+    uint32_t pods = view_job(v, j).pods, p = 0;
+    double t0 = v->now, dur = 0;
+    bool ok = true;
+    st->g_n = 0;
+    for (; p < pods && ok; p++) {
+        struct opt_slot *s = &slots[p];
+        ok = how == OPT_GANG_RESERVE ? opt_reserve_slot(st, v, j, s)
+                                     : opt_best_slot(st, v, j, how == OPT_GANG_NOW, s);
+        if (!ok || !(s->start < OPT_GANG_HELD_S)) {
+            ok = false;
+            break;
+        }
+        struct opt_slot held = *s;
+        if (how != OPT_GANG_NOW) { /* no other pod of it may take these GPUs later */
+            held.now = false;
+            held.finish = OPT_GANG_HELD_S;
+        }
+        opt_book_undoable(st, v, j, &held, &st->g_undo[p]);
+        st->g_nodes[st->g_n++] = s->node;
+        t0 = fmax(t0, s->start);
+        dur = fmax(dur, s->finish - s->start);
+    }
+    /* Every pod's GPUs must hold the job's predicted peak at its largest over its pods'
+     * types: the engine gives each pod that (sim.c, gang_demand). */
+    double most = 0, run, mem;
+    for (uint32_t q = 0; ok && q < pods; q++) {
+        opt_est(st, v, j, v->cl->nodes[slots[q].node].type, &run, &mem);
+        most = fmax(most, mem);
+    }
+    for (uint32_t q = 0; ok && q < pods; q++)
+        for (uint32_t i = 0; ok && i < slots[q].ngpus; i++) {
+            uint32_t g = slots[q].gpu[i];
+            double held = how == OPT_GANG_NOW ? v->gpu_assigned_mem_gib[g] : 0;
+            ok = most <= v->cl->types[v->cl->nodes[slots[q].node].type].mem_gib - held + VIEW_FIT_EPS;
+        }
+    while (p-- > 0)
+        opt_unbook(st, v, &st->g_undo[p]);
+    st->g_n = 0;
+    *start = t0;
+    *finish = t0 + dur;
+    return ok;
+}
+
+/* What opt_book_gang is planning for: a fresh plan, a job fitted into the standing plan
+ * (it starts now or waits), or a reservation. */
+enum opt_gang_mode { OPT_GANG_PLAN, OPT_GANG_FRESH, OPT_GANG_RESERVED };
+
+/* Books job j of several pods, all of them at once: at once, when each pod can start
+ * now and the job finishes no later than with the pods' best places (or reservations)
+ * found now or later; else, unless it is a fresh job (which starts now or waits), at
+ * the time the last of those places frees, each pod holding its GPUs from then to the
+ * job's finish. A place now must also end before the first job planned on its GPUs. */
+static void opt_book_gang(struct opt_state *st, const struct view *v, uint32_t j,
+                          enum opt_gang_mode mode)
+{
+    uint32_t pods = view_job(v, j).pods;
+    uint64_t done = st->done[j];
+    double s_now, f_now, s_later, f_later;
+    bool can_now = opt_gang_try(st, v, j, OPT_GANG_NOW, st->g_now, &s_now, &f_now);
+    bool can_later = opt_gang_try(st, v, j, mode == OPT_GANG_RESERVED ? OPT_GANG_RESERVE : OPT_GANG_ANY,
+                                  st->g_slot, &s_later, &f_later);
+    for (uint32_t p = 0; can_now && p < pods; p++)
+        for (uint32_t q = 0; q < st->g_now[p].ngpus; q++)
+            can_now = f_now <= st->gap_end[st->g_now[p].gpu[q]] + OPT_TIME_EPS_S;
+    /* (Places found "later" that free now cannot all start now: only the try at now
+     * may place the job now.) */
+    bool now = can_now && (!can_later || f_now <= f_later + OPT_TIME_EPS_S ||
+                           s_later <= v->now + OPT_TIME_EPS_S);
+    if (!now && (!can_later || mode == OPT_GANG_FRESH)) {
+        st->done[j] = done; /* nothing booked: as a job of one pod that fits nowhere */
+        return;
+    }
+    for (uint32_t p = 0; p < pods; p++) {
+        struct opt_slot s = now ? st->g_now[p] : st->g_slot[p];
+        s.start = now ? v->now : s_later;
+        s.finish = now ? f_now : f_later;
+        s.now = now;
+        opt_book(st, v, j, &s);
+    }
+    if (mode == OPT_GANG_RESERVED)
+        st->res_node[j] = now ? VIEW_NONE : st->g_slot[0].node;
+}
+
 static int opt_cmp_key(const void *a, const void *b)
 {
     const struct opt_key *x = a, *y = b;
@@ -489,7 +679,7 @@ static void opt_age(struct opt_state *st, const struct view *v)
         st->stage[x.job] = OPT_AGED;
         x.k1 = view_job(v, x.job).submit_s;
         opt_heap_push(&st->aged, x);
-        if (view_job(v, x.job).gpus >= c->reserve_min_gpus) {
+        if (opt_gpus(v, x.job) >= c->reserve_min_gpus) {
             opt_heap_push(&st->big, x);
             st->n_big++;
         }
@@ -510,6 +700,10 @@ static size_t opt_plan_reservations(struct opt_state *st, const struct view *v)
     opt_put_back(st, &st->big, 0, npop);
     for (size_t i = 0; i < m; i++) {
         uint32_t j = st->win[i].job;
+        if (view_job(v, j).pods > 1) {
+            opt_book_gang(st, v, j, OPT_GANG_RESERVED);
+            continue;
+        }
         struct opt_slot res, now;
         bool can_res = opt_reserve_slot(st, v, j, &res);
         bool can_now = opt_best_slot(st, v, j, true, &now);
@@ -551,7 +745,9 @@ static void opt_plan(struct opt_state *st, const struct view *v)
     qsort(st->win, m, sizeof *st->win, opt_cmp_key);
     for (size_t i = 0; i < m && !view_stopping(v); i++) { /* a stopped run plans no more */
         struct opt_slot s;
-        if (opt_best_slot(st, v, st->win[i].job, false, &s))
+        if (view_job(v, st->win[i].job).pods > 1)
+            opt_book_gang(st, v, st->win[i].job, OPT_GANG_PLAN);
+        else if (opt_best_slot(st, v, st->win[i].job, false, &s))
             opt_book(st, v, st->win[i].job, &s);
     }
 }
@@ -565,7 +761,9 @@ static void opt_fit_fresh(struct opt_state *st, const struct view *v)
         if (st->stage[j] == OPT_OUT || st->gen[j] != st->fresh_gen[i] || st->done[j] == st->epoch)
             continue;
         struct opt_slot s;
-        if (opt_best_slot(st, v, j, false, &s) && s.now)
+        if (view_job(v, j).pods > 1)
+            opt_book_gang(st, v, j, OPT_GANG_FRESH);
+        else if (opt_best_slot(st, v, j, false, &s) && s.now)
             opt_book(st, v, j, &s);
     }
 }
@@ -582,7 +780,7 @@ static double opt_key_of(const struct view *v, uint32_t j, double len)
     case OPT_ORDER_SPT:
         return len;
     case OPT_ORDER_WORK:
-        return -len * view_job(v, j).gpus;
+        return -len * opt_gpus(v, j);
     case OPT_ORDER_FIFO:
         break;
     }
@@ -599,6 +797,16 @@ static double opt_order_key(struct opt_state *st, const struct view *v, uint32_t
  * them (its entry numbers keep the queue's order on ties; the other heaps are by
  * submission). Each running job is predicted again, and a node whose jobs' predicted
  * ends moved has its bound rebuilt. O(queue + nodes). */
+/* Running job a's predicted run time as the estimates give it now (opt_run_on its
+ * pods' nodes, gathered in st->g_nodes). */
+static double opt_pred_run_now(struct opt_state *st, const struct view *v, uint32_t a)
+{
+    uint32_t pods = view_pods_held(v, a);
+    for (uint32_t k = 0; k < pods; k++)
+        st->g_nodes[k] = view_pod_node(v, a, k);
+    return opt_run_on(st, v, a, st->g_nodes, pods);
+}
+
 static void opt_rebuild(struct opt_state *st, const struct view *v)
 {
     st->young.n = 0;
@@ -608,19 +816,36 @@ static void opt_rebuild(struct opt_state *st, const struct view *v)
             opt_heap_push(&st->young, (struct opt_hent){.k1 = st->okey[j], .k2 = st->entry[j],
                                                         .job = j, .gen = st->gen[j]});
     }
+    bool pods_moved = false;
     for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
         bool moved = false;
         for (uint32_t a = st->node_head[n]; a != VIEW_NONE; a = st->job_next[a]) {
             double run, mem;
-            if (!v->job_active[a] || v->job_node[a] != n)
-                continue; /* it ended: opt_list_next drops it */
-            opt_est(st, v, a, v->cl->nodes[n].type, &run, &mem);
+            if (a >= st->n_jobs || !v->job_active[a] || v->job_node[a] != n)
+                continue; /* a later pod (its job is seen at its first), or it ended */
+            if (view_pods_held(v, a) > 1) {
+                run = opt_pred_run_now(st, v, a);
+                st->run_moved[a] = run != st->pred_run[a];
+                pods_moved |= st->run_moved[a];
+            } else {
+                opt_est(st, v, a, v->cl->nodes[n].type, &run, &mem);
+            }
             moved |= run != st->pred_run[a];
             st->pred_run[a] = run;
         }
         if (moved)
             opt_node_changed(st, v, n);
     }
+    /* The later pods' nodes of the jobs of several pods whose predicted run moved. */
+    for (uint32_t n = 0; pods_moved && n < v->cl->n_nodes; n++) {
+        bool moved = false;
+        for (uint32_t a = st->node_head[n]; a != VIEW_NONE; a = st->job_next[a])
+            moved |= a >= st->n_jobs && st->run_moved[opt_entry_job(st, a)];
+        if (moved)
+            opt_node_changed(st, v, n);
+    }
+    for (uint32_t j = 0; pods_moved && j < st->n_jobs; j++)
+        st->run_moved[j] = 0;
     st->est_seen = v->est_version;
 }
 
@@ -646,6 +871,11 @@ static void opt_job_event(void *state, const struct view *v, uint32_t j, enum po
     if (e == POLICY_JOB_LEARNT)
         st->need_plan = true;
     opt_node_changed(st, v, n);
+    for (uint32_t k = 1; k < view_pods_held(v, j); k++) { /* its later pods' nodes */
+        uint32_t m = view_pod_node(v, j, k);
+        if (st->job_at[opt_entry(st, j, k)] == m)
+            opt_node_changed(st, v, m);
+    }
 }
 
 /* A scheduling point begins: with jobs queued, plan afresh or fit the new jobs into
@@ -675,21 +905,42 @@ static int opt_place(void *state, const struct view *v, struct placement *out)
     if (st->plan_next == st->plan_len)
         return 0;
     *out = st->plan[st->plan_next++];
-    uint32_t j = out->job;
+    uint32_t j = out->job, k = view_pods_placed(v, j), pods = view_job(v, j).pods;
     const struct node *nd = &v->cl->nodes[out->node];
-    double mem;
-    opt_est(st, v, j, nd->type, &st->pred_run[j], &mem);
-    st->pred_xfer[j] = view_transfer_estimate_s(v, j, nd->site);
+    if (k == 0 && pods == 1) {
+        double mem;
+        opt_est(st, v, j, nd->type, &st->pred_run[j], &mem);
+        st->pred_xfer[j] = view_transfer_estimate_s(v, j, nd->site);
+    } else if (k == 0) {
+        /* Its pods are the plan's next placements: its run on their nodes, and its data
+         * moving to each of their sites in turn. */
+        st->pred_xfer[j] = 0;
+        for (uint32_t q = 0; q < pods; q++) {
+            const struct placement *pq = &st->plan[st->plan_next - 1 + q];
+            CPN_ASSERT(st->plan_next - 1 + q < st->plan_len && pq->job == j);
+            uint32_t site = v->cl->nodes[pq->node].site, r = 0;
+            while (r < q && v->cl->nodes[st->g_nodes[r]].site != site)
+                r++;
+            if (r == q)
+                st->pred_xfer[j] += view_transfer_estimate_s(v, j, site);
+            st->g_nodes[q] = pq->node;
+        }
+        st->pred_run[j] = opt_run_on(st, v, j, st->g_nodes, pods);
+    }
     if (opt_unseen(st, v, j))
         st->alone[out->node] = j;
-    st->res_node[j] = VIEW_NONE;
-    if (st->stage[j] == OPT_AGED && view_job(v, j).gpus >= ((const struct opt_params *)v->params)->reserve_min_gpus)
-        st->n_big--;
-    st->stage[j] = OPT_OUT;
-    opt_unlink(st, j);
-    st->job_next[j] = st->node_head[out->node];
-    st->node_head[out->node] = j;
-    st->job_at[j] = out->node;
+    if (k == 0) {
+        st->res_node[j] = VIEW_NONE;
+        if (st->stage[j] == OPT_AGED &&
+            opt_gpus(v, j) >= ((const struct opt_params *)v->params)->reserve_min_gpus)
+            st->n_big--;
+        st->stage[j] = OPT_OUT;
+    }
+    uint32_t e = opt_entry(st, j, k);
+    opt_unlink(st, e);
+    st->job_next[e] = st->node_head[out->node];
+    st->node_head[out->node] = e;
+    st->job_at[e] = out->node;
     return 1;
 }
 
@@ -734,11 +985,23 @@ static void opt_check(const void *state, const struct view *v)
     CPN_ASSERT(st->est_seen == v->est_version);
     for (uint32_t j = 0; j < v->n_jobs; j++) {
         staged += st->stage[j] != OPT_OUT;
-        big += st->stage[j] == OPT_AGED && view_job(v, j).gpus >= ((const struct opt_params *)v->params)->reserve_min_gpus;
-        if (v->job_active[j]) {
+        big += st->stage[j] == OPT_AGED && opt_gpus(v, j) >= ((const struct opt_params *)v->params)->reserve_min_gpus;
+        if (v->job_active[j] && view_pods_held(v, j) == 1) {
             struct view_estimate e;
             view_estimate(v, j, v->cl->nodes[v->job_node[j]].type, &e);
             CPN_ASSERT(st->job_at[j] == v->job_node[j] && st->pred_run[j] == e.run_s);
+        } else if (v->job_active[j]) { /* every pod listed; the run on the slowest, and more */
+            double run = 0;
+            for (uint32_t k = 0; k < view_pods_held(v, j); k++) {
+                uint32_t n = view_pod_node(v, j, k);
+                struct view_estimate e;
+                view_estimate(v, j, v->cl->nodes[n].type, &e);
+                run = fmax(run, e.run_s);
+                st->g_nodes[k] = n;
+                CPN_ASSERT(st->job_at[opt_entry(st, j, k)] == n);
+            }
+            run += view_allreduce_run_s(v, j, st->g_nodes, view_pods_held(v, j));
+            CPN_ASSERT(st->pred_run[j] == run);
         }
     }
     CPN_ASSERT(staged == v->queue_len && big == st->n_big);
@@ -755,7 +1018,7 @@ static void opt_check(const void *state, const struct view *v)
     for (uint32_t n = 0; n < v->cl->n_nodes; n++)
         for (uint32_t a = st->node_head[n]; a != VIEW_NONE; a = st->job_next[a]) {
             CPN_ASSERT(st->job_at[a] == n);
-            listed += v->job_active[a];
+            listed += a < st->n_jobs && v->job_active[a];
         }
     CPN_ASSERT(listed == v->active_jobs);
 }
@@ -764,6 +1027,7 @@ const struct policy_ops optimal_policy = {
     .name = "optimal",
     .never_overcommits = true,
     .cpu_filter = true,
+    .places_pods = true,
     .summary = "plans the queue by predicted finish time (transfer + run) without over-committing "
                "GPU memory, predicting CPU slowdown; reservations for long-waiting many-GPU jobs",
     .init = opt_init,

@@ -43,6 +43,16 @@ struct opt_slot {
     uint32_t gpu[CLUSTER_MAX_NODE_GPUS];
 };
 
+/* What one booking of a pod overwrote (opt_book_gang takes tentative bookings back). */
+struct opt_undo {
+    uint32_t node, ngpus;
+    uint32_t gpu[CLUSTER_MAX_NODE_GPUS];
+    double avail[CLUSTER_MAX_NODE_GPUS], gap_end[CLUSTER_MAX_NODE_GPUS];
+    uint8_t free_now[CLUSTER_MAX_NODE_GPUS];
+    double cpus_now, mem_now, cpu_now;
+    size_t plan_len;
+};
+
 /* Nodes of one site and one GPU type, in index order: a job's transfer and run
  * estimates are the same on all of them. The maxima reject a job no node can take.
  * The group's segment tree holds, per tree node and per k in 1..max_gpus, the least
@@ -84,9 +94,17 @@ struct opt_state {
     uint32_t *stale;       /* nodes whose bound holds this plan's bookings */
     size_t n_stale;
     uint8_t *is_stale;     /* [nodes] */
-    uint32_t *node_head;   /* [nodes] first job placed there by this policy, VIEW_NONE */
-    uint32_t *job_next;    /* [jobs] next job of the same node's list */
-    uint32_t *job_at;      /* [jobs] node whose list holds the job, VIEW_NONE */
+    /* The nodes' lists of the pods placed there: an entry per pod, the job's own index
+     * for its first pod (opt_entry), n_jobs + pod_base[j] + k - 1 for pod k > 0 of a job
+     * of several pods. */
+    uint32_t *node_head;   /* [nodes] first entry placed there by this policy, VIEW_NONE */
+    uint32_t *job_next;    /* [entries] next entry of the same node's list */
+    uint32_t *job_at;      /* [entries] node whose list holds the entry, VIEW_NONE */
+    uint32_t *pod_base;    /* [jobs] of several pods: its first entry past n_jobs */
+    uint32_t *ent_job;     /* [entries - jobs] the job of an entry of a later pod */
+    uint32_t n_jobs;       /* the view's jobs (the first entries) */
+    uint32_t max_pods;     /* the most pods of a job */
+    uint8_t *run_moved;    /* [jobs] scratch of opt_rebuild (with jobs of several pods) */
     uint64_t *node_epoch;  /* [nodes] plan that last built the node's state */
     uint64_t epoch;        /* the current plan */
     bool need_plan;        /* the cluster changed: the next scheduling point plans afresh */
@@ -131,9 +149,41 @@ struct opt_state {
     uint64_t *done;      /* [jobs] epoch of the plan that handled it */
     struct opt_key *win; /* [window] scratch: the jobs this plan takes */
     size_t window;       /* optimal_window, at most the number of jobs */
-    struct placement *plan; /* [jobs] what this plan starts now */
+    struct placement *plan; /* [jobs x max_pods] what this plan starts now */
     size_t plan_len, plan_next;
+
+    /* A job of several pods being planned (opt_book_gang): the nodes of its pods booked
+     * so far, which the search's all-reduce estimate counts (opt_visit), and what each
+     * booking overwrote, to take it back. */
+    uint32_t *g_nodes;     /* [max_pods + 1] */
+    uint32_t g_n;
+    struct opt_slot *g_slot;  /* [max_pods] the pods' slots found */
+    struct opt_slot *g_now;   /* [max_pods] those of the try at starting now */
+    struct opt_undo *g_undo;  /* [max_pods] */
 };
+
+/* Entry of pod k of job j in the nodes' lists (see opt_state.node_head). */
+static inline uint32_t opt_entry(const struct opt_state *st, uint32_t j, uint32_t k)
+{
+    return k == 0 ? j : st->n_jobs + st->pod_base[j] + k - 1;
+}
+
+/* The job of entry e, and its pod. */
+static inline uint32_t opt_entry_job(const struct opt_state *st, uint32_t e)
+{
+    return e < st->n_jobs ? e : st->ent_job[e - st->n_jobs];
+}
+static inline uint32_t opt_entry_pod(const struct opt_state *st, uint32_t e)
+{
+    return e < st->n_jobs ? 0 : e - st->n_jobs - st->pod_base[st->ent_job[e - st->n_jobs]] + 1;
+}
+
+/* GPUs a job uses over all its pods: what reserve_min_gpus and the work order count. */
+static inline uint32_t opt_gpus(const struct view *v, uint32_t j)
+{
+    const struct view_job jb = view_job(v, j);
+    return jb.gpus * jb.pods;
+}
 
 /* ---- optimal_index.c ---- */
 
@@ -159,5 +209,9 @@ void opt_node_changed(struct opt_state *st, const struct view *v, uint32_t n);
 bool opt_best_slot(struct opt_state *st, const struct view *v, uint32_t j, bool now_only,
                    struct opt_slot *best);
 bool opt_reserve_slot(struct opt_state *st, const struct view *v, uint32_t j, struct opt_slot *res);
+/* Job j's predicted run time with its pods on nodes[0..pods): alone on the type of its
+ * one node; for several pods, on its slowest pod's type plus its all-reduce there. */
+double opt_run_on(struct opt_state *st, const struct view *v, uint32_t j, const uint32_t *nodes,
+                  uint32_t pods);
 
 #endif

@@ -41,6 +41,21 @@ void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t ty
     *mem_gib = st->est_mem[i];
 }
 
+double opt_run_on(struct opt_state *st, const struct view *v, uint32_t j, const uint32_t *nodes,
+                  uint32_t pods)
+{
+    double run = 0, r, mem;
+    if (pods == 1) {
+        opt_est(st, v, j, v->cl->nodes[nodes[0]].type, &run, &mem);
+        return run;
+    }
+    for (uint32_t k = 0; k < pods; k++) {
+        opt_est(st, v, j, v->cl->nodes[nodes[k]].type, &r, &mem);
+        run = fmax(run, r);
+    }
+    return run + view_allreduce_run_s(v, j, nodes, pods);
+}
+
 double opt_est_cpu(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type)
 {
     double run, mem;
@@ -165,13 +180,22 @@ static double opt_learn_s(const struct view *v, double t)
 
 /* ---- the jobs running on a node ---- */
 
-/* The next job of node n's list that is still in the bookkeeping, from *p on (jobs that
- * left it leave the list), and *p past it; VIEW_NONE at the end. */
+/* Whether entry a of node n's list (a pod) is still in the bookkeeping there. */
+static bool opt_entry_live(const struct opt_state *st, const struct view *v, uint32_t n, uint32_t a)
+{
+    if (a < st->n_jobs)
+        return v->job_active[a] && v->job_node[a] == n;
+    uint32_t j = opt_entry_job(st, a), k = opt_entry_pod(st, a);
+    return v->job_active[j] && k < view_pods_held(v, j) && view_pod_node(v, j, k) == n;
+}
+
+/* The next entry (a pod) of node n's list that is still in the bookkeeping, from *p on
+ * (pods that left it leave the list), and *p past it; VIEW_NONE at the end. */
 static uint32_t opt_list_next(struct opt_state *st, const struct view *v, uint32_t n, uint32_t **p)
 {
     while (**p != VIEW_NONE) {
         uint32_t a = **p;
-        if (v->job_active[a] && v->job_node[a] == n) {
+        if (opt_entry_live(st, v, n, a)) {
             *p = &st->job_next[a];
             return a;
         }
@@ -270,13 +294,15 @@ void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n)
     for (uint32_t q = 0; q < nd->gpu_count; q++)
         t[q] = -INFINITY;
     uint32_t *p = &st->node_head[n];
-    for (uint32_t a; (a = opt_list_next(st, v, n, &p)) != VIEW_NONE;) {
+    for (uint32_t e; (e = opt_list_next(st, v, n, &p)) != VIEW_NONE;) {
+        uint32_t a = opt_entry_job(st, e), k = view_job(v, a).gpus;
+        uint32_t first = v->job_gpu_first[a] + opt_entry_pod(st, e) * k;
         double free_s = opt_job_free_s(st, v, a);
         if (st->alone[n] == a)
             for (uint32_t q = 0; q < nd->gpu_count; q++)
                 t[q] = fmax(t[q], free_s);
-        for (uint32_t q = 0, k = view_job(v, a).gpus; q < k; q++) {
-            uint32_t g = v->job_gpus[v->job_gpu_first[a] + q] - nd->gpu_first;
+        for (uint32_t q = 0; q < k; q++) {
+            uint32_t g = v->job_gpus[first + q] - nd->gpu_first;
             t[g] = fmax(t[g], free_s);
         }
     }
@@ -338,7 +364,9 @@ static void opt_touch(struct opt_state *st, const struct view *v, uint32_t n)
         st->free_now[g] = v->gpu_assigned[g] == 0;
     }
     uint32_t *p = &st->node_head[n];
-    for (uint32_t a; (a = opt_list_next(st, v, n, &p)) != VIEW_NONE;) {
+    for (uint32_t e; (e = opt_list_next(st, v, n, &p)) != VIEW_NONE;) {
+        uint32_t a = opt_entry_job(st, e), k = view_job(v, a).gpus;
+        uint32_t first = v->job_gpu_first[a] + opt_entry_pod(st, e) * k;
         double free_s = opt_job_free_s(st, v, a);
         if (st->alone[n] == a) {
             for (uint32_t g = g0; g < g1; g++) {
@@ -346,8 +374,8 @@ static void opt_touch(struct opt_state *st, const struct view *v, uint32_t n)
                 st->free_now[g] = 0;
             }
         }
-        for (uint32_t q = 0, k = view_job(v, a).gpus; q < k; q++) {
-            uint32_t g = v->job_gpus[v->job_gpu_first[a] + q];
+        for (uint32_t q = 0; q < k; q++) {
+            uint32_t g = v->job_gpus[first + q];
             st->avail[g] = fmax(st->avail[g], free_s);
         }
     }
@@ -563,8 +591,14 @@ static void opt_visit(struct opt_state *st, const struct view *v, struct opt_sea
     const struct node *nd = &cl->nodes[n];
     struct opt_slot c = {.node = n, .ngpus = jb->gpus};
     /* Its run there slowed by the CPU contention the scrape predicts (never faster, so
-     * s->dur stays a bound of what any node of the group gives). */
+     * s->dur stays a bound of what any node of the group gives); for a later pod of a
+     * job of several, lengthened by the all-reduce over this node and those of the pods
+     * before it (none on their nodes, most across the WAN: pods keep together). */
     double dur = s->dur + s->run * (view_cpu_slowdown(v, n, s->cpu, st->cpu_now[n]) - 1.0);
+    if (st->g_n > 0) {
+        st->g_nodes[st->g_n] = n;
+        dur += view_allreduce_run_s(v, s->job, st->g_nodes, st->g_n + 1);
+    }
     if (s->reserve) {
         c.start = fmax(st->ready[n], opt_first_free(st, nd, jb->gpus, s->alone, c.gpu));
         c.finish = c.start + dur;

@@ -21,11 +21,21 @@
  * engine's index), in node order, as the walk over every node did. Lengths and shapes
  * come from the estimates, which may change between scheduling points as the
  * controller learns (view.est_version): begin then numbers the shapes afresh and
- * re-keys the queued jobs in queue order, an O(queue) rebuild only when they changed. */
+ * re-keys the queued jobs in queue order, an O(queue) rebuild only when they changed.
+ *
+ * Pods. A job of several pods (docs/distributed.md) starts with all its pods or waits:
+ * each pod in turn goes where a job of one pod would, counting the GPUs, CPU and memory
+ * of the pods before it (podfit.h: a node takes several when it has room); if one finds
+ * no node, or a pod's GPUs would not hold the job's predicted memory at its largest over
+ * the pods' types, the job does not fit now, as a job of one pod that fits nowhere, and
+ * its shape (which counts pods) is skipped for the rest of the point. Otherwise the
+ * pods are placed in consecutive place calls. The all-reduce between pods is not
+ * weighed (optimal weighs it). */
 #include <math.h>
 #include <stdlib.h>
 
 #include "jobshape.h"
+#include "podfit.h"
 #include "../sim/engine/policy.h"
 
 struct sjf_key {
@@ -52,6 +62,7 @@ struct sjf_state {
     struct heap ready;      /* this point's shapes (uint32_t) by their first job */
     double *type_run, *site_tr; /* per-search caches of one job's estimates */
     double *tmp_mem;        /* [types] per-search cache of one job's predicted memory */
+    struct podfit fit;      /* the pods of a job of several found so far */
 };
 
 static int sjf_init(void **state, const struct view *v, char *err, size_t errlen)
@@ -81,6 +92,7 @@ static int sjf_init(void **state, const struct view *v, char *err, size_t errlen
     st->type_run = cpn_calloc(nt, sizeof *st->type_run);
     st->site_tr = cpn_calloc(ns, sizeof *st->site_tr);
     st->tmp_mem = cpn_calloc(nt, sizeof *st->tmp_mem);
+    podfit_init(&st->fit, v);
     *state = st;
     return 0;
 }
@@ -100,6 +112,7 @@ static void sjf_destroy(void *state)
     free(st->type_run);
     free(st->site_tr);
     free(st->tmp_mem);
+    podfit_free(&st->fit);
     free(st);
 }
 
@@ -158,9 +171,10 @@ static bool sjf_ready_less(const void *a, const void *b, const void *ctx)
 
 static const struct heap_ops sjf_ready_ops = {.size = sizeof(uint32_t), .less = sjf_ready_less};
 
-/* Fills *out with job j's place of earliest predicted finish among nodes where it can
- * start now. Returns 1, or 0 when there is none. Nodes with no GPU free are skipped:
- * they cannot take a job that needs one. */
+/* Fills *out with job j's place (of its next pod) of earliest predicted finish among
+ * nodes where it can start now, besides the pods found so far (st->fit). Returns 1, or
+ * 0 when there is none. Nodes with no GPU free are skipped: they cannot take a job that
+ * needs one. */
 static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struct placement *out)
 {
     const struct view_job jd = view_job(v, j), *jb = &jd;
@@ -173,7 +187,7 @@ static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struc
     for (uint32_t n = view_next_free_node(v, 0, jb->gpus); n != VIEW_NONE;
          n = view_next_free_node(v, n + 1, jb->gpus)) {
         const struct node *nd = &v->cl->nodes[n];
-        if (!view_node_fits_requests(v, n, j))
+        if (!podfit_fits_requests(&st->fit, v, n, j))
             continue;
         if (nd->gpu_count < jb->gpus || nd->cpus < jb->cpus || nd->mem_gib < jb->mem_gib)
             continue;
@@ -197,7 +211,7 @@ static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struc
             continue;
         uint32_t k = 0, gpu[CLUSTER_MAX_NODE_GPUS];
         for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count && k < jb->gpus; g++)
-            if (v->gpu_assigned[g] == 0 && e_mem <= gpu_mem - v->gpu_assigned_mem_gib[g])
+            if (podfit_gpu_free(&st->fit, v, g) && e_mem <= gpu_mem - v->gpu_assigned_mem_gib[g])
                 gpu[k++] = g;
         if (k < jb->gpus)
             continue;
@@ -210,6 +224,29 @@ static int sjf_fit(struct sjf_state *st, const struct view *v, uint32_t j, struc
             out->gpu[q] = gpu[q];
     }
     return found;
+}
+
+/* Fills *out with job j's first pod when all its pods fit now (each where sjf_fit puts
+ * it, after the ones before it), the others waiting in st->fit. Returns 1, or 0 when
+ * the job does not fit now. */
+static int sjf_fit_job(struct sjf_state *st, const struct view *v, uint32_t j, struct placement *out)
+{
+    uint32_t pods = view_job(v, j).pods;
+    if (pods == 1)
+        return sjf_fit(st, v, j, out);
+    struct placement p;
+    for (uint32_t k = 0; k < pods; k++) {
+        if (!sjf_fit(st, v, j, &p)) {
+            podfit_clear(&st->fit);
+            return 0;
+        }
+        podfit_add(&st->fit, v, &p);
+    }
+    if (!podfit_mem_fits(&st->fit, v, j)) {
+        podfit_clear(&st->fit);
+        return 0;
+    }
+    return podfit_next(&st->fit, out);
 }
 
 /* Job j enters its shape's heap, after every job queued before it. */
@@ -252,10 +289,12 @@ static void sjf_begin(void *state, const struct view *v)
 static int sjf_place(void *state, const struct view *v, struct placement *out)
 {
     struct sjf_state *st = state;
+    if (podfit_next(&st->fit, out)) /* the other pods of the job placed last */
+        return 1;
     while (st->ready.n && !view_stopping(v)) { /* each shape may cost a pass over the nodes */
         uint32_t s = *(const uint32_t *)heap_at(&st->ready, &sjf_ready_ops, 0);
         struct sjf_shape *sh = &st->shapes[s];
-        if (sjf_fit(st, v, sjf_first(sh)->job, out)) {
+        if (sjf_fit_job(st, v, sjf_first(sh)->job, out)) {
             heap_pop(&sh->heap, &sjf_key_ops, NULL, NULL);
             if (sh->heap.n) /* its first job is another: it moves down */
                 heap_replace(&st->ready, &sjf_ready_ops, st, 0, &s);
@@ -292,7 +331,8 @@ static void sjf_check(const void *state, const struct view *v)
         }
         held += sh->heap.n;
     }
-    CPN_ASSERT(held == v->queue_len);
+    /* (A job whose pods a stopped run left half placed is in no heap.) */
+    CPN_ASSERT(held + podfit_pending(&st->fit) == v->queue_len);
     for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j])
         jobshape_check(&st->table, v, j, st->job_shape[j]);
 }
@@ -301,6 +341,7 @@ const struct policy_ops sjf_policy = {
     .name = "sjf",
     .never_overcommits = true,
     .cpu_filter = true,
+    .places_pods = true,
     .summary = "shortest predicted job first, no head-of-line blocking, earliest-finish node "
                "among free GPUs that hold its predicted memory",
     .init = sjf_init,

@@ -243,3 +243,134 @@ Test(conformance, every_policy_keeps_gavel_zero_throughput_jobs_off_their_type)
     }
     catalog_destroy(cat);
 }
+
+/* ---- distributed jobs ---- */
+
+/* Two sites of mixed nodes (one, two and four GPUs; H100s of 80 GiB, and on site b a
+ * node of V100s of 32 GiB, whose predictions differ), a WAN link between them; every
+ * job's origin is site a, so the routes from site b are the ones a run of distributed
+ * jobs must add. */
+static const char pods_cluster[] =
+    "{\"gpu_types\": {\"H100\": {\"mem_gib\": 80, \"profile\": \"h100\"},\n"
+    "               \"V100\": {\"mem_gib\": 32, \"profile\": \"v100\"}},\n"
+    " \"sites\": [{\"name\": \"a\", \"net_gbps\": 50, \"nodes\": [\n"
+    "     {\"count\": 2, \"cpus\": 16, \"mem_gib\": 128, \"gpu_type\": \"H100\", \"gpus\": 2},\n"
+    "     {\"count\": 1, \"cpus\": 32, \"mem_gib\": 256, \"gpu_type\": \"H100\", \"gpus\": 4}]},\n"
+    "   {\"name\": \"b\", \"nodes\": [\n"
+    "     {\"count\": 3, \"cpus\": 8, \"mem_gib\": 64, \"gpu_type\": \"H100\", \"gpus\": 1},\n"
+    "     {\"count\": 1, \"cpus\": 16, \"mem_gib\": 128, \"gpu_type\": \"H100\", \"gpus\": 2},\n"
+    "     {\"count\": 1, \"cpus\": 16, \"mem_gib\": 128, \"gpu_type\": \"V100\", \"gpus\": 2}]}],\n"
+    " \"links\": [{\"a\": \"a\", \"b\": \"b\", \"gbps\": 10, \"latency_ms\": 20}]}\n";
+
+/* The next number of a 64-bit LCG (Knuth's MMIX constants): the queues are the same on
+ * every machine. */
+static uint32_t lcg(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*x >> 33);
+}
+
+/* A random queue of n jobs into csv (of cap bytes) and their pods into pods[]: one to
+ * three pods of one or two GPUs, half of them catalogue models (their all-reduce is
+ * counted), half given by duration and GPU memory, some larger than a GPU holds. */
+static void random_pods_queue(uint64_t seed, size_t n, char *csv, size_t cap, uint32_t *pods)
+{
+    static const char *const models[] = {"resnet50", "mobilenet_v3_large", "vgg16"};
+    uint64_t x = seed;
+    size_t len = (size_t)snprintf(csv, cap, "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,"
+                                            "mem_gib,image_gib,origin,duration_s,gpu_mem_gib,samples\n");
+    for (size_t j = 0; j < n; j++) {
+        unsigned submit = lcg(&x) % 400, gpus = 1 + lcg(&x) % 2, cpus = 1 + lcg(&x) % 8;
+        unsigned mem = 4 + lcg(&x) % 60;
+        pods[j] = 1 + lcg(&x) % 3;
+        if (lcg(&x) % 2) {
+            const char *m = models[lcg(&x) % 3];
+            unsigned samples = 32 * gpus * pods[j] * (20 + lcg(&x) % 200);
+            len += (size_t)snprintf(csv + len, cap - len, "j%zu,%u,%s,32,1,0,%u,%u,%u,1,a,,,%u\n", j,
+                                    submit, m, gpus, cpus, mem, samples);
+        } else {
+            unsigned dur = 30 + lcg(&x) % 600, gmem = 5 + lcg(&x) % 90;
+            len += (size_t)snprintf(csv + len, cap - len, "j%zu,%u,-,1,1,0,%u,%u,%u,0,a,%u,%u,\n", j,
+                                    submit, gpus, cpus, mem, dur, gmem);
+        }
+        cr_assert_lt(len, cap);
+    }
+}
+
+/* What a run of distributed jobs must keep besides check_invariants: every pod placed
+ * is on GPUs of one node, no two pods of a job share a GPU, a job done had all its
+ * pods placed, and a deadlock leaves only jobs stuck or unplaceable. */
+static void check_pods(const char *who, const char *name, const struct sim *s)
+{
+    for (uint32_t j = 0; j < s->jobs->n; j++) {
+        const struct job *jb = &s->jobs->v[j];
+        uint32_t pods = jobset_pods(s->jobs, j), placed = sim_pods_placed(s, j);
+        if (s->job_node[j] == VIEW_NONE)
+            continue;
+        cr_assert_leq(placed, pods, "%s/%s: job %u", who, name, j);
+        if (s->rt[j].state == JS_DONE)
+            cr_assert_eq(placed, pods, "%s/%s: job %u done with %u of %u pods", who, name, j,
+                         placed, pods);
+        for (uint32_t k = 0; k < placed; k++) {
+            const struct node *nd = &s->cl->nodes[sim_pod_node(s, j, k)];
+            for (uint32_t q = 0; q < jb->gpus; q++) {
+                uint32_t g = s->job_gpus[s->slot_first[j] + k * jb->gpus + q];
+                cr_assert(g >= nd->gpu_first && g < nd->gpu_first + nd->gpu_count,
+                          "%s/%s: job %u pod %u on a GPU not of its node", who, name, j, k);
+                for (uint32_t e = 0; e < k * jb->gpus; e++)
+                    cr_assert_neq(s->job_gpus[s->slot_first[j] + e], g,
+                                  "%s/%s: two pods of job %u on GPU %u", who, name, j, g);
+            }
+        }
+    }
+}
+
+/* Every policy that places distributed jobs, on random queues of them, with live and
+ * stale metrics, gang timeouts on and off, default with and without nvidia.com/gpu and
+ * gang scheduling: the invariants above and check_pods hold, a policy that never
+ * over-commits has no OOM kill with the oracle, and the same input gives the same
+ * bytes, also when every scheduling point makes the policies rebuild what they derive
+ * from the estimates (policy_churn_estimates). With policy_check_indexes, every
+ * policy's indexes are checked too. */
+Test(conformance, every_policy_places_pods_and_keeps_the_invariants, .timeout = 300)
+{
+    static const char *const configs[][4] = {
+        {"scrape_interval_s=0", "completion=event", "gang_timeout_s=0", NULL},
+        {"gang_timeout_s=600", "gpu_as_resource=true", NULL, NULL},
+        {"scrape_interval_s=0", "completion=event", "gang_scheduling=true", "gpu_as_resource=true"},
+        {"gang_scheduling=true", "reserve_after_s=0", "reserve_min_gpus=1", NULL},
+    };
+    static char csv[8192];
+    uint32_t pods[24];
+    policy_check_indexes = true;
+    for (size_t p = 0; p < policy_registry_len; p++) {
+        const struct policy_ops *pol = policy_registry[p];
+        if (!pol->places_pods)
+            continue;
+        for (uint64_t seed = 1; seed <= 6; seed++)
+            for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+                char name[64];
+                snprintf(name, sizeof name, "seed %llu, config %zu", (unsigned long long)seed, c);
+                size_t n_sets = 0;
+                while (n_sets < 4 && configs[c][n_sets])
+                    n_sets++;
+                random_pods_queue(seed, 8 + seed * 2, csv, sizeof csv, pods);
+                struct run r, r2;
+                run_start_pods(&r, pods_cluster, configs[c], n_sets, csv, pol->name, pods);
+                struct trace_case tc = {.name = name};
+                check_invariants(&tc, pol, r.s);
+                check_pods(pol->name, name, r.s);
+                char *first = render_jobs(r.s);
+                policy_churn_estimates = true;
+                run_start_pods(&r2, pods_cluster, configs[c], n_sets, csv, pol->name, pods);
+                policy_churn_estimates = false;
+                char *second = render_jobs(r2.s);
+                cr_assert_str_eq(first, second, "%s/%s: not deterministic, or decides otherwise "
+                                 "when its estimates are rebuilt", pol->name, name);
+                free(first);
+                free(second);
+                run_free(&r);
+                run_free(&r2);
+            }
+    }
+}

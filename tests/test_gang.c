@@ -148,6 +148,8 @@ Test(gang, two_node_step_pays_the_ring_all_reduce)
     run_free(&c);
 }
 
+extern const struct policy_ops fifo_policy;
+
 /* A policy that does not place pods refuses the run: an input error naming the line. */
 Test(gang, policies_without_pods_refuse_the_queue)
 {
@@ -163,8 +165,13 @@ Test(gang, policies_without_pods_refuse_the_queue)
     cr_assert_eq(cluster_load_buf("c.json", cj, strlen(cj), NULL, 0, cat, &cl, err, sizeof err), 0);
     cr_assert_eq(trace_read_csv_buf("j.csv", csv, strlen(csv), cat, &js, err, sizeof err), 0);
     jobset_set_pods(&js, 0, 2);
-    for (size_t i = 0; i < policy_registry_len; i++) {
-        const struct policy_ops *pol = policy_registry[i];
+    /* Every registered policy places pods now; a copy of fifo that says it does not
+     * stands for one that does not. */
+    struct policy_ops nopods = fifo_policy;
+    nopods.name = "nopods";
+    nopods.places_pods = false;
+    for (size_t i = 0; i <= policy_registry_len; i++) {
+        const struct policy_ops *pol = i < policy_registry_len ? policy_registry[i] : &nopods;
         struct sim *s = NULL;
         int rc = sim_create(&s, cl, cat, &js, pol, NULL, NULL, err, sizeof err);
         if (pol->places_pods) {
@@ -178,4 +185,36 @@ Test(gang, policies_without_pods_refuse_the_queue)
     jobset_free(&js);
     cluster_destroy(cl);
     catalog_destroy(cat);
+}
+
+/* Two pods on two sites, a and b, neither the job's origin (o, a site without GPUs):
+ * the ring joins a and b over their direct link (8 Gbit/s = 10^9 bytes/s, 10 ms; the
+ * way through o is 100 ms), each step adding params x 4 / 10^9 s plus twice the
+ * latency, over 10 steps. (The run's routes hold every site with GPUs for this.) */
+Test(gang, pods_on_two_sites_all_reduce_over_the_wan)
+{
+    static const char cj[] =
+        "{\"scrape_interval_s\": 0, \"completion\": \"event\",\n"
+        " \"gpu_types\": {\"H100\": {\"mem_gib\": 80, \"profile\": \"h100\"}},\n"
+        " \"sites\": [{\"name\": \"o\"},\n"
+        "   {\"name\": \"a\", \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"H100\", \"gpus\": 1}]},\n"
+        "   {\"name\": \"b\", \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"H100\", \"gpus\": 1}]}],\n"
+        " \"links\": [{\"a\": \"o\", \"b\": \"a\", \"gbps\": 8, \"latency_ms\": 50},\n"
+        "             {\"a\": \"o\", \"b\": \"b\", \"gbps\": 8, \"latency_ms\": 50},\n"
+        "             {\"a\": \"a\", \"b\": \"b\", \"gbps\": 8, \"latency_ms\": 10}]}\n";
+    static const uint32_t two[] = {2}, one[] = {1};
+    struct run a, c;
+    run_start_pods(&a, cj, NULL, 0, SHDR "g,0,resnet50,32,1,0,1,1,1,0,o,640\n", "fifo", two);
+    run_start_pods(&c, cj, NULL, 0, SHDR "g,0,resnet50,32,1,0,1,1,1,0,o,320\n", "fifo", one);
+    uint32_t j = run_job(&a, "g");
+    cr_assert_eq(a.s->rt[j].state, JS_DONE);
+    cr_assert_neq(a.cl->nodes[sim_pod_node(a.s, j, 0)].site, a.cl->nodes[sim_pod_node(a.s, j, 1)].site);
+    double params = catalog_model_params_m(a.cat, catalog_model_find(a.cat, "resnet50")) * 1e6;
+    double alone = rt(&c, "g")->end_s - rt(&c, "g")->start_s;
+    double comm = params * 4 / 1e9 + 2 * 0.010;
+    cr_assert_float_eq(rt(&a, "g")->end_s - rt(&a, "g")->start_s, alone + 10 * comm, 1e-9,
+                       "two sites: %.9g s, one pod %.9g s + 10 x %.9g s",
+                       rt(&a, "g")->end_s - rt(&a, "g")->start_s, alone, comm);
+    run_free(&a);
+    run_free(&c);
 }

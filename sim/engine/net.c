@@ -149,10 +149,12 @@ struct net {
     uint32_t key_done, key_link; /* its eq keys: flow of job j, link l (eq_reserve_keys) */
     size_t n_sites;
 
-    struct routes routes; /* a tree per origin site, built by net_build_routes */
-    int32_t *row_of;      /* [sites] row in routes, -1 when not an origin */
-    uint32_t *origins;    /* [rows] site of each row */
+    struct routes routes; /* a tree per origin site, built by net_build_routes; with
+                           * distributed jobs, per site with GPUs too (their all-reduce) */
+    int32_t *row_of;      /* [sites] row in routes, -1 when it has none */
+    uint32_t *origins;    /* [rows] site of each row: the origins, then those others */
     size_t n_rows;
+    size_t n_origin_rows; /* the rows of origin sites, the first: transfers use only them */
 
     struct link_state *links;
     struct flow *flows;   /* pool */
@@ -225,6 +227,48 @@ bool net_route(const struct net *n, uint32_t from, uint32_t to, double *latency_
     *latency_s = r->latency_s;
     *bottleneck_gib_s = route_share(n, from, to, false);
     return true;
+}
+
+/* ---- the all-reduce of distributed jobs ---- */
+
+/* Pods whose distinct nodes net_allreduce_s lists on its stack; more take a block. */
+#define NET_RING_STACK 64
+
+double net_allreduce_s(const struct net *n, int32_t model, const uint32_t *pod_nodes,
+                       uint32_t pods)
+{
+    if (model < 0)
+        return 0;
+    uint32_t stack[NET_RING_STACK], nn = 0;
+    uint32_t *nodes = pods <= NET_RING_STACK ? stack : cpn_malloc(pods * sizeof *nodes);
+    for (uint32_t k = 0; k < pods; k++) {
+        uint32_t m = 0;
+        while (m < nn && nodes[m] != pod_nodes[k])
+            m++;
+        if (m == nn)
+            nodes[nn++] = pod_nodes[k];
+    }
+    double bytes_s = INFINITY, lat_s = 0;
+    for (uint32_t m = 0; nn > 1 && m < nn; m++) {
+        const struct node *a = &n->cl->nodes[nodes[m]], *b = &n->cl->nodes[nodes[(m + 1) % nn]];
+        double bw, lat = 0;
+        if (a->site == b->site) {
+            bw = n->cl->sites[a->site].net_gbps * NET_BITS_PER_GBIT / NET_BITS_PER_BYTE;
+        } else {
+            double gib_s;
+            bool ok = net_route(n, a->site, b->site, &lat, &gib_s);
+            CPN_ASSERT(ok);
+            bw = gib_s * NET_BYTES_PER_GIB;
+        }
+        bytes_s = fmin(bytes_s, bw);
+        lat_s = fmax(lat_s, lat);
+    }
+    if (nodes != stack)
+        free(nodes);
+    if (nn < 2)
+        return 0;
+    double grad = catalog_model_params_m(n->cat, model) * 1e6 * NET_BYTES_PER_PARAM;
+    return 2.0 * (nn - 1) / nn * grad / bytes_s + 2.0 * (nn - 1) * lat_s;
 }
 
 /* ---- caches: an LRU list per site, one hash table over (site, item) ---- */
@@ -697,7 +741,7 @@ int net_build_routes(struct net *n, const volatile sig_atomic_t *stop, char *err
     int rc = routes_build(&n->routes, n->origins, n->n_rows, stop, err, errlen);
     if (rc != CPN_OK)
         return rc;
-    size_t entries = n->n_rows * n->n_sites;
+    size_t entries = n->n_origin_rows * n->n_sites;
     n->ps = true;
     for (size_t i = 0; i < entries; i++)
         if (n->routes.e[i].nlinks > 1)
@@ -722,26 +766,39 @@ int net_create(struct net **out, const struct cluster *cl, const struct catalog 
             row_of[origin_site[j]] = (int32_t)rows++;
             first_job[origin_site[j]] = (uint32_t)j;
         }
-    uint32_t *origins = cpn_malloc(rows * sizeof *origins);
+    size_t origin_rows = rows;
+    /* The ring of a distributed job's all-reduce may join any two sites with GPUs
+     * (net_allreduce_s): each gets a tree of its own. They are all in the component of
+     * the origins (checked below), so every such route exists. */
+    for (uint32_t s = 0; jobset_has_pods(js) && s < ns; s++)
+        if (row_of[s] < 0 && cl->sites[s].gpu_count > 0)
+            row_of[s] = (int32_t)rows++;
+    uint32_t *origins = cpn_malloc((rows ? rows : 1) * sizeof *origins);
     for (uint32_t s = 0; s < ns; s++)
         if (row_of[s] >= 0)
             origins[row_of[s]] = s;
     int rc = CPN_OK;
-    if (rows * ns > NET_MAX_ROUTES) {
-        const struct job *jb = &js->v[first_job[origins[rows - 1]]];
+    if (origin_rows * ns <= NET_MAX_ROUTES && rows * ns > NET_MAX_ROUTES)
+        rc = cpn_fail(err, errlen, CPN_EINPUT,
+                      "%s: %zu sites with GPUs or origins x %zu sites = %zu routes, more than "
+                      "the %d a run of distributed jobs (%s) can hold: their all-reduce needs "
+                      "the routes between every two sites with GPUs; use fewer sites",
+                      cl->source, rows, ns, rows * ns, NET_MAX_ROUTES, js->source);
+    if (origin_rows * ns > NET_MAX_ROUTES) {
+        const struct job *jb = &js->v[first_job[origins[origin_rows - 1]]];
         rc = cpn_fail(err, errlen, CPN_EINPUT,
                       "%s: %zu origin sites x %zu sites = %zu routes, more than the %d a run "
                       "can hold (%d MiB of routes); the %zu origins are the sites the jobs of %s "
                       "name (the last new one: '%s', job '%s' at %s:%u): use fewer origins or "
                       "fewer sites",
-                      cl->source, rows, ns, rows * ns, NET_MAX_ROUTES,
-                      (int)((size_t)NET_MAX_ROUTES * sizeof(struct routes_entry) >> 20), rows,
-                      js->source, cl->sites[origins[rows - 1]].name, jobset_str(js, jb->id),
+                      cl->source, origin_rows, ns, origin_rows * ns, NET_MAX_ROUTES,
+                      (int)((size_t)NET_MAX_ROUTES * sizeof(struct routes_entry) >> 20), origin_rows,
+                      js->source, cl->sites[origins[origin_rows - 1]].name, jobset_str(js, jb->id),
                       js->source, jb->line);
     }
     struct routes rt;
     routes_init(&rt, cl);
-    for (size_t row = 0; row < rows && rc == CPN_OK; row++) {
+    for (size_t row = 0; row < origin_rows && rc == CPN_OK; row++) {
         uint32_t s = origins[row];
         for (uint32_t d = 0; d < ns && rc == CPN_OK; d++) {
             if (routes_connected(&rt, s, d) || cl->sites[d].gpu_count == 0)
@@ -775,6 +832,7 @@ int net_create(struct net **out, const struct cluster *cl, const struct catalog 
     n->row_of = row_of;
     n->origins = origins;
     n->n_rows = rows;
+    n->n_origin_rows = origin_rows;
     n->links = cpn_calloc(cl->n_links, sizeof *n->links);
     for (size_t l = 0; l < cl->n_links; l++)
         n->links[l].cap = gbps_to_gib_s(cl->links[l].gbps * cl->cfg.link_gbps_scale);

@@ -77,6 +77,20 @@ double net_job_gib(const struct net *n, uint32_t j, uint32_t site);
 bool net_route(const struct net *n, uint32_t from, uint32_t to, double *latency_s,
                double *bottleneck_gib_s);
 
+/* Seconds one step of a distributed job of catalogue model `model` spends all-reducing
+ * its gradients between the nodes of its pods, pod_nodes[0..pods) in pod order: a ring
+ * over their distinct nodes, in that order, each sending 2 (N - 1) / N of the gradients
+ * (fp32, 4 bytes a parameter of the model) over the ring's slowest hop, plus 2 (N - 1)
+ * of the ring's largest latency. A hop within a node costs nothing more (its GPUs'
+ * interconnect is in the measured step times); within a site it goes at the site's
+ * net_gbps; between sites over the route's bottleneck and latency, at the links' full
+ * bandwidth (transfers do not share it: docs/distributed.md). 0 for a job with no model
+ * (model < 0: given by duration, which holds its communication) or pods on one node.
+ * The engine charges it to every step; the view estimates it with it for the policies
+ * (view_allreduce_run_s), so both count the same seconds. */
+double net_allreduce_s(const struct net *n, int32_t model, const uint32_t *pod_nodes,
+                       uint32_t pods);
+
 const struct net_stats *net_stats(const struct net *n);
 
 #endif

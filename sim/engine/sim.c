@@ -82,48 +82,16 @@ static void job_demand(const struct sim *s, uint32_t j, uint32_t n, double *work
 }
 
 /* Seconds one step of distributed job j (all its pods placed) spends all-reducing
- * its gradients between its nodes: a ring over the distinct nodes of its pods, in pod
- * order, each sending 2 (N - 1) / N of the gradients (fp32, 4 bytes a parameter of its
- * catalogue model) over the ring's slowest hop, plus 2 (N - 1) of the ring's largest
- * latency. A hop within a node costs nothing more (its GPUs' interconnect is in the
- * measured step times); within a site it goes at the site's net_gbps; between sites
- * over the WAN route's bottleneck and latency, at the links' full bandwidth (the
- * network's sharing does not apply to it: docs/distributed.md). A job with no model
- * (given by duration) has no gradients to count: 0. */
+ * its gradients between its nodes (net_allreduce_s, which the view's estimate shares). */
 static double gang_allreduce_s(const struct sim *s, uint32_t j)
 {
-    const struct job *jb = &s->jobs->v[j];
     uint32_t pods = s->gang->placed[j];
-    if (jb->model < 0)
-        return 0;
-    uint32_t *nodes = cpn_malloc(pods * sizeof *nodes), nn = 0;
-    for (uint32_t k = 0; k < pods; k++) {
-        uint32_t n = sim_pod_node(s, j, k), m = 0;
-        while (m < nn && nodes[m] != n)
-            m++;
-        if (m == nn)
-            nodes[nn++] = n;
-    }
-    double bytes_s = INFINITY, lat_s = 0;
-    for (uint32_t m = 0; nn > 1 && m < nn; m++) {
-        const struct node *a = &s->cl->nodes[nodes[m]], *b = &s->cl->nodes[nodes[(m + 1) % nn]];
-        double bw, lat = 0;
-        if (a->site == b->site) {
-            bw = s->cl->sites[a->site].net_gbps * 1e9 / 8.0;
-        } else {
-            double gib_s;
-            bool ok = net_route(s->net, a->site, b->site, &lat, &gib_s);
-            CPN_ASSERT(ok);
-            bw = gib_s * 1073741824.0;
-        }
-        bytes_s = fmin(bytes_s, bw);
-        lat_s = fmax(lat_s, lat);
-    }
+    uint32_t *nodes = cpn_malloc(pods * sizeof *nodes);
+    for (uint32_t k = 0; k < pods; k++)
+        nodes[k] = sim_pod_node(s, j, k);
+    double t = net_allreduce_s(s->net, s->jobs->v[j].model, nodes, pods);
     free(nodes);
-    if (nn < 2)
-        return 0;
-    double grad = catalog_model_params_m(s->cat, jb->model) * 1e6 * 4.0;
-    return 2.0 * (nn - 1) / nn * grad / bytes_s + 2.0 * (nn - 1) * lat_s;
+    return t;
 }
 
 /* job_demand for distributed job j, its pods all placed: a step takes as long as on

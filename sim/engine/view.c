@@ -223,17 +223,19 @@ static double largest_gpu_mem(const struct view *v)
     return m;
 }
 
-/* Job j's steps over its run (it has a model): job_run_s at a step of 1 s, the product
- * of its epochs and steps per epoch, which job_run_s multiplies by the step time. So
- * this times a step time is, to the bit, job_run_s at that step time. Kept per job,
- * since finding the steps costs a catalogue look-up by family name. */
+/* Job j's steps over its run (it has a model): job_run_pods_s at a step of 1 s, the
+ * product of its epochs and steps per epoch (each over batch x gpus x pods samples),
+ * which job_run_pods_s multiplies by the step time. So this times a step time is, to
+ * the bit, job_run_pods_s at that step time (job_run_s for a job of one pod). Kept per
+ * job, since finding the steps costs a catalogue look-up by family name. */
 static double view_job_steps(struct view_source *src, uint32_t j)
 {
     const struct job *jb = &src->jobs->v[j];
+    uint32_t pods = jobset_pods(src->jobs, j);
     if (j >= src->n_steps)
-        return job_run_s(jb, src->cat, 1.0, 1.0);
+        return job_run_pods_s(jb, pods, src->cat, 1.0, 1.0);
     if (isnan(src->steps[j]))
-        src->steps[j] = job_run_s(jb, src->cat, 1.0, 1.0);
+        src->steps[j] = job_run_pods_s(jb, pods, src->cat, 1.0, 1.0);
     return src->steps[j];
 }
 
@@ -374,6 +376,16 @@ bool view_job_runs_on(const struct view *v, uint32_t j, uint32_t type)
     int cat_type = v->cl->types[type].cat_type;
     return jb->model < 0 || cat_type < 0 ||
            catalog_runs_on(v->src->cat, jb->model, jb->batch, cat_type, jb->gpus);
+}
+
+double view_allreduce_run_s(const struct view *v, uint32_t j, const uint32_t *pod_nodes,
+                            uint32_t pods)
+{
+    const struct job *jb = &v->src->jobs->v[j];
+    if (!v->src->net || jb->model < 0 || jb->duration_s >= 0)
+        return 0.0;
+    double step = net_allreduce_s(v->src->net, jb->model, pod_nodes, pods);
+    return step > 0 ? view_job_steps(v->src, j) * step : 0.0;
 }
 
 double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site)

@@ -127,7 +127,9 @@ static inline uint32_t view_pods_placed(const struct view *v, uint32_t j)
 }
 
 /* What the controller predicts for job j on GPUs of a type (an index into
- * cl->types): run time alone there (seconds) and peak GPU memory per GPU (GiB). known
+ * cl->types): run time alone there (seconds; for a job of several pods, its steps over
+ * all its pods with every step as on one node: view_allreduce_run_s adds what their
+ * all-reduce costs where they are) and peak GPU memory per GPU (GiB). known
  * is false when the predictor has never seen the model (it should then run alone the
  * first time). */
 struct view_estimate {
@@ -157,6 +159,17 @@ uint32_t view_first_node(const struct view *v, uint32_t from, uint32_t j, uint32
  * the engine's index this costs O(log n) per node skipped. */
 uint32_t view_next_free_node(const struct view *v, uint32_t from, uint32_t gpus);
 
+/* Seconds that the all-reduce of distributed job j's gradients adds to its run when its
+ * pods are on the nodes pod_nodes[0..pods) (in pod order; fewer than the job's pods when
+ * a policy weighs where to put the next one): its steps (as view_estimate counts them)
+ * times the engine's all-reduce of one step over those nodes (net_allreduce_s: the
+ * cluster's topology, the sites' net_gbps, the links' bandwidth and latency, and the
+ * catalogue model's parameters, all things the controller knows). 0 when they are on
+ * one node, for a job given by duration (its duration holds its communication) and
+ * when the run models no network. */
+double view_allreduce_run_s(const struct view *v, uint32_t j, const uint32_t *pod_nodes,
+                            uint32_t pods);
+
 /* Estimated seconds to move job j's image, model and data to a site now, as the
  * controller can know it (link parameters, caches, the transfers it started). */
 double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site);
@@ -164,6 +177,24 @@ double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site)
 /* What job j declares (a copy, read from the submitted jobs through the view's source:
  * the view keeps no copy of its own). */
 struct view_job view_job(const struct view *v, uint32_t j);
+
+/* Pods of job j's current (or last) attempt that were placed: all of them for a job of
+ * the bookkeeping (job_active) that has left the queue; 1 when every job has one pod. */
+static inline uint32_t view_pods_held(const struct view *v, uint32_t j)
+{
+    return v->pods_placed ? v->pods_placed[j] : 1;
+}
+
+/* The node of pod k (< view_pods_held, or < view_pods_placed while queued) of job j:
+ * job_node for its first pod, else the node of the pod's first GPU (job_gpus). */
+static inline uint32_t view_pod_node(const struct view *v, uint32_t j, uint32_t k)
+{
+    if (k == 0)
+        return v->job_node[j];
+    uint32_t gpus = view_job(v, j).gpus;
+    uint32_t stride = gpus < CLUSTER_MAX_NODE_GPUS ? gpus : CLUSTER_MAX_NODE_GPUS;
+    return v->cl->gpu_node[v->job_gpus[v->job_gpu_first[j] + k * stride]];
+}
 
 /* True when the node's requested CPU and memory, by the controller's bookkeeping,
  * leave room for job j's requests. */
