@@ -25,7 +25,7 @@ show)
     ;;
 *) echo "usage: doc-tables.sh check|update|list [CPNSIM] | show NAME [CPNSIM]" >&2; exit 2 ;;
 esac
-DOCS="README.md docs/catalogue.md docs/cluster.md docs/cpu.md docs/import.md docs/jobs.md docs/performance.md docs/policies.md docs/predictor.md docs/reliability.md docs/sweeps.md docs/figures.md"
+DOCS="README.md docs/catalogue.md docs/cluster.md docs/cpu.md docs/distributed.md docs/import.md docs/jobs.md docs/performance.md docs/policies.md docs/predictor.md docs/reliability.md docs/sweeps.md docs/figures.md"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cpn_tables.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
@@ -317,6 +317,13 @@ t_default_summary() {
                 for (i = 1; i <= n; i++) want["\"" k[i] "\":"] = 1; print "{" }
         $2 in want { print }
         END { print "\t..."; print "}" }' "$tmp/default/summary.json"
+}
+# docs/distributed.md: the cost of spreading a job over nodes and sites.
+t_spread() {
+    sh scripts/distributed/spread.sh "$bin" | awk -F, '
+        NR == 1 { print "| model | parameters (M) | batch | one node | two nodes | × | two sites | × |"
+                  print "|---|---:|---:|---:|---:|---:|---:|---:|"; next }
+        { printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n" }'
 }
 t_default_jobs() { run default; head -n 3 "$tmp/default/jobs.csv"; }
 t_default_timeline() { run default; head -n 2 "$tmp/default/timeline.csv"; }
