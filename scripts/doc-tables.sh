@@ -89,6 +89,52 @@ t_network() {
           print "| " l " | " grp($2, 1) " | " grp($3, 0) " | " grp($4, 0) " | " grp($5, 0) " |" }'
 }
 
+# Distributed jobs: the runs of scripts/distributed.json and distributed-gang.json (20
+# queues a point), per policy and controller, at each share of distributed jobs: with
+# gang_timeout_s 0, the runs that deadlocked and the mean stuck jobs; with 1800, the
+# mean timed-out attempts a run (and any deadlock).
+dist_rows() {
+    sweep distributed
+    sweep distributed-gang
+    for f in "$tmp/sweep-distributed/runs.csv" "$tmp/sweep-distributed-gang/runs.csv"; do
+        awk -F, -v t="$1" -v gang="$(case $f in *gang*) echo 1 ;; *) echo 0 ;; esac)" '
+            { gsub(/"[^"]*"/, "q") } # the quoted run names hold commas
+            NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            $c["gang_timeout_s"] == t {
+                p = gang ? "default, gang_scheduling" : $c["policy"]
+                ctl = $c["cluster"] ~ /ideal/ ? "ideal" : "stale"
+                sh = $c["mix"]; sub(/.*\/d/, "", sh); sub(/\.json$/, "", sh)
+                k = p SUBSEP ctl SUBSEP sh
+                n[k]++; d[k] += $c["deadlock"] == "true"; st[k] += $c["stuck"]; to[k] += $c["gang_timeouts"]
+                if (!(p SUBSEP ctl in seen)) { seen[p SUBSEP ctl] = 1; order[++m] = p SUBSEP ctl }
+            }
+            END {
+                for (i = 1; i <= m; i++) {
+                    split(order[i], pc, SUBSEP); line = pc[1] "\t" pc[2]
+                    for (j = 1; j <= 4; j++) {
+                        sh = j == 1 ? 0 : j == 2 ? 10 : j == 3 ? 25 : 50; k = order[i] SUBSEP sh
+                        line = line "\t" n[k] " " d[k] " " st[k] / n[k] " " to[k] / n[k]
+                    }
+                    print line
+                }
+            }' "$f"
+    done
+}
+t_distributed_deadlocks() {
+    dist_rows 0 | awk -F'\t' "$AWKLIB"'
+        BEGIN { print "| policy | controller | 0% | 10% | 25% | 50% |"; print "|---|---|---:|---:|---:|---:|" }
+        { line = "| " $1 " | " $2 " |"
+          for (i = 3; i <= 6; i++) { split($i, v, " "); line = line " " v[2] "/" v[1] (v[2] ? " (" grp(v[3], 1) ")" : "") " |" }
+          print line }'
+}
+t_distributed_timeouts() {
+    dist_rows 1800 | awk -F'\t' "$AWKLIB"'
+        BEGIN { print "| policy | controller | 0% | 10% | 25% | 50% |"; print "|---|---|---:|---:|---:|---:|" }
+        { line = "| " $1 " | " $2 " |"
+          for (i = 3; i <= 6; i++) { split($i, v, " "); line = line " " grp(v[4], 1) (v[2] ? ", " v[2] " deadlocked" : "") " |" }
+          print line }'
+}
+
 # summary row of one run: OOM kills, jobs killed, failed, makespan, mean and p95 JCT.
 row_fifo() {
     f=$tmp/$1/summary.json
