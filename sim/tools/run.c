@@ -58,7 +58,7 @@ static int read_jobs(const struct run_request *req, const struct catalog *cat,
 {
     if (!req->jobs_format)
         return trace_read_any(req->jobs, cat, js, req->stop, err, errlen);
-    const struct import_opts defaults = {0};
+    const struct import_opts defaults = {.to_run = true};
     return import_jobs(req->jobs_format, req->jobs, &defaults, cat, js, req->import_report,
                        NULL, err, errlen);
 }
