@@ -19,6 +19,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#ifndef __STDC_NO_THREADS__
+#include <threads.h>
+#endif
 
 int cpn_exit_status(int code)
 {
@@ -413,6 +416,39 @@ int afile_commit(struct afile *af, char *err, size_t errlen)
     free(af->path);
     af->tmp_path = af->path = NULL;
     return rc;
+}
+
+#ifndef __STDC_NO_THREADS__
+struct cpn_thread {
+    thrd_t t;
+};
+#endif
+
+struct cpn_thread *cpn_thread_start(int (*fn)(void *), void *arg)
+{
+#ifndef __STDC_NO_THREADS__
+    struct cpn_thread *t = cpn_malloc(sizeof *t);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits the mask */
+    bool started = thrd_create(&t->t, fn, arg) == thrd_success;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (started)
+        return t;
+    free(t);
+#else
+    (void)fn;
+    (void)arg;
+#endif
+    return NULL;
+}
+
+void cpn_thread_join(struct cpn_thread *t)
+{
+#ifndef __STDC_NO_THREADS__
+    thrd_join(t->t, NULL);
+#endif
+    free(t);
 }
 
 void afile_remove_stale(const char *dir)

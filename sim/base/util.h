@@ -97,6 +97,15 @@ int afile_commit(struct afile *af, char *err, size_t errlen);
 /* Closes and removes the temporary; safe on a closed or zeroed afile. */
 void afile_abort(struct afile *af);
 
+/* Runs fn(arg) on a thread of its own, with every signal blocked there so that signals
+ * reach the caller's thread (whose work watches for them). Returns a handle for
+ * cpn_thread_join, or NULL where no thread can be started: the caller then calls fn
+ * itself. The threads never share mutable state beyond what their caller hands them. */
+struct cpn_thread;
+struct cpn_thread *cpn_thread_start(int (*fn)(void *), void *arg);
+/* Waits for the thread to return and frees the handle. */
+void cpn_thread_join(struct cpn_thread *t);
+
 /* Creates a directory and its parents (mkdir -p). Returns 0 or CPN_EIO. */
 int cpn_mkdir_p(const char *path, char *err, size_t errlen);
 

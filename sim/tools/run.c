@@ -178,6 +178,9 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     jobset_init(&js);
     struct afile tl = {0};
     int rc = catalog_create(&cat, err, errlen);
+    /* The predictor trains while the cluster and the jobs are read. */
+    struct predictor_pending *training =
+        rc ? NULL : predictor_create_begin(req->predictor, cat, req->seed);
     jpos_set_stop(req->stop); /* a signal ends a JSON parse of the cluster or the jobs */
     if (!rc)
         rc = stop_after(req,
@@ -191,8 +194,12 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     jpos_set_stop(NULL);
     if (!rc)
         rc = fill_default_origin(req, cl, &js, err, errlen);
-    if (!rc)
-        rc = predictor_create(&pred, req->predictor, cat, req->seed, err, errlen);
+    if (training) {
+        char perr[CPN_ERR_LEN];
+        int prc = predictor_create_end(training, &pred, perr, sizeof perr);
+        if (!rc && prc)
+            rc = cpn_fail(err, errlen, prc, "%s", perr);
+    }
     if (!rc)
         rc = cpn_mkdir_p(req->out, err, errlen);
     if (!rc) {
