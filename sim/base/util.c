@@ -451,6 +451,47 @@ void cpn_thread_join(struct cpn_thread *t)
     free(t);
 }
 
+/* A commit under way on a thread: what afile_commit returned. */
+struct afile_bg {
+    struct afile *af;
+    struct cpn_thread *thread;
+    int rc;
+    char err[CPN_ERR_LEN];
+};
+
+static int afile_bg_run(void *arg)
+{
+    struct afile_bg *bg = arg;
+    bg->rc = afile_commit(bg->af, bg->err, sizeof bg->err);
+    return 0;
+}
+
+void afile_commit_start(struct afile *af)
+{
+    CPN_ASSERT(af->f && !af->bg);
+    struct afile_bg *bg = cpn_malloc(sizeof *bg);
+    *bg = (struct afile_bg){.af = af};
+    af->bg = bg; /* before the thread starts: it does not read this field */
+    bg->thread = cpn_thread_start(afile_bg_run, bg);
+}
+
+int afile_commit_finish(struct afile *af, char *err, size_t errlen)
+{
+    struct afile_bg *bg = af->bg;
+    if (!bg)
+        return afile_commit(af, err, errlen);
+    if (bg->thread)
+        cpn_thread_join(bg->thread);
+    else
+        afile_bg_run(bg);
+    af->bg = NULL;
+    int rc = bg->rc;
+    if (rc)
+        cpn_fail(err, errlen, rc, "%s", bg->err);
+    free(bg);
+    return rc;
+}
+
 void afile_remove_stale(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -477,6 +518,7 @@ void afile_remove_stale(const char *dir)
 
 void afile_abort(struct afile *af)
 {
+    CPN_ASSERT(!af->bg);
     if (af->f)
         fclose(af->f);
     free(af->buf);

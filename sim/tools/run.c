@@ -241,16 +241,14 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
         cpn_fail(err, errlen, CPN_EIO, "%s/%s", req->out, msg);
     }
     double wall = cpn_wall_s() - t0;
-    if (!rc)
-        rc = afile_commit(&tl, err, errlen);
-    else
-        afile_abort(&tl);
+    if (rc)
+        afile_abort(&tl); /* else report_write_run commits it */
     struct report_meta m = {.policy = pol->name, .seed = req->seed, .predictor = req->predictor,
                             .sets = req->sets, .n_sets = req->n_sets, .wall_s = wall,
                             .stop = req->stop};
     if (!rc) {
         sim_release_loop(s); /* before the outputs' arrays: a run's peak memory was there */
-        rc = report_write_run(req->out, s, &m, err, errlen);
+        rc = report_write_run(req->out, s, &m, &tl, err, errlen);
     }
     if (!rc && res) {
         const struct sim_stats *st = &s->st;
