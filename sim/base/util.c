@@ -130,21 +130,28 @@ char *cpn_path_join(const char *a, const char *b)
  * (hex, inf, nan, spaces), which strtod would take but a job file must not. */
 static bool decimal_syntax(const char *p, bool *neg, uint64_t *m, long *e10, bool *exact)
 {
+    /* In locals: stores through m would oblige the compiler to read each character
+     * again (a char may alias them). */
+    uint64_t v = 0;
+    long e = 0;
     int nd = 0;
-    bool any = false;
-    *neg = false, *m = 0, *e10 = 0, *exact = true;
+    bool any = false, ex = true, ng = false;
     if (*p == '+' || *p == '-')
-        *neg = *p++ == '-';
+        ng = *p++ == '-';
     for (int frac = 0; frac < 2; frac++) {
-        for (; *p >= '0' && *p <= '9'; p++) {
+        /* Leading zeros: only their place counts. */
+        if (v == 0)
+            for (; *p == '0'; p++) {
+                any = true;
+                e -= frac;
+            }
+        for (; (unsigned)(*p - '0') < 10; p++) {
             any = true;
-            if (*m == 0 && *p == '0') {
-                *e10 -= frac; /* a leading zero: only its place counts */
-            } else if (nd < 19) {
-                *m = *m * 10 + (uint64_t)(*p - '0'), nd++;
-                *e10 -= frac;
+            if (nd < 19) {
+                v = v * 10 + (uint64_t)(*p - '0'), nd++;
+                e -= frac;
             } else {
-                *exact = false; /* strtod rounds the rest */
+                ex = false; /* strtod rounds the rest */
             }
         }
         if (frac == 0 && *p == '.')
@@ -152,6 +159,7 @@ static bool decimal_syntax(const char *p, bool *neg, uint64_t *m, long *e10, boo
         else
             break;
     }
+    *neg = ng, *m = v, *e10 = e, *exact = ex;
     if (!any)
         return false;
     if (*p == 'e' || *p == 'E') {
