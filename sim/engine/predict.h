@@ -26,8 +26,8 @@ const char *predictor_spec(const struct predictor *p);
 
 /* predictor_create in two halves, so that a caller can do other work while the
  * predictor trains (the default forests take some 30 ms; a run reads its jobs
- * meanwhile): predictor_create_begin starts it on a thread of its own, where the C
- * library has threads (else predictor_create_end does all of it), and never fails;
+ * meanwhile): predictor_create_begin starts it on a thread of its own (where none can
+ * be started, predictor_create_end does all of it), and never fails;
  * predictor_create_end waits for it and returns what predictor_create would have,
  * the same predictor to the bit. spec and cat are borrowed and must stay as they are
  * until predictor_create_end, which every begin must be followed by (it frees pc). */
