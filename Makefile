@@ -16,7 +16,7 @@ CFLAGS   += -Werror
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LDLIBS   += $(PKG_LIBS) -lcsv -lm $(EXTRA_LDLIBS)
+LDLIBS   += $(PKG_LIBS) -lcsv -lm -pthread $(EXTRA_LDLIBS)
 
 LIB_SRC  := $(filter-out sim/cli/main.c,$(wildcard sim/*/*.c)) $(wildcard policies/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sim/base/embed.o

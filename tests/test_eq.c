@@ -196,3 +196,66 @@ Test(eq, interleaved_exact_order_against_model)
     gsl_rng_free(rng);
     eq_free(&q);
 }
+
+/* Keys over many pages of the key table, reserved in ranges that share pages: random
+ * moves, cancels and pops against a model; a page is there only while one of its keys
+ * has an event, and the queue works the same once its pages have gone. */
+Test(eq, keyed_events_across_pages)
+{
+    enum { K1 = 3 * EQ_PAGE_KEYS + 5, K2 = 7, K3 = 2 * EQ_PAGE_KEYS, K = K1 + K2 + K3 };
+    static double model[K];
+    struct eq q;
+    eq_init(&q);
+    cr_assert_eq(eq_reserve_keys(&q, K1), 0);
+    cr_assert_eq(eq_reserve_keys(&q, K2), K1);
+    cr_assert_eq(eq_reserve_keys(&q, K3), K1 + K2);
+    cr_assert_eq(q.npages, (K + EQ_PAGE_KEYS - 1) / EQ_PAGE_KEYS);
+    cr_assert_null(q.page[0], "no page before its first event");
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 5);
+    for (int round = 0; round < 3; round++) {
+        for (int k = 0; k < K; k++)
+            model[k] = -1;
+        double now = 0;
+        for (int step = 0; step < 20000; step++) {
+            /* Keys near a point that walks through the table, as jobs start in order. */
+            uint32_t k = (uint32_t)(((unsigned long)step / 4 + gsl_rng_uniform_int(rng, 300)) % K);
+            unsigned long op = gsl_rng_uniform_int(rng, 4);
+            if (op < 2) {
+                double t = now + (double)gsl_rng_uniform_int(rng, 1000);
+                eq_schedule(&q, k, t, EV_END, k, 0);
+                model[k] = t;
+            } else if (op < 3) {
+                eq_cancel(&q, k);
+                model[k] = -1;
+            } else {
+                struct event e;
+                if (eq_pop(&q, &e)) {
+                    cr_assert_eq(model[e.key], e.t, "key %u", e.key);
+                    model[e.key] = -1;
+                    now = e.t;
+                }
+            }
+            for (size_t pg = 0; step % 997 == 0 && pg < q.npages; pg++) {
+                uint32_t live = 0;
+                for (uint32_t i = 0; i < EQ_PAGE_KEYS && pg * EQ_PAGE_KEYS + i < K; i++)
+                    live += model[pg * EQ_PAGE_KEYS + i] >= 0;
+                cr_assert_eq(q.page_live[pg], live, "page %zu", pg);
+                cr_assert_eq(q.page[pg] != NULL, live > 0, "page %zu", pg);
+            }
+        }
+        struct event e;
+        double last = -1;
+        while (eq_pop(&q, &e)) {
+            cr_assert_geq(e.t, last);
+            cr_assert_eq(model[e.key], e.t, "key %u", e.key);
+            model[e.key] = -1;
+            last = e.t;
+        }
+        for (size_t pg = 0; pg < q.npages; pg++)
+            cr_assert_null(q.page[pg], "page %zu outlived its events", pg);
+        cr_assert_leq(q.nspare, EQ_SPARE_PAGES);
+    }
+    gsl_rng_free(rng);
+    eq_free(&q);
+}

@@ -393,15 +393,50 @@ Test(failure, signal_while_writing_the_outputs)
     cr_assert_eq(mkdir(dir, 0755), 0);
     volatile sig_atomic_t flag = SIGTERM;
     struct report_meta m = {.policy = "fifo", .seed = 1, .predictor = "oracle", .stop = &flag};
-    int rc = report_write_run(dir, r.s, &m, err, sizeof err);
+    int rc = report_write_run(dir, r.s, &m, NULL, err, sizeof err);
     cr_assert_eq(rc, CPN_ESTOP, "rc %d: %s", rc, err);
     cr_assert_not_null(strstr(err, "stopped by signal 15 while writing the outputs"), "%s", err);
     assert_not_complete("w");
     cr_assert(!exists("w/jobs.csv"));
     cr_assert_eq(sh("test -z \"$(ls -A %s)\"", dir), 0, "temporaries left in %s", dir);
     flag = 0;
-    cr_assert_eq(report_write_run(dir, r.s, &m, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(report_write_run(dir, r.s, &m, NULL, err, sizeof err), 0, "%s", err);
     cr_assert(exists("w/jobs.csv") && exists("w/summary.json"));
+    run_free(&r);
+}
+
+/* The timeline handed to report_write_run is committed beside jobs.csv (on a thread),
+ * whatever happens to the other files, and always before summary.json. */
+Test(failure, the_timeline_is_committed_beside_the_outputs)
+{
+    struct run r;
+    run_start(&r, one_node_cluster(2, 80, 60, "poll"), NULL, 0,
+              "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s\n"
+              "a,0,-,1,1,0,1,1,1,0,a,100\n",
+              "fifo");
+    char dir[512], err[CPN_ERR_LEN] = "";
+    snprintf(dir, sizeof dir, "%s/t", scratch);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    volatile sig_atomic_t flag = SIGTERM;
+    struct report_meta m = {.policy = "fifo", .seed = 1, .predictor = "oracle", .stop = &flag};
+    for (int round = 0; round < 2; round++) {
+        struct afile tl = {0};
+        cr_assert_eq(afile_open(&tl, dir, "timeline.csv", err, sizeof err), 0, "%s", err);
+        fprintf(tl.f, "round %d\n", round);
+        int rc = report_write_run(dir, r.s, &m, &tl, err, sizeof err);
+        cr_assert_null(tl.f);
+        cr_assert_eq(sh("test \"$(cat %s/timeline.csv)\" = 'round %d'", dir, round), 0);
+        if (round == 0) {
+            cr_assert_eq(rc, CPN_ESTOP, "rc %d: %s", rc, err);
+            assert_not_complete("t");
+            cr_assert(!exists("t/jobs.csv"));
+        } else {
+            cr_assert_eq(rc, 0, "%s", err);
+            cr_assert(exists("t/jobs.csv") && exists("t/summary.json"));
+        }
+        cr_assert_eq(sh("test -z \"$(find %s -name '.*.tmp.*')\"", dir), 0, "temporaries left");
+        flag = 0;
+    }
     run_free(&r);
 }
 

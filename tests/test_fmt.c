@@ -59,6 +59,21 @@ Test(fmt, whole_numbers_in_decimal)
     cr_assert_str_eq(b, "4294967295");
     cr_assert_eq(cpn_fmt_u64(b, UINT64_MAX), 20);
     cr_assert_str_eq(b, "18446744073709551615");
+    /* Each side of every power of ten and of two, where the count of digits changes. */
+    char want[24];
+    uint64_t pow10 = 1;
+    for (int i = 0; i < 64; i++) {
+        uint64_t at[] = {UINT64_C(1) << i, pow10};
+        for (int k = 0; k < (i < 20 ? 2 : 1); k++)
+            for (int d = -1; d <= 1; d++) {
+                uint64_t v = at[k] + (uint64_t)d;
+                snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+                cr_assert_eq(cpn_fmt_u64(b, v), strlen(want), "%s", want);
+                cr_assert_str_eq(b, want);
+            }
+        if (i < 19)
+            pow10 *= 10;
+    }
 }
 
 Test(fmt, sorting_doubles_matches_gsl_sort)

@@ -722,7 +722,7 @@ Test(import_cli, run_refuses_a_bad_trace_with_the_importers_message)
     cr_assert_eq(sh("%s run --jobs gavel:" IMP_DIR "gavel_small.trace --cluster "
                     "bench/gavel-cluster.json --out $TMPD/r 2>$TMPD/e >/dev/null && grep -q "
                     "'^cpnsim import gavel: " IMP_DIR "gavel_small.trace: 4 rows read, 4 jobs "
-                    "written, 0 skipped$' $TMPD/e",
+                    "converted, 0 skipped$' $TMPD/e",
                     bin()),
                  0);
     cr_assert_eq(sh("%s run --quiet --jobs gavel:" IMP_DIR "gavel_small.trace --cluster "

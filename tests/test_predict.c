@@ -406,6 +406,45 @@ Test(predict, training_is_deterministic_for_a_seed)
     catalog_destroy(c);
 }
 
+/* Trained on a thread while the caller works (two at once here), the predictor is the
+ * one predictor_create trains; an error comes back from predictor_create_end. */
+Test(predict, training_on_a_thread_gives_the_same_predictor)
+{
+    struct catalog *c = embedded();
+    struct predictor_pending *pa = predictor_create_begin("rf", c, 3);
+    struct predictor_pending *pl = predictor_create_begin("linear", c, 3);
+    struct predictor *a = make(c, "rf", 3), *l = make(c, "linear", 3), *ta = NULL, *tl = NULL;
+    char err[CPN_ERR_LEN] = "";
+    cr_assert_eq(predictor_create_end(pa, &ta, err, sizeof err), CPN_OK, "%s", err);
+    cr_assert_eq(predictor_create_end(pl, &tl, err, sizeof err), CPN_OK, "%s", err);
+    struct question *q;
+    size_t n = questions(c, &q);
+    for (size_t i = 0; i < n; i++) {
+        struct profile pa1, pa2, pl1, pl2;
+        ask(a, &q[i], &pa1);
+        ask(ta, &q[i], &pa2);
+        ask(l, &q[i], &pl1);
+        ask(tl, &q[i], &pl2);
+        cr_assert(memcmp(&pa1.step_s, &pa2.step_s, sizeof(double)) == 0 &&
+                      memcmp(&pa1.mem_gib, &pa2.mem_gib, sizeof(double)) == 0 &&
+                      memcmp(&pl1.step_s, &pl2.step_s, sizeof(double)) == 0 &&
+                      memcmp(&pl1.mem_gib, &pl2.mem_gib, sizeof(double)) == 0,
+                  "question %zu", i);
+    }
+    free(q);
+    struct predictor *bad = NULL;
+    cr_assert_eq(predictor_create_end(predictor_create_begin("forest", c, 1), &bad, err,
+                                      sizeof err),
+                 CPN_EINPUT);
+    cr_assert_null(bad);
+    cr_assert(strstr(err, "--predictor: 'forest'"), "%s", err);
+    predictor_destroy(a);
+    predictor_destroy(l);
+    predictor_destroy(ta);
+    predictor_destroy(tl);
+    catalog_destroy(c);
+}
+
 Test(predict, a_learned_predictor_knows_what_it_trained_on)
 {
     struct catalog *c = embedded();

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <pthread.h>
 
 int cpn_exit_status(int code)
 {
@@ -127,21 +128,28 @@ char *cpn_path_join(const char *a, const char *b)
  * (hex, inf, nan, spaces), which strtod would take but a job file must not. */
 static bool decimal_syntax(const char *p, bool *neg, uint64_t *m, long *e10, bool *exact)
 {
+    /* In locals: stores through m would oblige the compiler to read each character
+     * again (a char may alias them). */
+    uint64_t v = 0;
+    long e = 0;
     int nd = 0;
-    bool any = false;
-    *neg = false, *m = 0, *e10 = 0, *exact = true;
+    bool any = false, ex = true, ng = false;
     if (*p == '+' || *p == '-')
-        *neg = *p++ == '-';
+        ng = *p++ == '-';
     for (int frac = 0; frac < 2; frac++) {
-        for (; *p >= '0' && *p <= '9'; p++) {
+        /* Leading zeros: only their place counts. */
+        if (v == 0)
+            for (; *p == '0'; p++) {
+                any = true;
+                e -= frac;
+            }
+        for (; (unsigned)(*p - '0') < 10; p++) {
             any = true;
-            if (*m == 0 && *p == '0') {
-                *e10 -= frac; /* a leading zero: only its place counts */
-            } else if (nd < 19) {
-                *m = *m * 10 + (uint64_t)(*p - '0'), nd++;
-                *e10 -= frac;
+            if (nd < 19) {
+                v = v * 10 + (uint64_t)(*p - '0'), nd++;
+                e -= frac;
             } else {
-                *exact = false; /* strtod rounds the rest */
+                ex = false; /* strtod rounds the rest */
             }
         }
         if (frac == 0 && *p == '.')
@@ -149,6 +157,7 @@ static bool decimal_syntax(const char *p, bool *neg, uint64_t *m, long *e10, boo
         else
             break;
     }
+    *neg = ng, *m = v, *e10 = e, *exact = ex;
     if (!any)
         return false;
     if (*p == 'e' || *p == 'E') {
@@ -415,6 +424,83 @@ int afile_commit(struct afile *af, char *err, size_t errlen)
     return rc;
 }
 
+/* POSIX threads rather than C11's: ThreadSanitizer (GCC 12) does not see threads that
+ * thrd_create starts, and crashes in them. */
+struct cpn_thread {
+    pthread_t t;
+    int (*fn)(void *);
+    void *arg;
+};
+
+static void *cpn_thread_main(void *arg)
+{
+    struct cpn_thread *t = arg;
+    t->fn(t->arg);
+    return NULL;
+}
+
+struct cpn_thread *cpn_thread_start(int (*fn)(void *), void *arg)
+{
+    struct cpn_thread *t = cpn_malloc(sizeof *t);
+    *t = (struct cpn_thread){.fn = fn, .arg = arg};
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits the mask */
+    bool started = pthread_create(&t->t, NULL, cpn_thread_main, t) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (started)
+        return t;
+    free(t);
+    return NULL;
+}
+
+void cpn_thread_join(struct cpn_thread *t)
+{
+    pthread_join(t->t, NULL);
+    free(t);
+}
+
+/* A commit under way on a thread: what afile_commit returned. */
+struct afile_bg {
+    struct afile *af;
+    struct cpn_thread *thread;
+    int rc;
+    char err[CPN_ERR_LEN];
+};
+
+static int afile_bg_run(void *arg)
+{
+    struct afile_bg *bg = arg;
+    bg->rc = afile_commit(bg->af, bg->err, sizeof bg->err);
+    return 0;
+}
+
+void afile_commit_start(struct afile *af)
+{
+    CPN_ASSERT(af->f && !af->bg);
+    struct afile_bg *bg = cpn_malloc(sizeof *bg);
+    *bg = (struct afile_bg){.af = af};
+    af->bg = bg; /* before the thread starts: it does not read this field */
+    bg->thread = cpn_thread_start(afile_bg_run, bg);
+}
+
+int afile_commit_finish(struct afile *af, char *err, size_t errlen)
+{
+    struct afile_bg *bg = af->bg;
+    if (!bg)
+        return afile_commit(af, err, errlen);
+    if (bg->thread)
+        cpn_thread_join(bg->thread);
+    else
+        afile_bg_run(bg);
+    af->bg = NULL;
+    int rc = bg->rc;
+    if (rc)
+        cpn_fail(err, errlen, rc, "%s", bg->err);
+    free(bg);
+    return rc;
+}
+
 void afile_remove_stale(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -441,6 +527,7 @@ void afile_remove_stale(const char *dir)
 
 void afile_abort(struct afile *af)
 {
+    CPN_ASSERT(!af->bg);
     if (af->f)
         fclose(af->f);
     free(af->buf);
@@ -527,37 +614,78 @@ static const char cpn_digit_pairs[] = "00010203040506070809101112131415161718192
                                       "75767778798081828384858687888990919293949596979899";
 
 /* Writes v's decimal digits so that they end just before end (at most 20 of them);
- * returns where they begin. */
+ * returns where they begin. Four digits per division by a constant: the quotients
+ * are one chain of dependent multiplications, and each step of it is the latency. */
 static char *digits_before(char *end, uint64_t v)
 {
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        end -= 2;
-        memcpy(end, cpn_digit_pairs + 2 * r, 2);
+    while (v >= 10000) {
+        unsigned g = (unsigned)(v % 10000);
+        v /= 10000;
+        end -= 4;
+        memcpy(end, cpn_digit_pairs + 2 * (g / 100), 2);
+        memcpy(end + 2, cpn_digit_pairs + 2 * (g % 100), 2);
     }
-    if (v >= 10) {
+    unsigned u = (unsigned)v;
+    if (u >= 100) {
         end -= 2;
-        memcpy(end, cpn_digit_pairs + 2 * v, 2);
+        memcpy(end, cpn_digit_pairs + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10) {
+        end -= 2;
+        memcpy(end, cpn_digit_pairs + 2 * u, 2);
     } else {
-        *--end = (char)('0' + v);
+        *--end = (char)('0' + u);
     }
     return end;
 }
 
+/* 10^i, i < 20. */
+static const uint64_t cpn_pow10[20] = {UINT64_C(1),
+                                       UINT64_C(10),
+                                       UINT64_C(100),
+                                       UINT64_C(1000),
+                                       UINT64_C(10000),
+                                       UINT64_C(100000),
+                                       UINT64_C(1000000),
+                                       UINT64_C(10000000),
+                                       UINT64_C(100000000),
+                                       UINT64_C(1000000000),
+                                       UINT64_C(10000000000),
+                                       UINT64_C(100000000000),
+                                       UINT64_C(1000000000000),
+                                       UINT64_C(10000000000000),
+                                       UINT64_C(100000000000000),
+                                       UINT64_C(1000000000000000),
+                                       UINT64_C(10000000000000000),
+                                       UINT64_C(100000000000000000),
+                                       UINT64_C(1000000000000000000),
+                                       UINT64_C(10000000000000000000)};
+
+/* How many decimal digits v has (1 for 0), so that its text is written in place. */
+static size_t digits_of(uint64_t v)
+{
+#if defined(__GNUC__)
+    /* log10(2) is about 1233 / 4096: t is the count, or one more than it. v | 1 has as
+     * many digits as v (10^k - 1 is odd). */
+    uint64_t w = v | 1;
+    size_t t = ((size_t)(64 - __builtin_clzll(w)) * 1233) >> 12;
+    return t + 1 - (w < cpn_pow10[t]);
+#else
+    size_t n = 1;
+    while (n < 20 && v >= cpn_pow10[n])
+        n++;
+    return n;
+#endif
+}
+
 size_t cpn_fmt_u64(char *buf, uint64_t v)
 {
-    char tmp[20];
-    char *s = digits_before(tmp + sizeof tmp, v);
-    size_t n = (size_t)(tmp + sizeof tmp - s);
-    memcpy(buf, s, n);
+    size_t n = digits_of(v);
+    digits_before(buf + n, v);
     buf[n] = '\0';
     return n;
 }
-
-/* Room for the fast path's text: a sign, 13 whole digits (below 2^40 once scaled), a
- * point and 9 decimals. */
-#define CPN_FIXED_TMP 32
 
 /* The slow path of cpn_fmt_fixed: printf itself. */
 static size_t fmt_fixed_printf(char buf[CPN_FIXED_BUF], double v, int decimals)
@@ -569,42 +697,51 @@ static size_t fmt_fixed_printf(char buf[CPN_FIXED_BUF], double v, int decimals)
 size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
 {
     static const double scale[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
-    static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-                                     100000000, 1000000000};
     CPN_ASSERT(decimals >= 0 && decimals <= 9);
     /* Below 2^40 the product's rounding error is at most 2^-13, so a fraction more than
      * 2^-10 away from one half rounds the way the exact product does. */
     double x = fabs(v) * scale[decimals];
     if (!(x < 1099511627776.0))
         return fmt_fixed_printf(buf, v, decimals);
-    /* x is in [0, 2^40): truncation is floor, without a call into libm. */
-    uint64_t whole = (uint64_t)x;
+    /* x is in [0, 2^40): truncation is floor, without a call into libm. Through int64_t,
+     * each conversion is one instruction (x86-64 has no unsigned one before AVX-512). */
+    int64_t whole = (int64_t)x;
     double frac = x - (double)whole;
     if (fabs(frac - 0.5) < 1.0 / 1024)
         return fmt_fixed_printf(buf, v, decimals);
-    uint64_t m = whole + (frac > 0.5);
-    /* Right to left: the decimals (zero-padded), the point, the whole part. */
-    char tmp[CPN_FIXED_TMP];
-    char *end = tmp + sizeof tmp, *s = end;
+    uint64_t m = (uint64_t)whole + (frac > 0.5);
+    /* The outputs' milliseconds divide by a constant, the rest by a table's power. */
+    uint64_t ip, fp;
+    if (decimals == 3) {
+        ip = m / 1000;
+        fp = m % 1000;
+    } else {
+        ip = m / cpn_pow10[decimals];
+        fp = m % cpn_pow10[decimals];
+    }
+    /* In place, right to left within each part: the sign, the whole part, the point
+     * and the decimals (zero-padded). */
+    char *s = buf;
+    if (signbit(v))
+        *s++ = '-';
+    s += digits_of(ip);
+    digits_before(s, ip);
     if (decimals > 0) {
-        unsigned f = (unsigned)(m % pow10[decimals]);
+        *s = '.';
+        s += 1 + decimals;
+        char *e = s;
+        unsigned f = (unsigned)fp;
         int d = decimals;
         for (; d >= 2; d -= 2) {
-            s -= 2;
-            memcpy(s, cpn_digit_pairs + 2 * (f % 100), 2);
+            e -= 2;
+            memcpy(e, cpn_digit_pairs + 2 * (f % 100), 2);
             f /= 100;
         }
         if (d)
-            *--s = (char)('0' + f);
-        *--s = '.';
+            *--e = (char)('0' + f);
     }
-    s = digits_before(s, m / pow10[decimals]);
-    if (signbit(v))
-        *--s = '-';
-    size_t len = (size_t)(end - s);
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    return len;
+    *s = '\0';
+    return (size_t)(s - buf);
 }
 
 /* Below this many, a comparison sort is quicker than four passes over 64-Ki buckets

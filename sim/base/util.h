@@ -81,11 +81,13 @@ void cpn_sha256_digest_hex(struct sha256_ctx *ctx, char out[65]);
 /* An output file written under a temporary name in the same directory and renamed
  * into place by afile_commit, so that an interrupted run never leaves a half-written
  * file under the final name. */
+struct afile_bg;
 struct afile {
     FILE *f;
     char *tmp_path;
     char *path;
-    char *buf; /* f's buffer (glibc ignores a size given without one) */
+    char *buf;           /* f's buffer (glibc ignores a size given without one) */
+    struct afile_bg *bg; /* the commit under way on a thread (afile_commit_start), or NULL */
 };
 /* Removes the temporaries (".NAME.tmp.PID") that a killed writer left in dir: those
  * whose PID is no longer a process. */
@@ -94,8 +96,24 @@ void afile_remove_stale(const char *dir);
 int afile_open(struct afile *af, const char *dir, const char *name, char *err, size_t errlen);
 /* Flushes, closes and renames. Returns 0, or CPN_EIO (and removes the temporary). */
 int afile_commit(struct afile *af, char *err, size_t errlen);
+/* afile_commit on a thread of its own, so that the disk writes the file (the fsync) and
+ * the rename drops the file it replaces while the caller goes on: afile_commit_start
+ * starts it (where no thread can be started, afile_commit_finish does all of it), and
+ * afile_commit_finish waits for it and returns what afile_commit did. The caller must
+ * not touch af in between, and finishes every commit it starts. */
+void afile_commit_start(struct afile *af);
+int afile_commit_finish(struct afile *af, char *err, size_t errlen);
 /* Closes and removes the temporary; safe on a closed or zeroed afile. */
 void afile_abort(struct afile *af);
+
+/* Runs fn(arg) on a thread of its own, with every signal blocked there so that signals
+ * reach the caller's thread (whose work watches for them). Returns a handle for
+ * cpn_thread_join, or NULL where no thread can be started: the caller then calls fn
+ * itself. The threads never share mutable state beyond what their caller hands them. */
+struct cpn_thread;
+struct cpn_thread *cpn_thread_start(int (*fn)(void *), void *arg);
+/* Waits for the thread to return and frees the handle. */
+void cpn_thread_join(struct cpn_thread *t);
 
 /* Creates a directory and its parents (mkdir -p). Returns 0 or CPN_EIO. */
 int cpn_mkdir_p(const char *path, char *err, size_t errlen);

@@ -40,14 +40,25 @@ struct event {
 
 #define EQ_NOKEY UINT32_MAX
 
+/* Keys per page of the key table (a power of two), and freed pages kept for reuse. */
+#define EQ_PAGE_BITS 10
+#define EQ_PAGE_KEYS ((uint32_t)1 << EQ_PAGE_BITS)
+#define EQ_SPARE_PAGES 8
+
 /* Keyed events: at most one event per key is in the heap; scheduling it again moves
  * it instead of adding another, so the heap holds only live events (a job's END and
  * a flow's completion change often). */
 struct eq {
     struct heap heap; /* of struct event */
     uint64_t next_seq;
-    uint32_t *pos; /* [nkeys] heap index of each key's event, EQ_NOKEY when none */
-    size_t nkeys;
+    /* The heap index of each key's event, EQ_NOKEY when none, in pages of EQ_PAGE_KEYS
+     * keys. A page exists only while one of its keys has an event: a run reserves keys
+     * for every job, but few jobs have an event at a time. */
+    uint32_t **page;      /* [npages] NULL when no key of the page has an event */
+    uint32_t *page_live;  /* [npages] keys of the page that have an event */
+    uint32_t *spare[EQ_SPARE_PAGES]; /* freed pages, every entry EQ_NOKEY */
+    size_t nspare;
+    size_t nkeys, npages;
 };
 
 void eq_init(struct eq *q);

@@ -638,6 +638,49 @@ int predictor_create(struct predictor **out, const char *spec, const struct cata
     return predictor_create_opts(out, spec, cat, seed, &o, err, errlen);
 }
 
+/* A predictor_create that may run on a thread of its own: its arguments and result. */
+struct predictor_pending {
+    const char *spec;
+    const struct catalog *cat;
+    uint64_t seed;
+    struct cpn_thread *thread; /* NULL: predictor_create_end trains */
+    struct predictor *p;
+    int rc;
+    char err[CPN_ERR_LEN];
+};
+
+static int pending_run(void *arg)
+{
+    struct predictor_pending *pc = arg;
+    pc->rc = predictor_create(&pc->p, pc->spec, pc->cat, pc->seed, pc->err, sizeof pc->err);
+    return 0;
+}
+
+struct predictor_pending *predictor_create_begin(const char *spec, const struct catalog *cat,
+                                                 uint64_t seed)
+{
+    struct predictor_pending *pc = cpn_malloc(sizeof *pc);
+    *pc = (struct predictor_pending){.spec = spec, .cat = cat, .seed = seed};
+    pc->thread = cpn_thread_start(pending_run, pc);
+    return pc;
+}
+
+int predictor_create_end(struct predictor_pending *pc, struct predictor **out, char *err,
+                         size_t errlen)
+{
+    if (pc->thread)
+        cpn_thread_join(pc->thread);
+    else
+        pending_run(pc);
+    int rc = pc->rc;
+    if (rc == CPN_OK)
+        *out = pc->p;
+    else
+        cpn_fail(err, errlen, rc, "%s", pc->err);
+    free(pc);
+    return rc;
+}
+
 void predictor_destroy(struct predictor *p)
 {
     if (!p)

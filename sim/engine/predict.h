@@ -24,6 +24,19 @@ int predictor_create(struct predictor **out, const char *spec, const struct cata
 void predictor_destroy(struct predictor *p); /* NULL is a no-op */
 const char *predictor_spec(const struct predictor *p);
 
+/* predictor_create in two halves, so that a caller can do other work while the
+ * predictor trains (the default forests take some 30 ms; a run reads its jobs
+ * meanwhile): predictor_create_begin starts it on a thread of its own (where none can
+ * be started, predictor_create_end does all of it), and never fails;
+ * predictor_create_end waits for it and returns what predictor_create would have,
+ * the same predictor to the bit. spec and cat are borrowed and must stay as they are
+ * until predictor_create_end, which every begin must be followed by (it frees pc). */
+struct predictor_pending;
+struct predictor_pending *predictor_create_begin(const char *spec, const struct catalog *cat,
+                                                 uint64_t seed);
+int predictor_create_end(struct predictor_pending *pc, struct predictor **out, char *err,
+                         size_t errlen);
+
 /* Predicted step time and peak memory per GPU of (model, batch) on `gpus` GPUs of a
  * GPU type (catalogue type cat_type, or -1 with its speed relative to H100), with the
  * same meaning as catalog_lookup. The same arguments always give the same answer.

@@ -63,6 +63,7 @@ struct rf_build {
     uint32_t *ord;         /* [p * m] sample positions by feature value */
     uint32_t *tmp;         /* [max(m, n)] scratch */
     unsigned char *left;   /* [m] 1 when the position goes left at the current split */
+    unsigned char *live;   /* [levels * p] 1 when feature j varies on the node at that depth */
     uint32_t *gsorted;     /* [p * n] rows by feature value, sorted once */
     uint32_t *rowstart;    /* [n + 1] where each row's positions start in rowpos */
     uint32_t *rowpos;      /* [m] the sample's positions grouped by row */
@@ -197,6 +198,16 @@ static uint32_t grow(struct rf_build *b, size_t lo, size_t hi, unsigned depth)
     if (depth >= b->prm->max_depth || cnt < 2 * (size_t)b->prm->min_leaf || !(sse > 0))
         return me;
 
+    /* A feature constant on a node is constant on all of its descendants: they neither
+     * scan it nor keep its list in order, which is most of the work deep in a tree. The
+     * first feature's list is kept in order all the same: it is the one the sums above
+     * are taken over. */
+    unsigned char *live = &b->live[depth * b->p];
+    for (size_t j = 0; j < b->p; j++) {
+        const uint32_t *o = &b->ord[j * b->m];
+        live[j] = (depth == 0 || live[j - b->p]) && xval(b, o[lo], j) < xval(b, o[hi - 1], j);
+    }
+
     /* Features in random order until mtry of them vary on these samples (constant ones
      * do not count, as in scikit-learn), or all have been tried. */
     double sum = mean * (double)cnt;
@@ -209,7 +220,7 @@ static uint32_t grow(struct rf_build *b, size_t lo, size_t hi, unsigned depth)
         b->feat[r] = b->feat[k];
         b->feat[k] = j;
         double s = -INFINITY, t = 0;
-        if (!best_split(b, lo, hi, j, &s, &t))
+        if (!live[j] || !best_split(b, lo, hi, j, &s, &t))
             continue;
         tried++;
         if (s > best) {
@@ -231,6 +242,8 @@ static uint32_t grow(struct rf_build *b, size_t lo, size_t hi, unsigned depth)
     }
     CPN_ASSERT(nl > 0 && nl < cnt);
     for (size_t j = 0; j < b->p; j++) {
+        if (!live[j] && j > 0)
+            continue;
         uint32_t *o = &b->ord[j * b->m];
         size_t l = lo, r = 0;
         for (size_t i = lo; i < hi; i++) {
@@ -316,6 +329,9 @@ int rf_train(struct rf **out, const double *x, size_t n, size_t p, const double 
     b.ord = cpn_calloc(p * m, sizeof *b.ord);
     b.tmp = cpn_calloc(n, sizeof *b.tmp); /* m <= n */
     b.left = cpn_calloc(m, sizeof *b.left);
+    /* A node that splits is above the depth limit and holds more samples than its depth. */
+    size_t levels = prm->max_depth < m ? prm->max_depth : m;
+    b.live = cpn_calloc(levels * p + 1, sizeof *b.live);
     b.gsorted = cpn_calloc(p * n, sizeof *b.gsorted);
     b.rowstart = cpn_calloc(n + 1, sizeof *b.rowstart);
     b.rowpos = cpn_calloc(m, sizeof *b.rowpos);
@@ -355,6 +371,7 @@ int rf_train(struct rf **out, const double *x, size_t n, size_t p, const double 
     free(b.rowpos);
     free(b.rowstart);
     free(b.gsorted);
+    free(b.live);
     free(b.left);
     free(b.tmp);
     free(b.ord);

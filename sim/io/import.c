@@ -435,8 +435,8 @@ int import_jobs(const char *format, const char *path, const struct import_opts *
         rc = imp_build(&m, hex, out);
     if (!rc && report) {
         size_t skipped = m.rows - jobs;
-        fprintf(report, "cpnsim import %s: %s: %zu rows read, %zu jobs written, %zu skipped\n",
-                format, path, m.rows, jobs, skipped);
+        fprintf(report, "cpnsim import %s: %s: %zu rows read, %zu jobs %s, %zu skipped\n",
+                format, path, m.rows, jobs, m.o->to_run ? "converted" : "written", skipped);
         tally_print(&m.t, report, format, path);
     }
     if (!rc && st)

@@ -25,6 +25,8 @@ struct import_opts {
     const struct jobset *origins_from; /* its jobs' origins become data-only sites of a
                                           converted cluster, linked to the compute site */
     double gpu_mem_gib;   /* > 0: every job's peak GPU memory per GPU (--gpu-mem-gib) */
+    bool to_run;          /* the jobs go to a run (`run --jobs FORMAT:TRACE`), not to a file:
+                             the report says they were converted, not written */
 };
 
 /* What a conversion did, for callers and tests. */

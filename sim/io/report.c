@@ -612,24 +612,39 @@ static int stopped(const struct report_meta *m, char *err, size_t errlen)
 }
 
 int report_write_run(const char *dir, const struct sim *s, const struct report_meta *m,
-                     char *err, size_t errlen)
+                     struct afile *timeline, char *err, size_t errlen)
 {
+    if (timeline)
+        afile_commit_start(timeline);
     struct afile af = {0};
+    char *txt = NULL;
     int rc = afile_open(&af, dir, "jobs.csv", err, errlen);
-    if (rc)
-        return rc;
-    if (report_jobs_csv(af.f, s) != 0) {
+    if (!rc && report_jobs_csv(af.f, s) != 0) {
         int e = errno;
         afile_abort(&af);
-        return cpn_fail(err, errlen, CPN_EIO, "%s/jobs.csv: write failed: %s", dir, strerror(e));
-    }
-    if ((rc = stopped(m, err, errlen)) != 0) {
+        rc = cpn_fail(err, errlen, CPN_EIO, "%s/jobs.csv: write failed: %s", dir, strerror(e));
+    } else if (!rc && (rc = stopped(m, err, errlen)) != 0) {
         afile_abort(&af);
+    } else if (!rc) {
+        /* The summary is worked out while the disk takes jobs.csv. */
+        afile_commit_start(&af);
+        txt = report_summary_json(s, m);
+    }
+    /* The timeline's error first: its file comes first in the directory's order. */
+    char terr[CPN_ERR_LEN] = "";
+    int trc = timeline ? afile_commit_finish(timeline, terr, sizeof terr) : CPN_OK;
+    if (af.bg) {
+        int jrc = afile_commit_finish(&af, trc ? NULL : err, errlen);
+        rc = rc ? rc : jrc;
+    }
+    if (trc) {
+        free(txt);
+        return cpn_fail(err, errlen, trc, "%s", terr);
+    }
+    if (rc) {
+        free(txt);
         return rc;
     }
-    if ((rc = afile_commit(&af, err, errlen)) != 0)
-        return rc;
-    char *txt = report_summary_json(s, m);
     if ((rc = afile_open(&af, dir, "summary.json", err, errlen)) != 0) {
         free(txt);
         return rc;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct afile;
 struct sim;
 
 /* What the summary records about the run besides the simulation itself. */
@@ -53,8 +54,13 @@ int report_jobs_csv(FILE *f, const struct sim *s);
 /* summary.json of a finished run, as a NUL-terminated string the caller frees. */
 char *report_summary_json(const struct sim *s, const struct report_meta *m);
 
-/* Writes jobs.csv then summary.json into dir. Returns 0 or CPN_EIO with a message. */
+/* Writes jobs.csv then summary.json into dir, and commits timeline (the run's
+ * timeline.csv, written and still open; NULL when there is none) beside jobs.csv: the
+ * disk writes each file while the next is formatted, and summary.json, which says the
+ * directory is complete, is committed last, after both. timeline is committed whatever
+ * else fails. Returns 0, or CPN_EIO (the first file that failed, in that order) or
+ * CPN_ESTOP with a message. */
 int report_write_run(const char *dir, const struct sim *s, const struct report_meta *m,
-                     char *err, size_t errlen);
+                     struct afile *timeline, char *err, size_t errlen);
 
 #endif

@@ -58,7 +58,7 @@ static int read_jobs(const struct run_request *req, const struct catalog *cat,
 {
     if (!req->jobs_format)
         return trace_read_any(req->jobs, cat, js, req->stop, err, errlen);
-    const struct import_opts defaults = {0};
+    const struct import_opts defaults = {.to_run = true};
     return import_jobs(req->jobs_format, req->jobs, &defaults, cat, js, req->import_report,
                        NULL, err, errlen);
 }
@@ -178,6 +178,9 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     jobset_init(&js);
     struct afile tl = {0};
     int rc = catalog_create(&cat, err, errlen);
+    /* The predictor trains while the cluster and the jobs are read. */
+    struct predictor_pending *training =
+        rc ? NULL : predictor_create_begin(req->predictor, cat, req->seed);
     jpos_set_stop(req->stop); /* a signal ends a JSON parse of the cluster or the jobs */
     if (!rc)
         rc = stop_after(req,
@@ -191,8 +194,12 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
     jpos_set_stop(NULL);
     if (!rc)
         rc = fill_default_origin(req, cl, &js, err, errlen);
-    if (!rc)
-        rc = predictor_create(&pred, req->predictor, cat, req->seed, err, errlen);
+    if (training) {
+        char perr[CPN_ERR_LEN];
+        int prc = predictor_create_end(training, &pred, perr, sizeof perr);
+        if (!rc && prc)
+            rc = cpn_fail(err, errlen, prc, "%s", perr);
+    }
     if (!rc)
         rc = cpn_mkdir_p(req->out, err, errlen);
     if (!rc) {
@@ -234,16 +241,14 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
         cpn_fail(err, errlen, CPN_EIO, "%s/%s", req->out, msg);
     }
     double wall = cpn_wall_s() - t0;
-    if (!rc)
-        rc = afile_commit(&tl, err, errlen);
-    else
-        afile_abort(&tl);
+    if (rc)
+        afile_abort(&tl); /* else report_write_run commits it */
     struct report_meta m = {.policy = pol->name, .seed = req->seed, .predictor = req->predictor,
                             .sets = req->sets, .n_sets = req->n_sets, .wall_s = wall,
                             .stop = req->stop};
     if (!rc) {
         sim_release_loop(s); /* before the outputs' arrays: a run's peak memory was there */
-        rc = report_write_run(req->out, s, &m, err, errlen);
+        rc = report_write_run(req->out, s, &m, &tl, err, errlen);
     }
     if (!rc && res) {
         const struct sim_stats *st = &s->st;
