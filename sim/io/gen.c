@@ -336,7 +336,7 @@ static int gen_pods(const struct gen_spec *spec, const gsl_rng *rng, uint32_t ma
 /* Names a generated queue (its source) and hashes it as its CSV would be. */
 static void gen_describe(const struct gen_spec *spec, const struct catalog *cat, struct jobset *out)
 {
-    char source[GEN_SOURCE_BUF], arrival[GEN_SOURCE_BUF / 2];
+    char source[GEN_SOURCE_BUF * 2], arrival[GEN_SOURCE_BUF / 2]; /* room for both, whole */
     if (spec->arrival == GEN_POISSON)
         snprintf(arrival, sizeof arrival, "poisson:%g", spec->rate_per_s);
     else if (spec->arrival == GEN_DIURNAL)
