@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "../sim/engine/catalog.h"
+#include "../sim/io/report.h"
 #include "helpers.h"
 
 #define HDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib\n"
@@ -217,4 +218,34 @@ Test(gang, pods_on_two_sites_all_reduce_over_the_wan)
                        rt(&a, "g")->end_s - rt(&a, "g")->start_s, alone, comm);
     run_free(&a);
     run_free(&c);
+}
+
+/* jobs.csv names each pod's node as the node column does, whole however long its
+ * site's name: a 300-character site's two nodes. */
+Test(gang, pod_nodes_keep_long_site_names_whole)
+{
+    char name[301], cj[2048];
+    memset(name, 's', 300);
+    name[300] = '\0';
+    snprintf(cj, sizeof cj,
+             "{\"scrape_interval_s\": 0, \"completion\": \"event\",\n"
+             " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"}},\n"
+             " \"sites\": [{\"name\": \"%s\", \"nodes\": [{\"count\": 2, \"cpus\": 64,\n"
+             "   \"mem_gib\": 512, \"gpu_type\": \"G\", \"gpus\": 1}]}]}\n",
+             name);
+    char csv[1024];
+    snprintf(csv, sizeof csv, HDR "g,0,-,1,1,0,1,1,1,0,%s,100,10\n", name);
+    struct run r;
+    static const uint32_t pods[] = {2};
+    run_start_pods(&r, cj, NULL, 0, csv, "fifo", pods);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_eq(report_jobs_csv(f, r.s), 0);
+    fclose(f);
+    char want[700];
+    snprintf(want, sizeof want, ",done,2,%s-n0;%s-n1,0|0,0\n", name, name);
+    cr_assert_not_null(strstr(buf, want), "%s", buf);
+    free(buf);
+    run_free(&r);
 }

@@ -235,13 +235,6 @@ static void cells_text(struct cells *c, const char *s)
     cells_put(c, s, strlen(s));
 }
 
-/* The name of node n in outputs: its site's name, "-n", its index in the site. */
-static void node_name(const struct cluster *cl, uint32_t n, char *buf, size_t len)
-{
-    const struct site *st = &cl->sites[cl->nodes[n].site];
-    snprintf(buf, len, "%s-n%u", st->name, n - st->node_first);
-}
-
 /* A distributed job's columns of jobs.csv: its pods; the nodes of the pods its last
  * attempt placed, separated by ';'; their GPUs (on each node, as gpu_ids), pods
  * separated by '|'; the attempts its gang timeout failed. */
@@ -253,12 +246,18 @@ static void pod_cells(struct cells *c, const struct sim *s, uint32_t j)
     cells_ch(c, ',');
     cells_u(c, jobset_pods(s->jobs, j));
     cells_ch(c, ',');
-    char *nodes = cpn_malloc((size_t)placed * 256 + 1), *p = nodes;
+    /* Each node as the node column names it (its site's name, "-n", its index in the
+     * site), whole: ';', the name, "-n" and up to 10 digits. */
+    size_t cap = 1;
+    for (uint32_t k = 0; k < placed; k++)
+        cap += strlen(s->cl->sites[s->cl->nodes[sim_pod_node(s, j, k)].site].name) + 13;
+    char *nodes = cpn_malloc(cap), *p = nodes;
     *p = '\0';
     for (uint32_t k = 0; k < placed; k++) {
-        char name[256];
-        node_name(s->cl, sim_pod_node(s, j, k), name, sizeof name);
-        p += sprintf(p, "%s%s", k ? ";" : "", name);
+        uint32_t n = sim_pod_node(s, j, k);
+        const struct site *st = &s->cl->sites[s->cl->nodes[n].site];
+        p += snprintf(p, cap - (size_t)(p - nodes), "%s%s-n%u", k ? ";" : "", st->name,
+                      n - st->node_first);
     }
     cells_text(c, nodes);
     free(nodes);
