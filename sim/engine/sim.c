@@ -194,6 +194,13 @@ static void job_ends(struct sim *s, uint32_t j, enum job_state st)
     controller_notify_end(s, j);
 }
 
+/* Job j's attempt failed (an OOM kill or its gang timeout): it ends killed, to back off
+ * and retry, or failed once its failures are more than backoff_limit allows. */
+static void attempt_fails(struct sim *s, uint32_t j)
+{
+    job_ends(s, j, sim_failures(s, j) > s->cl->cfg.backoff_limit ? JS_FAILED : JS_KILLED);
+}
+
 static void oom_kill(struct sim *s, uint32_t j)
 {
     struct jobrt *r = &s->rt[j];
@@ -202,7 +209,7 @@ static void oom_kill(struct sim *s, uint32_t j)
         s->st.oom_jobs++;
     if (r->kills < UINT16_MAX)
         r->kills++;
-    job_ends(s, j, sim_failures(s, j) > s->cl->cfg.backoff_limit ? JS_FAILED : JS_KILLED);
+    attempt_fails(s, j);
 }
 
 /* The placed pods of distributed job j waited gang_timeout_s for the rest: the
@@ -216,7 +223,7 @@ static void gang_timeout(struct sim *s, uint32_t j)
     s->gang->waiting--;
     controller_queue_remove(s, j);
     policy_call_job_event(s, j, POLICY_JOB_TIMED_OUT);
-    job_ends(s, j, sim_failures(s, j) > s->cl->cfg.backoff_limit ? JS_FAILED : JS_KILLED);
+    attempt_fails(s, j);
 }
 
 /* ---- event handlers ---- */
@@ -616,9 +623,10 @@ static void apply_placement(struct sim *s, const struct placement *p)
 
 /* True when nothing can change any more unless the policy places a job: jobs are
  * queued, nothing holds resources (but the placed pods of distributed jobs that wait
- * for ever), backs off, awaits learning or is yet to arrive, and no wake-up is pending. stalled() adds that the view is as fresh as the truth
- * and that no varying background load could change the answer: either none varies,
- * or the filter refuses no node (so the load is not what holds the queue). */
+ * for ever), backs off, awaits learning or is yet to arrive, and no wake-up is
+ * pending. stalled() adds that the view is as fresh as the truth and that no varying
+ * background load could change the answer: either none varies, or the filter refuses
+ * no node (so the load is not what holds the queue). */
 static bool waiting(const struct sim *s)
 {
     /* Jobs whose pods are partly placed hold resources but run nothing: with no gang
@@ -970,6 +978,18 @@ int sim_run(struct sim *s, char *err, size_t errlen)
     return CPN_OK;
 }
 
+/* Frees what of the distributed jobs' state only the loop needs (the running pods'
+ * lists). NULL is a no-op. */
+static void gang_free_loop(struct sim_gangs *G)
+{
+    if (!G)
+        return;
+    free(G->node_head);
+    free(G->pod_next);
+    free(G->pod_prev);
+    G->node_head = G->pod_next = G->pod_prev = NULL;
+}
+
 void sim_release_loop(struct sim *s)
 {
     if (!s)
@@ -988,12 +1008,7 @@ void sim_release_loop(struct sim *s)
     s->arrival_order = NULL;
     free(s->slots);
     s->slots = NULL;
-    if (s->gang) { /* the outputs read placed and timeouts */
-        free(s->gang->node_head);
-        free(s->gang->pod_next);
-        free(s->gang->pod_prev);
-        s->gang->node_head = s->gang->pod_next = s->gang->pod_prev = NULL;
-    }
+    gang_free_loop(s->gang); /* the outputs read placed and timeouts */
     free(s->unlearnt_list);
     s->unlearnt_list = NULL;
     s->unlearnt_cap = 0;
@@ -1041,12 +1056,10 @@ void sim_destroy(struct sim *s)
     free(s->node_lost_since_s);
     sim_share_free(s);
     if (s->gang) {
+        gang_free_loop(s->gang);
         free(s->gang->placed);
         free(s->gang->xfer_pod);
         free(s->gang->timeouts);
-        free(s->gang->node_head);
-        free(s->gang->pod_next);
-        free(s->gang->pod_prev);
         free(s->gang);
     }
     free(s->node_demand);
