@@ -58,18 +58,24 @@ uint16_t sim_pod_mask(const struct sim *s, uint32_t j, uint32_t k)
     return mask;
 }
 
-/* The slowest time-slicing share of the GPUs of a group. */
-static double group_gpu_rate(const struct sim *s, const struct sim_group *G)
+/* The slowest time-slicing share of node n's GPUs of mask. */
+static double mask_gpu_rate(const struct sim *s, uint32_t n, uint16_t mask)
 {
-    uint32_t first = s->cl->nodes[G->node].gpu_first;
+    uint32_t first = s->cl->nodes[n].gpu_first;
     double rate = 1.0;
-    for (uint32_t i = 0; G->mask >> i; i++)
-        if (G->mask >> i & 1u) {
+    for (uint32_t i = 0; mask >> i; i++)
+        if (mask >> i & 1u) {
             double r = catalog_share_rate(s->cat, s->gpu_running[first + i]);
             if (r < rate)
                 rate = r;
         }
     return rate;
+}
+
+/* The slowest time-slicing share of the GPUs of a group. */
+static double group_gpu_rate(const struct sim *s, const struct sim_group *G)
+{
+    return mask_gpu_rate(s, G->node, G->mask);
 }
 
 /* Brings a group's virtual clock up to now, at the rate it has had since. */
@@ -233,27 +239,26 @@ static void group_set_rate(struct sim *s, uint32_t g, double rate)
 
 /* ---- distributed jobs ---- */
 
-/* The slowest time-slicing share of the GPUs of the pod whose first slot is e. */
-static double pod_gpu_rate(const struct sim *s, uint32_t e)
+/* The slowest time-slicing share of the GPUs of pod k of job j. */
+static double pod_gpu_rate(const struct sim *s, uint32_t j, uint32_t k)
 {
-    uint32_t ns = sim_job_nslots(&s->jobs->v[s->slots[e].job]);
-    double rate = 1.0;
-    for (uint32_t q = 0; q < ns; q++) {
-        double r = catalog_share_rate(s->cat, s->gpu_running[s->job_gpus[e + q]]);
-        if (r < rate)
-            rate = r;
-    }
-    return rate;
+    return mask_gpu_rate(s, sim_pod_node(s, j, k), sim_pod_mask(s, j, k));
+}
+
+/* Pod e (named by its first slot): its job and its index in the job. */
+static void pod_of(const struct sim *s, uint32_t e, uint32_t *j, uint32_t *k)
+{
+    *j = s->slots[e].job;
+    *k = (e - s->slot_first[*j]) / sim_job_nslots(&s->jobs->v[*j]);
 }
 
 /* A distributed job's pods step together: it goes at the rate of its slowest pod,
  * each pod at its GPUs' share times its node's CPU factor. */
 static void gang_set_rate(struct sim *s, uint32_t j)
 {
-    uint32_t ns = sim_job_nslots(&s->jobs->v[j]);
     double rate = INFINITY;
     for (uint32_t k = 0; k < s->gang->placed[j]; k++) {
-        double r = pod_gpu_rate(s, s->slot_first[j] + k * ns) * s->node_factor[sim_pod_node(s, j, k)];
+        double r = pod_gpu_rate(s, j, k) * s->node_factor[sim_pod_node(s, j, k)];
         if (r < rate)
             rate = r;
     }
@@ -281,8 +286,10 @@ void sim_refresh_node(struct sim *s, uint32_t n, uint16_t changed)
         demand += G->cores * G->gpu_rate;
     }
     uint32_t pod0 = s->gang ? s->gang->node_head[n] : VIEW_NONE;
-    for (uint32_t e = pod0; e != VIEW_NONE; e = s->gang->pod_next[e])
-        demand += s->rt[s->slots[e].job].cpu_cores * pod_gpu_rate(s, e);
+    for (uint32_t e = pod0, j, k; e != VIEW_NONE; e = s->gang->pod_next[e]) {
+        pod_of(s, e, &j, &k);
+        demand += s->rt[j].cpu_cores * pod_gpu_rate(s, j, k);
+    }
     double avail = nd->cpus * (1.0 - s->node_bg[n]);
     double factor = demand > avail ? avail / demand : 1.0;
     bool all = changed == SIM_ALL_GPUS || factor != s->node_factor[n];
@@ -293,8 +300,8 @@ void sim_refresh_node(struct sim *s, uint32_t n, uint16_t changed)
     for (uint32_t g = s->node_group_head[n]; g != VIEW_NONE; g = s->groups[g].next)
         if (all || (s->groups[g].mask & changed))
             group_set_rate(s, g, s->groups[g].gpu_rate * factor);
-    for (uint32_t e = pod0; e != VIEW_NONE; e = s->gang->pod_next[e]) {
-        uint32_t j = s->slots[e].job, k = (e - s->slot_first[j]) / sim_job_nslots(&s->jobs->v[j]);
+    for (uint32_t e = pod0, j, k; e != VIEW_NONE; e = s->gang->pod_next[e]) {
+        pod_of(s, e, &j, &k);
         if (all || (sim_pod_mask(s, j, k) & changed))
             gang_set_rate(s, j);
     }
