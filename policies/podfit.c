@@ -59,12 +59,9 @@ void podfit_add(struct podfit *f, const struct view *v, const struct placement *
 
 bool podfit_fits_requests(const struct podfit *f, const struct view *v, uint32_t n, uint32_t j)
 {
-    if (f->n == 0 || (f->cpus[n] == 0 && f->mem_gib[n] == 0))
+    if (f->n == 0)
         return view_node_fits_requests(v, n, j);
-    const struct node *nd = &v->cl->nodes[n];
-    const struct view_job jb = view_job(v, j);
-    return v->node_cpus_req[n] + f->cpus[n] + jb.cpus <= nd->cpus + VIEW_FIT_EPS &&
-           v->node_mem_req_gib[n] + f->mem_gib[n] + jb.mem_gib <= nd->mem_gib + VIEW_FIT_EPS;
+    return view_node_fits_more(v, n, j, f->cpus[n], f->mem_gib[n]);
 }
 
 bool podfit_mem_fits(const struct podfit *f, const struct view *v, uint32_t j)

@@ -196,14 +196,23 @@ static inline uint32_t view_pod_node(const struct view *v, uint32_t j, uint32_t 
     return v->cl->gpu_node[v->job_gpus[v->job_gpu_first[j] + k * stride]];
 }
 
+/* True when the node's requested CPU and memory, by the controller's bookkeeping, plus
+ * extra_cpus and extra_mem_gib (what the caller has planned there: the earlier pods of
+ * a job placed all at once), leave room for job j's requests. */
+static inline bool view_node_fits_more(const struct view *v, uint32_t node, uint32_t j,
+                                       double extra_cpus, double extra_mem_gib)
+{
+    const struct node *n = &v->cl->nodes[node];
+    const struct view_job jb = view_job(v, j);
+    return v->node_cpus_req[node] + extra_cpus + jb.cpus <= n->cpus + VIEW_FIT_EPS &&
+           v->node_mem_req_gib[node] + extra_mem_gib + jb.mem_gib <= n->mem_gib + VIEW_FIT_EPS;
+}
+
 /* True when the node's requested CPU and memory, by the controller's bookkeeping,
  * leave room for job j's requests. */
 static inline bool view_node_fits_requests(const struct view *v, uint32_t node, uint32_t j)
 {
-    const struct node *n = &v->cl->nodes[node];
-    const struct view_job jb = view_job(v, j);
-    return v->node_cpus_req[node] + jb.cpus <= n->cpus + VIEW_FIT_EPS &&
-           v->node_mem_req_gib[node] + jb.mem_gib <= n->mem_gib + VIEW_FIT_EPS;
+    return view_node_fits_more(v, node, j, 0, 0);
 }
 
 /* True when the run is being stopped (view.stop): a long scheduling pass should end. */
