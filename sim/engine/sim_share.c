@@ -61,10 +61,10 @@ uint16_t sim_pod_mask(const struct sim *s, uint32_t j, uint32_t k)
 /* The slowest time-slicing share of node n's GPUs of mask. */
 static double mask_gpu_rate(const struct sim *s, uint32_t n, uint16_t mask)
 {
-    uint32_t first = s->cl->nodes[n].gpu_first;
+    uint32_t first = s->cl->nodes[n].gpu_first, m = mask;
     double rate = 1.0;
-    for (uint32_t i = 0; mask >> i; i++)
-        if (mask >> i & 1u) {
+    for (uint32_t i = 0; m >> i; i++)
+        if (m >> i & 1u) {
             double r = catalog_share_rate(s->cat, s->gpu_running[first + i]);
             if (r < rate)
                 rate = r;
