@@ -249,3 +249,54 @@ Test(gang, pod_nodes_keep_long_site_names_whole)
     free(buf);
     run_free(&r);
 }
+
+/* The all-reduce between sites shares the WAN with transfers. Sites a and b (a node of
+ * one H100 and 128 cores each) and c (one H100, 8 cores), links a-b 8 Gbit/s = 10^9
+ * bytes/s and b-c 80 Gbit/s, 10 ms each (c is reached from a through b). Job g,
+ * resnet50 of two pods asking 100 cores, can only go to a and b: its ring crosses a-b,
+ * S steps of T0 = C + P / 10^9 + 0.02 s alone (C its compute step, P = params x 4
+ * bytes, as above). At 100 s job t, 10 GiB from a, goes to c's GPU over a-b-c: from
+ * 100.02 s (the route's latency) the a-b link has two flows, g's share of it is half,
+ * so g's step is T1 = C + P / (10^9 / 2) + 0.02, and g's all-reduce takes what it
+ * sends, P / T1 bytes/s, leaving t 10^9 - P / T1. t's data is in place after
+ * D = 10 GiB / that, and g, slowed by T0 / T1 for D seconds, runs S T0 + D (1 - T0 / T1). */
+Test(gang, all_reduce_shares_the_wan_with_transfers)
+{
+    static const char cj[] =
+        "{\"scrape_interval_s\": 0, \"completion\": \"event\",\n"
+        " \"gpu_types\": {\"H100\": {\"mem_gib\": 80, \"profile\": \"h100\"}},\n"
+        " \"sites\": [\n"
+        "   {\"name\": \"a\", \"nodes\": [{\"cpus\": 128, \"mem_gib\": 512, \"gpu_type\": \"H100\", \"gpus\": 1}]},\n"
+        "   {\"name\": \"b\", \"nodes\": [{\"cpus\": 128, \"mem_gib\": 512, \"gpu_type\": \"H100\", \"gpus\": 1}]},\n"
+        "   {\"name\": \"c\", \"nodes\": [{\"cpus\": 8, \"mem_gib\": 512, \"gpu_type\": \"H100\", \"gpus\": 1}]}],\n"
+        " \"links\": [{\"a\": \"a\", \"b\": \"b\", \"gbps\": 8, \"latency_ms\": 10},\n"
+        "             {\"a\": \"b\", \"b\": \"c\", \"gbps\": 80, \"latency_ms\": 10}]}\n";
+#define WHDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,samples,duration_s,gpu_mem_gib\n"
+    enum { S = 20000 };
+    char csv[512], one_csv[512];
+    snprintf(csv, sizeof csv, WHDR "g,0,resnet50,32,1,0,1,100,1,0,a,%d,,\nt,100,-,1,1,10,1,1,1,0,a,,100,10\n",
+             32 * 2 * S);
+    snprintf(one_csv, sizeof one_csv, WHDR "g,0,resnet50,32,1,0,1,100,1,0,a,%d,,\n", 32 * S);
+    static const uint32_t pods[] = {2, 1}, one[] = {1};
+    struct run r, c;
+    run_start_pods(&r, cj, NULL, 0, csv, "fifo", pods);
+    run_start_pods(&c, cj, NULL, 0, one_csv, "fifo", one);
+    uint32_t g = run_job(&r, "g");
+    cr_assert_eq(r.s->rt[g].state, JS_DONE);
+    cr_assert_eq(r.cl->nodes[sim_pod_node(r.s, g, 0)].site + r.cl->nodes[sim_pod_node(r.s, g, 1)].site, 1,
+                 "g's pods are on a and b");
+    cr_assert_eq(rt(&r, "t")->state, JS_DONE);
+    double P = catalog_model_params_m(r.cat, catalog_model_find(r.cat, "resnet50")) * 1e6 * 4;
+    double C = (rt(&c, "g")->end_s - rt(&c, "g")->start_s) / S;
+    double T0 = C + P / 1e9 + 0.02, T1 = C + P / 0.5e9 + 0.02;
+    double D = 10.0 * 1073741824.0 / (1e9 - P / T1);
+    cr_assert_lt(rt(&r, "g")->start_s, 100, "g runs when t comes");
+    cr_assert_float_eq(rt(&r, "t")->start_s, 100.02 + D, 1e-6, "t's data in place at %.9g s, want %.9g",
+                       rt(&r, "t")->start_s, 100.02 + D);
+    double run = rt(&r, "g")->end_s - rt(&r, "g")->start_s, want = S * T0 + D * (1 - T0 / T1);
+    cr_assert_float_eq(run, want, 1e-6, "g ran %.9g s, want %.9g (S T0 = %.9g, D = %.9g)", run, want,
+                       S * T0, D);
+    run_free(&r);
+    run_free(&c);
+#undef WHDR
+}

@@ -81,7 +81,9 @@ struct flow {
     double item_gib[2];
     bool active;          /* latency paid: it shares links */
     bool frozen;
-    uint32_t next_free;
+    bool persist;         /* a distributed job's all-reduce: never ends, capped at pace */
+    double pace;          /* GiB/s an all-reduce flow's job sends over it (its cap) */
+    uint32_t next_free;   /* the free list; an all-reduce flow: its job's next one */
 };
 
 /* The links of fl's route, origin first, and its index in each one's list of flows. */
@@ -104,6 +106,7 @@ struct link_state {
     uint32_t *flows;     /* active flow slots crossing it; processor sharing (below)
                           * keeps only their count, nflows, since it never reads them */
     size_t nflows, capflows;
+    uint32_t n_ar;       /* of them, all-reduce flows */
     /* Processor sharing (every route one link): each of the link's flows moves at
      * cap / nflows, so all advance alike. vtime is the GiB each has moved since the
      * link was created; a flow ends when vtime reaches its vfinish. The link has one
@@ -173,6 +176,14 @@ struct net {
     uint32_t free_entry;
     uint32_t *buckets;    /* [nbuckets] hash chains; at least as many as entry slots */
     size_t nbuckets;
+    /* The all-reduce of distributed jobs whose ring crosses sites (net_allreduce_begin),
+     * allocated when the queue has distributed jobs: each job's flows (NET_NONE when
+     * none), and the jobs whose share of a link changed since net_allreduce_next_dirty
+     * last emptied the list. */
+    uint32_t *ar_head;    /* [jobs] */
+    uint8_t *ar_marked;   /* [jobs] in ar_dirty */
+    uint32_t *ar_dirty;
+    size_t n_dirty, cap_dirty, dirty_at;
     uint64_t *item_cached; /* bit i: item i was cached at some site (it may have been
                             * evicted since); [models + 2 * jobs] bits. Most jobs' data is
                             * never cached, and a look-up that needs no hash probe saves a
@@ -201,15 +212,23 @@ static uint32_t route_back(const struct net *n, uint32_t from, uint32_t *at)
     return l;
 }
 
+/* What route_share reads of each link: its whole capacity, the share one more flow
+ * would get (its capacity over its active flows plus one), or the share each of its
+ * flows has now (its capacity over them). */
+enum share_mode { SHARE_FULL, SHARE_ONE_MORE, SHARE_NOW };
+
 /* Least capacity along the route from `from` to `to` (walking its tree back from
- * `to`): of each link's whole capacity, or with `shared` of the share one more flow
- * would get (its capacity over its active flows plus one). */
-static double route_share(const struct net *n, uint32_t from, uint32_t to, bool shared)
+ * `to`), read of each link as `mode` says. */
+static double route_share(const struct net *n, uint32_t from, uint32_t to, enum share_mode mode)
 {
     double share = INFINITY;
     for (uint32_t k = route_of(n, from, to)->nlinks, at = to; k > 0; k--) {
         const struct link_state *ls = &n->links[route_back(n, from, &at)];
-        double s = shared ? ls->cap / (double)(ls->nflows + 1) : ls->cap;
+        double s = ls->cap;
+        if (mode == SHARE_ONE_MORE)
+            s = ls->cap / (double)(ls->nflows + 1);
+        else if (mode == SHARE_NOW && ls->nflows > 1)
+            s = ls->cap / (double)ls->nflows;
         if (s < share)
             share = s;
     }
@@ -225,7 +244,7 @@ bool net_route(const struct net *n, uint32_t from, uint32_t to, double *latency_
     if (!isfinite(r->latency_s))
         return false;
     *latency_s = r->latency_s;
-    *bottleneck_gib_s = route_share(n, from, to, false);
+    *bottleneck_gib_s = route_share(n, from, to, SHARE_FULL);
     return true;
 }
 
@@ -234,13 +253,11 @@ bool net_route(const struct net *n, uint32_t from, uint32_t to, double *latency_
 /* Pods whose distinct nodes net_allreduce_s lists on its stack; more take a block. */
 #define NET_RING_STACK 64
 
-double net_allreduce_s(const struct net *n, int32_t model, const uint32_t *pod_nodes,
-                       uint32_t pods)
+/* The ring of a distributed job's all-reduce: the distinct nodes of pod_nodes[0..pods),
+ * in pod order, into nodes (room for pods). Returns their count. */
+static uint32_t ring_nodes(const uint32_t *pod_nodes, uint32_t pods, uint32_t *nodes)
 {
-    if (model < 0)
-        return 0;
-    uint32_t stack[NET_RING_STACK], nn = 0;
-    uint32_t *nodes = pods <= NET_RING_STACK ? stack : cpn_malloc(pods * sizeof *nodes);
+    uint32_t nn = 0;
     for (uint32_t k = 0; k < pods; k++) {
         uint32_t m = 0;
         while (m < nn && nodes[m] != pod_nodes[k])
@@ -248,6 +265,18 @@ double net_allreduce_s(const struct net *n, int32_t model, const uint32_t *pod_n
         if (m == nn)
             nodes[nn++] = pod_nodes[k];
     }
+    return nn;
+}
+
+/* net_allreduce_s, with the hops between sites read as `mode` says (route_share). */
+static double ring_allreduce_s(const struct net *n, int32_t model, const uint32_t *pod_nodes,
+                               uint32_t pods, enum share_mode mode)
+{
+    if (model < 0)
+        return 0;
+    uint32_t stack[NET_RING_STACK];
+    uint32_t *nodes = pods <= NET_RING_STACK ? stack : cpn_malloc(pods * sizeof *nodes);
+    uint32_t nn = ring_nodes(pod_nodes, pods, nodes);
     double bytes_s = INFINITY, lat_s = 0;
     for (uint32_t m = 0; nn > 1 && m < nn; m++) {
         const struct node *a = &n->cl->nodes[nodes[m]], *b = &n->cl->nodes[nodes[(m + 1) % nn]];
@@ -255,10 +284,10 @@ double net_allreduce_s(const struct net *n, int32_t model, const uint32_t *pod_n
         if (a->site == b->site) {
             bw = n->cl->sites[a->site].net_gbps * NET_BITS_PER_GBIT / NET_BITS_PER_BYTE;
         } else {
-            double gib_s;
-            bool ok = net_route(n, a->site, b->site, &lat, &gib_s);
-            CPN_ASSERT(ok);
-            bw = gib_s * NET_BYTES_PER_GIB;
+            const struct routes_entry *r = route_of(n, a->site, b->site);
+            CPN_ASSERT(isfinite(r->latency_s));
+            lat = r->latency_s;
+            bw = route_share(n, a->site, b->site, mode) * NET_BYTES_PER_GIB;
         }
         bytes_s = fmin(bytes_s, bw);
         lat_s = fmax(lat_s, lat);
@@ -269,6 +298,18 @@ double net_allreduce_s(const struct net *n, int32_t model, const uint32_t *pod_n
         return 0;
     double grad = catalog_model_params_m(n->cat, model) * 1e6 * NET_BYTES_PER_PARAM;
     return 2.0 * (nn - 1) / nn * grad / bytes_s + 2.0 * (nn - 1) * lat_s;
+}
+
+double net_allreduce_s(const struct net *n, int32_t model, const uint32_t *pod_nodes,
+                       uint32_t pods)
+{
+    return ring_allreduce_s(n, model, pod_nodes, pods, SHARE_FULL);
+}
+
+double net_allreduce_now_s(const struct net *n, int32_t model, const uint32_t *pod_nodes,
+                           uint32_t pods)
+{
+    return ring_allreduce_s(n, model, pod_nodes, pods, SHARE_NOW);
 }
 
 /* ---- caches: an LRU list per site, one hash table over (site, item) ---- */
@@ -434,12 +475,34 @@ double net_job_gib(const struct net *n, uint32_t j, uint32_t site)
 
 /* ---- flows and max-min sharing ---- */
 
+/* Marks job j's all-reduce for net_allreduce_next_dirty: its share of a link changed. */
+static void ar_mark(struct net *n, uint32_t j)
+{
+    if (n->ar_marked[j])
+        return;
+    n->ar_marked[j] = 1;
+    cpn_grow((void **)&n->ar_dirty, &n->cap_dirty, n->n_dirty + 1, sizeof *n->ar_dirty);
+    n->ar_dirty[n->n_dirty++] = j;
+}
+
+/* The flows of link l changed in number: each all-reduce flow on it has a new share. */
+static void link_counted(struct net *n, const struct link_state *ls)
+{
+    for (size_t q = 0; ls->n_ar > 0 && q < ls->nflows; q++) {
+        const struct flow *fl = &n->flows[ls->flows[q]];
+        if (fl->persist)
+            ar_mark(n, fl->job);
+    }
+}
+
 static void link_add(struct net *n, uint32_t l, uint32_t f, uint32_t hop)
 {
     struct link_state *ls = &n->links[l];
     cpn_grow((void **)&ls->flows, &ls->capflows, ls->nflows + 1, sizeof *ls->flows);
     flow_pos(&n->flows[f])[hop] = (uint32_t)ls->nflows;
     ls->flows[ls->nflows++] = f;
+    ls->n_ar += n->flows[f].persist;
+    link_counted(n, ls);
 }
 
 static void link_remove(struct net *n, uint32_t l, uint32_t f, uint32_t hop)
@@ -454,6 +517,8 @@ static void link_remove(struct net *n, uint32_t l, uint32_t f, uint32_t hop)
             if (links[k] == l)
                 flow_pos(lf)[k] = at;
     }
+    ls->n_ar -= n->flows[f].persist;
+    link_counted(n, ls);
 }
 
 /* Adds link l to the component of this recompute (the first nl links of
@@ -469,6 +534,20 @@ static inline size_t comp_add_link(struct net *n, uint32_t l, uint32_t stamp, si
     return nl + 1;
 }
 
+/* Fixes fl's rate at `rate` in progressive filling: it takes that much of each of its
+ * links. */
+static void flow_freeze(struct net *n, struct flow *fl, double rate)
+{
+    fl->frozen = true;
+    fl->new_rate = rate;
+    const uint32_t *links = flow_links(fl);
+    for (uint32_t k = 0; k < fl->nlinks; k++) {
+        struct link_state *ls = &n->links[links[k]];
+        ls->cap_left -= rate;
+        ls->unfrozen--;
+    }
+}
+
 /* Recomputes max-min fair rates of every active flow connected, through shared
  * links, to the given links, and pushes the completion of each flow whose rate
  * changed. */
@@ -476,6 +555,7 @@ static void recompute(struct net *n, const uint32_t *seed, uint32_t nseed, doubl
 {
     uint32_t stamp = ++n->stamp;
     size_t nf = 0, nl = 0;
+    bool capped = false; /* some flow of the component is an all-reduce, capped at its pace */
     for (uint32_t k = 0; k < nseed; k++)
         nl = comp_add_link(n, seed[k], stamp, nl);
     for (size_t i = 0; i < nl; i++) {
@@ -488,6 +568,7 @@ static void recompute(struct net *n, const uint32_t *seed, uint32_t nseed, doubl
             fl->stamp = stamp;
             cpn_grow((void **)&n->comp_flows, &n->comp_cap_f, nf + 1, sizeof *n->comp_flows);
             n->comp_flows[nf++] = f;
+            capped |= fl->persist;
             const uint32_t *links = flow_links(fl);
             for (uint32_t k = 0; k < fl->nlinks; k++)
                 nl = comp_add_link(n, links[k], stamp, nl);
@@ -518,18 +599,24 @@ static void recompute(struct net *n, const uint32_t *seed, uint32_t nseed, doubl
             break;
         if (share < 0)
             share = 0;
+        /* An all-reduce flow whose pace is below every share left takes its pace, and
+         * the others fill what it leaves (max-min with a cap: it is a flow whose
+         * demand is met). */
+        struct flow *cap_fl = NULL;
+        for (size_t i = 0; capped && i < nf; i++) {
+            struct flow *fl = &n->flows[n->comp_flows[i]];
+            if (fl->persist && !fl->frozen && fl->pace < share &&
+                (!cap_fl || fl->pace < cap_fl->pace))
+                cap_fl = fl;
+        }
+        if (cap_fl) {
+            flow_freeze(n, cap_fl, cap_fl->pace);
+            continue;
+        }
         for (size_t q = 0; q < best->nflows; q++) {
             struct flow *fl = &n->flows[best->flows[q]];
-            if (fl->frozen)
-                continue;
-            fl->frozen = true;
-            fl->new_rate = share;
-            const uint32_t *links = flow_links(fl);
-            for (uint32_t k = 0; k < fl->nlinks; k++) {
-                struct link_state *ls = &n->links[links[k]];
-                ls->cap_left -= share;
-                ls->unfrozen--;
-            }
+            if (!fl->frozen)
+                flow_freeze(n, fl, share);
         }
     }
     for (size_t i = 0; i < nf; i++) {
@@ -537,6 +624,10 @@ static void recompute(struct net *n, const uint32_t *seed, uint32_t nseed, doubl
         struct flow *fl = &n->flows[f];
         if (fl->new_rate == fl->rate)
             continue;
+        if (fl->persist) { /* it never ends: no event */
+            fl->rate = fl->new_rate;
+            continue;
+        }
         fl->remaining_gib -= fl->rate * (now - fl->last_s);
         if (fl->remaining_gib < 0)
             fl->remaining_gib = 0;
@@ -619,6 +710,37 @@ uint32_t net_link_done(struct net *n, uint32_t l, uint32_t gen, double now)
     return j;
 }
 
+/* A flow slot (from the free list, else a new one) set to *tmp with the links of the
+ * route from `from` to `to`. Returns the slot. */
+static uint32_t flow_new(struct net *n, struct flow *tmp, uint32_t from, uint32_t to)
+{
+    uint32_t f = n->free_flow;
+    if (f != NET_NONE) {
+        n->free_flow = n->flows[f].next_free;
+    } else {
+        cpn_grow((void **)&n->flows, &n->capflows, n->nflows + 1, sizeof *n->flows);
+        f = (uint32_t)n->nflows++;
+        n->flows[f].ext = NULL;
+        n->flows[f].ext_cap = 0;
+    }
+    struct flow *fl = &n->flows[f];
+    const struct routes_entry *r = route_of(n, from, to);
+    CPN_ASSERT(isfinite(r->latency_s));
+    /* The slot keeps its block for long routes, grown to the longest it has carried. */
+    tmp->ext = fl->ext;
+    tmp->ext_cap = fl->ext_cap;
+    if (r->nlinks > NET_FLOW_INLINE_LINKS && tmp->ext_cap < r->nlinks) {
+        tmp->ext_cap = r->nlinks;
+        tmp->ext = cpn_realloc(tmp->ext, 2 * (size_t)tmp->ext_cap * sizeof *tmp->ext);
+    }
+    tmp->nlinks = r->nlinks;
+    uint32_t *links = flow_links(tmp);
+    for (uint32_t k = r->nlinks, at = to; k > 0; k--)
+        links[k - 1] = route_back(n, from, &at);
+    *fl = *tmp;
+    return f;
+}
+
 bool net_transfer_begin(struct net *n, uint32_t j, uint32_t site, double now)
 {
     const struct job *jb = &n->js->v[j];
@@ -640,30 +762,9 @@ bool net_transfer_begin(struct net *n, uint32_t j, uint32_t site, double now)
     }
     if (gib <= 0)
         return false;
-    uint32_t f = n->free_flow;
-    if (f != NET_NONE) {
-        n->free_flow = n->flows[f].next_free;
-    } else {
-        cpn_grow((void **)&n->flows, &n->capflows, n->nflows + 1, sizeof *n->flows);
-        f = (uint32_t)n->nflows++;
-        n->flows[f].ext = NULL;
-        n->flows[f].ext_cap = 0;
-    }
-    struct flow *fl = &n->flows[f];
+    uint32_t f = flow_new(n, &tmp, n->origin[j], site);
     const struct routes_entry *r = route_of(n, n->origin[j], site);
-    CPN_ASSERT(isfinite(r->latency_s));
-    /* The slot keeps its block for long routes, grown to the longest it has carried. */
-    tmp.ext = fl->ext;
-    tmp.ext_cap = fl->ext_cap;
-    if (r->nlinks > NET_FLOW_INLINE_LINKS && tmp.ext_cap < r->nlinks) {
-        tmp.ext_cap = r->nlinks;
-        tmp.ext = cpn_realloc(tmp.ext, 2 * (size_t)tmp.ext_cap * sizeof *tmp.ext);
-    }
-    tmp.nlinks = r->nlinks;
-    uint32_t *links = flow_links(&tmp);
-    for (uint32_t k = r->nlinks, at = site; k > 0; k--)
-        links[k - 1] = route_back(n, n->origin[j], &at);
-    *fl = tmp;
+    struct flow *fl = &n->flows[f];
     fl->remaining_gib = gib;
     fl->begin_s = now;
     fl->last_s = now;
@@ -729,7 +830,109 @@ double net_estimate_job_s(const struct net *n, const struct jobset *js, uint32_t
     const struct routes_entry *r = route_of(n, n->origin[j], site);
     if (!isfinite(r->latency_s))
         return INFINITY;
-    return r->latency_s + gib / route_share(n, n->origin[j], site, true);
+    return r->latency_s + gib / route_share(n, n->origin[j], site, SHARE_ONE_MORE);
+}
+
+/* ---- the all-reduce of distributed jobs between sites ---- */
+
+void net_allreduce_begin(struct net *n, uint32_t j, int32_t model, const uint32_t *pod_nodes,
+                         uint32_t pods, double now)
+{
+    if (model < 0 || !n->ar_head)
+        return;
+    CPN_ASSERT(n->ar_head[j] == NET_NONE);
+    uint32_t stack[NET_RING_STACK];
+    uint32_t *nodes = pods <= NET_RING_STACK ? stack : cpn_malloc(pods * sizeof *nodes);
+    uint32_t nn = ring_nodes(pod_nodes, pods, nodes);
+    for (uint32_t m = 0; nn > 1 && m < nn; m++) {
+        uint32_t a = n->cl->nodes[nodes[m]].site, b = n->cl->nodes[nodes[(m + 1) % nn]].site;
+        if (a == b)
+            continue;
+        /* One flow per pair of sites the ring crosses, whichever way: its hops between
+         * them go in opposite directions, and links carry both at once. */
+        bool dup = false;
+        for (uint32_t f = n->ar_head[j]; f != NET_NONE && !dup; f = n->flows[f].next_free)
+            dup = (n->flows[f].items[0] == a && n->flows[f].site == b) ||
+                  (n->flows[f].items[0] == b && n->flows[f].site == a);
+        if (dup)
+            continue;
+        /* items[0] holds the route's first site (an all-reduce flow caches nothing). */
+        struct flow tmp = {.items = {a, NET_NONE}, .site = b, .job = j, .active = true,
+                           .persist = true, .begin_s = now, .last_s = now,
+                           .next_free = n->ar_head[j]};
+        uint32_t f = flow_new(n, &tmp, a, b);
+        n->ar_head[j] = f;
+        const uint32_t *links = flow_links(&n->flows[f]);
+        for (uint32_t k = 0; k < n->flows[f].nlinks; k++)
+            link_add(n, links[k], f, k);
+        recompute(n, links, n->flows[f].nlinks, now);
+    }
+    if (nodes != stack)
+        free(nodes);
+}
+
+void net_allreduce_end(struct net *n, uint32_t j, double now)
+{
+    if (!n->ar_head)
+        return;
+    for (uint32_t f = n->ar_head[j], next; f != NET_NONE; f = next) {
+        struct flow *fl = &n->flows[f];
+        next = fl->next_free;
+        const uint32_t *links = flow_links(fl);
+        for (uint32_t k = 0; k < fl->nlinks; k++)
+            link_remove(n, links[k], f, k);
+        fl->active = fl->persist = false;
+        fl->next_free = n->free_flow;
+        n->free_flow = f;
+        /* The freed slot keeps its links until it is reused, after this recompute. */
+        recompute(n, links, fl->nlinks, now);
+    }
+    n->ar_head[j] = NET_NONE;
+}
+
+bool net_allreduce_crosses(const struct net *n, uint32_t j)
+{
+    return n->ar_head && n->ar_head[j] != NET_NONE;
+}
+
+void net_allreduce_pace(struct net *n, uint32_t j, double gib_s, double now)
+{
+    if (!n->ar_head)
+        return;
+    for (uint32_t f = n->ar_head[j]; f != NET_NONE; f = n->flows[f].next_free) {
+        struct flow *fl = &n->flows[f];
+        if (fl->pace == gib_s)
+            continue;
+        fl->pace = gib_s;
+        recompute(n, flow_links(fl), fl->nlinks, now);
+    }
+}
+
+double net_allreduce_gib(const struct net *n, int32_t model, const uint32_t *pod_nodes,
+                         uint32_t pods)
+{
+    if (model < 0)
+        return 0;
+    uint32_t stack[NET_RING_STACK];
+    uint32_t *nodes = pods <= NET_RING_STACK ? stack : cpn_malloc(pods * sizeof *nodes);
+    uint32_t nn = ring_nodes(pod_nodes, pods, nodes);
+    if (nodes != stack)
+        free(nodes);
+    if (nn < 2)
+        return 0;
+    double grad = catalog_model_params_m(n->cat, model) * 1e6 * NET_BYTES_PER_PARAM;
+    return 2.0 * (nn - 1) / nn * grad / NET_BYTES_PER_GIB;
+}
+
+uint32_t net_allreduce_next_dirty(struct net *n)
+{
+    if (!n->ar_head || n->dirty_at == n->n_dirty) {
+        n->n_dirty = n->dirty_at = 0;
+        return UINT32_MAX;
+    }
+    uint32_t j = n->ar_dirty[n->dirty_at++];
+    n->ar_marked[j] = 0;
+    return j;
 }
 
 const struct net_stats *net_stats(const struct net *n) { return &n->st; }
@@ -742,7 +945,9 @@ int net_build_routes(struct net *n, const volatile sig_atomic_t *stop, char *err
     if (rc != CPN_OK)
         return rc;
     size_t entries = n->n_origin_rows * n->n_sites;
-    n->ps = true;
+    /* The all-reduce flows of distributed jobs are capped at their pace, which per-link
+     * processor sharing cannot hold: a queue with them shares links by max-min. */
+    n->ps = n->ar_head == NULL;
     for (size_t i = 0; i < entries; i++)
         if (n->routes.e[i].nlinks > 1)
             n->ps = false;
@@ -840,6 +1045,12 @@ int net_create(struct net **out, const struct cluster *cl, const struct catalog 
     n->jobs = cpn_malloc(js->n * sizeof *n->jobs);
     for (size_t j = 0; j < js->n; j++)
         n->jobs[j] = (struct net_job){.flow = NET_NONE, .gen = 0};
+    if (jobset_has_pods(js)) {
+        n->ar_head = cpn_malloc(js->n * sizeof *n->ar_head);
+        for (size_t j = 0; j < js->n; j++)
+            n->ar_head[j] = NET_NONE;
+        n->ar_marked = cpn_calloc(js->n, 1);
+    }
     n->n_models = (uint32_t)catalog_model_count(cat);
     n->caches = cpn_calloc(ns, sizeof *n->caches);
     for (size_t s = 0; s < ns; s++) {
@@ -878,5 +1089,8 @@ void net_destroy(struct net *n)
     free(n->entries);
     free(n->buckets);
     free(n->item_cached);
+    free(n->ar_head);
+    free(n->ar_marked);
+    free(n->ar_dirty);
     free(n);
 }

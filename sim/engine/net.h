@@ -83,13 +83,38 @@ bool net_route(const struct net *n, uint32_t from, uint32_t to, double *latency_
  * (fp32, 4 bytes a parameter of the model) over the ring's slowest hop, plus 2 (N - 1)
  * of the ring's largest latency. A hop within a node costs nothing more (its GPUs'
  * interconnect is in the measured step times); within a site it goes at the site's
- * net_gbps; between sites over the route's bottleneck and latency, at the links' full
- * bandwidth (transfers do not share it: docs/distributed.md). 0 for a job with no model
- * (model < 0: given by duration, which holds its communication) or pods on one node.
- * The engine charges it to every step; the view estimates it with it for the policies
- * (view_allreduce_run_s), so both count the same seconds. */
+ * net_gbps; between sites over the route's bottleneck and latency, here at the links'
+ * full bandwidth (the step alone on the WAN). 0 for a job with no model (model < 0:
+ * given by duration, which holds its communication) or pods on one node. The engine
+ * charges it to every step of the job's work; the view estimates it with it for the
+ * policies (view_allreduce_run_s), so both count the same seconds. */
 double net_allreduce_s(const struct net *n, int32_t model, const uint32_t *pod_nodes,
                        uint32_t pods);
+/* The same with each hop between sites at the share its flow has now: each link's
+ * bandwidth over the flows crossing it, transfers and all-reduces alike
+ * (net_allreduce_begin). Equal to net_allreduce_s, to the bit, when no other flow
+ * crosses the links of the job's ring. */
+double net_allreduce_now_s(const struct net *n, int32_t model, const uint32_t *pod_nodes,
+                           uint32_t pods);
+/* GiB each hop of that ring carries a step: 2 (N - 1) / N of the gradients. */
+double net_allreduce_gib(const struct net *n, int32_t model, const uint32_t *pod_nodes,
+                         uint32_t pods);
+
+/* A distributed job's all-reduce between sites, while it runs (docs/distributed.md).
+ * net_allreduce_begin puts one flow on the route between each pair of sites its ring
+ * joins; the flows never end, and each is capped at the job's pace (GiB/s, set by
+ * net_allreduce_pace: a hop's bytes per step over its step time), so max-min sharing
+ * gives transfers what the all-reduce leaves. net_allreduce_end takes them off. Only a
+ * queue with distributed jobs has them (otherwise these are no-ops). A change in the
+ * number of flows on a link marks the all-reduce jobs crossing it, whose step time
+ * (net_allreduce_now_s) changed: net_allreduce_next_dirty hands them out one at a time
+ * (UINT32_MAX when none is left), for the engine to set their rate and pace again. */
+void net_allreduce_begin(struct net *n, uint32_t j, int32_t model, const uint32_t *pod_nodes,
+                         uint32_t pods, double now);
+void net_allreduce_end(struct net *n, uint32_t j, double now);
+bool net_allreduce_crosses(const struct net *n, uint32_t j); /* has such flows now */
+void net_allreduce_pace(struct net *n, uint32_t j, double gib_s, double now);
+uint32_t net_allreduce_next_dirty(struct net *n);
 
 const struct net_stats *net_stats(const struct net *n);
 

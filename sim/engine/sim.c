@@ -85,13 +85,25 @@ static void job_demand(const struct sim *s, uint32_t j, uint32_t n, double *work
  * its gradients between its nodes (net_allreduce_s, which the view's estimate shares). */
 static double gang_allreduce_s(const struct sim *s, uint32_t j)
 {
-    uint32_t pods = s->gang->placed[j];
-    uint32_t *nodes = cpn_malloc(pods * sizeof *nodes);
-    for (uint32_t k = 0; k < pods; k++)
-        nodes[k] = sim_pod_node(s, j, k);
-    double t = net_allreduce_s(s->net, s->jobs->v[j].model, nodes, pods);
-    free(nodes);
-    return t;
+    return net_allreduce_s(s->net, s->jobs->v[j].model, sim_gang_nodes(s, j), s->gang->placed[j]);
+}
+
+const uint32_t *sim_gang_nodes(const struct sim *s, uint32_t j)
+{
+    for (uint32_t k = 0; k < s->gang->placed[j]; k++)
+        s->gang->nodes[k] = sim_pod_node(s, j, k);
+    return s->gang->nodes;
+}
+
+/* Sets the rates of the running distributed jobs whose share of a WAN link changed
+ * (net_allreduce_next_dirty). */
+static void gang_wan_refresh(struct sim *s)
+{
+    if (!s->gang)
+        return;
+    for (uint32_t j; (j = net_allreduce_next_dirty(s->net)) != UINT32_MAX;)
+        if (s->rt[j].state == JS_RUNNING && net_allreduce_crosses(s->net, j))
+            sim_gang_refresh(s, j);
 }
 
 /* job_demand for distributed job j, its pods all placed: a step takes as long as on
@@ -115,8 +127,14 @@ static void gang_demand(const struct sim *s, uint32_t j, double *work_s, double 
             mem = fmax(mem, p.mem_gib);
         }
     }
-    if (jb->model >= 0)
-        step_s += gang_allreduce_s(s, j);
+    s->gang->step_c_s[j] = step_s;
+    s->gang->ar_free_s[j] = 0;
+    if (jb->model >= 0) {
+        double ar = gang_allreduce_s(s, j);
+        step_s += ar;
+        if (jb->duration_s < 0) /* the work is in steps: the WAN's share slows them */
+            s->gang->ar_free_s[j] = ar;
+    }
     *work_s = job_run_pods_s(jb, pods, s->cat, step_s, speed);
     *cpu_cores = job_cpu_cores_scaled(jb, s->cat, step_s, s->cl->cfg.cpu_cost_scale);
     *peak_gib = jb->gpu_mem_gib >= 0 ? jb->gpu_mem_gib : mem;
@@ -161,6 +179,8 @@ static void release(struct sim *s, uint32_t j, bool done)
             s->node_cpus_held[n] = s->node_mem_held[n] = 0;
     }
     if (was_running) {
+        if (pods > 1)
+            net_allreduce_end(s->net, j, s->now);
         sim_share_leave(s, j, done);
         s->running--;
     }
@@ -174,6 +194,7 @@ static void release(struct sim *s, uint32_t j, bool done)
             sim_refresh_node(s, n, sim_pod_mask(s, j, k));
         controller_index_refresh(s, n);
     }
+    gang_wan_refresh(s);
 }
 
 static void job_ends(struct sim *s, uint32_t j, enum job_state st)
@@ -245,11 +266,14 @@ static void start_running(struct sim *s, uint32_t j)
             s->site_busy[sim_site_of_gpu(s, g)]++;
         }
     }
+    if (pods > 1 && s->gang->ar_free_s[j] > 0) /* its ring's flows between sites */
+        net_allreduce_begin(s->net, j, jb->model, sim_gang_nodes(s, j), pods, s->now);
     sim_share_join(s, j);
     s->last_change_s = s->now;
     s->view.version++;
     for (uint32_t k = 0; k < pods; k++) /* pushes its group's END */
         sim_refresh_node(s, sim_pod_node(s, j, k), sim_pod_mask(s, j, k));
+    gang_wan_refresh(s);
     policy_call_job_event(s, j, POLICY_JOB_STARTED);
     eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, s->attempts[j]);
 }
@@ -502,10 +526,12 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         return 1;
     case EV_FLOW_START:
         net_flow_start(s->net, j, ev->gen, s->now);
+        gang_wan_refresh(s); /* one more flow on its links */
         return 1;
     case EV_FLOW_DONE:
         if (!net_flow_done(s->net, j, ev->gen, s->now))
             return 0;
+        gang_wan_refresh(s);
         CPN_ASSERT(r->state == JS_TRANSFER);
         transfer_done(s, j);
         return 1;
@@ -790,6 +816,9 @@ static void init_jobs(struct sim *s)
             G->node_head[i] = VIEW_NONE;
         G->pod_next = cpn_calloc(nslots ? nslots : 1, sizeof *G->pod_next);
         G->pod_prev = cpn_calloc(nslots ? nslots : 1, sizeof *G->pod_prev);
+        G->step_c_s = cpn_calloc(n, sizeof *G->step_c_s);
+        G->ar_free_s = cpn_calloc(n, sizeof *G->ar_free_s);
+        G->nodes = cpn_calloc(G->max_pods, sizeof *G->nodes);
     }
     for (size_t j = 0; j < n; j++)
         for (uint32_t k = 0; k < jobset_pods(jobs, j) * sim_job_nslots(&jobs->v[j]); k++) {
@@ -987,7 +1016,10 @@ static void gang_free_loop(struct sim_gangs *G)
     free(G->node_head);
     free(G->pod_next);
     free(G->pod_prev);
+    free(G->step_c_s);
+    free(G->ar_free_s);
     G->node_head = G->pod_next = G->pod_prev = NULL;
+    G->step_c_s = G->ar_free_s = NULL;
 }
 
 void sim_release_loop(struct sim *s)
@@ -1060,6 +1092,7 @@ void sim_destroy(struct sim *s)
         free(s->gang->placed);
         free(s->gang->xfer_pod);
         free(s->gang->timeouts);
+        free(s->gang->nodes);
         free(s->gang);
     }
     free(s->node_demand);

@@ -94,6 +94,12 @@ struct sim_gangs {
     uint32_t *pod_next, *pod_prev;/* [slots] at a running pod's first slot: that list */
     size_t waiting;     /* jobs with some pods placed and some not */
     uint32_t max_pods;  /* the most pods of any job */
+    /* [jobs] a job's step as its attempt began: on its slowest pod's GPU type, and its
+     * all-reduce with the links to itself (net_allreduce_s; 0 for a job given by
+     * duration). With the WAN shared, its rate is scaled by their sum over the step's
+     * now (sim_share.c, gang_set_rate). */
+    double *step_c_s, *ar_free_s;
+    uint32_t *nodes;    /* [max_pods] scratch: a job's pods' nodes (sim_gang_nodes) */
 };
 
 /* One job's use of one GPU: jobs hold job->gpus consecutive slots in sim.slots; each

@@ -23,6 +23,14 @@ uint16_t sim_job_mask(const struct sim *s, uint32_t j);
 /* The same for pod k of job j, on its node (sim_pod_node); pod 0 is sim_job_mask. */
 uint16_t sim_pod_mask(const struct sim *s, uint32_t j, uint32_t k);
 
+/* The nodes of distributed job j's placed pods, in pod order, in a scratch array that
+ * the next call overwrites. */
+const uint32_t *sim_gang_nodes(const struct sim *s, uint32_t j);
+
+/* Sets running distributed job j's rate again (its pods' GPU shares and CPU factors,
+ * and its all-reduce's share of the WAN), after the network marked it. */
+void sim_gang_refresh(struct sim *s, uint32_t j);
+
 /* Job j starts running (its work in work_left_s, its GPUs counted in gpu_running): it
  * joins the share group of its node and GPUs. Call sim_refresh_node next, which
  * pushes the group's END event. */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "controller.h"
+#include "net.h"
 #include "../base/util.h"
 
 /* ---- a group's jobs, by virtual finish ---- */
@@ -253,7 +254,12 @@ static void pod_of(const struct sim *s, uint32_t e, uint32_t *j, uint32_t *k)
 }
 
 /* A distributed job's pods step together: it goes at the rate of its slowest pod,
- * each pod at its GPUs' share times its node's CPU factor. */
+ * each pod at its GPUs' share times its node's CPU factor. A ring that crosses sites
+ * shares the WAN: its work counts steps of c + a0 seconds (compute, and the all-reduce
+ * with the links to itself), and a step takes c + a now (a at its flows' share of the
+ * links, net_allreduce_now_s), so the rate is scaled by (c + a0) / (c + a), exactly 1
+ * while nothing else crosses its links. Its flows carry a hop's bytes a step at the
+ * steps per second that gives, which is their pace. */
 static void gang_set_rate(struct sim *s, uint32_t j)
 {
     double rate = INFINITY;
@@ -262,8 +268,20 @@ static void gang_set_rate(struct sim *s, uint32_t j)
         if (r < rate)
             rate = r;
     }
+    if (net_allreduce_crosses(s->net, j)) {
+        int32_t model = s->jobs->v[j].model;
+        uint32_t pods = s->gang->placed[j];
+        const uint32_t *nodes = sim_gang_nodes(s, j);
+        double c = s->gang->step_c_s[j], a0 = s->gang->ar_free_s[j];
+        double a = net_allreduce_now_s(s->net, model, nodes, pods);
+        net_allreduce_pace(s->net, j, net_allreduce_gib(s->net, model, nodes, pods) * rate / (c + a),
+                           s->now);
+        rate *= (c + a0) / (c + a);
+    }
     group_set_rate(s, s->rt[j].group, rate);
 }
+
+void sim_gang_refresh(struct sim *s, uint32_t j) { gang_set_rate(s, j); }
 
 /* Node n's CPU after its running jobs, their GPU sharing or its background changed:
  * each job's demand (cpu_cores at its GPU-limited rate), the share of that demand the
