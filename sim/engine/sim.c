@@ -59,21 +59,29 @@ static void on_background(struct sim *s, uint32_t n)
     eq_push(&s->eq, (floor(s->now / b->step_s) + 1.0) * b->step_s, EV_BACKGROUND, n, 0);
 }
 
+/* The catalogue's profile of job j on node n's GPU type, into *p (zeros for a job with
+ * no model: false). */
+static bool job_profile(const struct sim *s, uint32_t j, uint32_t n, struct profile *p)
+{
+    const struct job *jb = &s->jobs->v[j];
+    const struct gpu_type *gt = &s->cl->types[s->cl->nodes[n].type];
+    *p = (struct profile){0};
+    if (jb->model < 0)
+        return false;
+    int rc = catalog_lookup(s->cat, jb->model, jb->batch, gt->cat_type, gt->speed, jb->gpus, p);
+    CPN_ASSERT(rc == 0);
+    return true;
+}
+
 /* Work (seconds at full rate), peak memory and CPU demand (cores at full solo speed)
  * of job j on node n's GPU type. */
 static void job_demand(const struct sim *s, uint32_t j, uint32_t n, double *work_s,
                        double *peak_gib, double *cpu_cores)
 {
     const struct job *jb = &s->jobs->v[j];
-    const struct gpu_type *gt = &s->cl->types[s->cl->nodes[n].type];
-    struct profile p = {0};
-    bool have_profile = false;
-    if (jb->model >= 0) {
-        int rc = catalog_lookup(s->cat, jb->model, jb->batch, gt->cat_type, gt->speed, jb->gpus, &p);
-        CPN_ASSERT(rc == 0);
-        have_profile = true;
-    }
-    *work_s = job_run_s(jb, s->cat, p.step_s, gt->speed);
+    struct profile p;
+    bool have_profile = job_profile(s, j, n, &p);
+    *work_s = job_run_s(jb, s->cat, p.step_s, s->cl->types[s->cl->nodes[n].type].speed);
     *cpu_cores = job_cpu_cores_scaled(jb, s->cat, p.step_s, s->cl->cfg.cpu_cost_scale);
     if (jb->gpu_mem_gib >= 0)
         *peak_gib = jb->gpu_mem_gib;
@@ -117,12 +125,10 @@ static void gang_demand(const struct sim *s, uint32_t j, double *work_s, double 
     uint32_t pods = s->gang->placed[j];
     double step_s = 0, mem = 0, speed = INFINITY;
     for (uint32_t k = 0; k < pods; k++) {
-        const struct gpu_type *gt = &s->cl->types[s->cl->nodes[sim_pod_node(s, j, k)].type];
-        speed = fmin(speed, gt->speed);
-        if (jb->model >= 0) {
-            struct profile p = {0};
-            int rc = catalog_lookup(s->cat, jb->model, jb->batch, gt->cat_type, gt->speed, jb->gpus, &p);
-            CPN_ASSERT(rc == 0);
+        uint32_t n = sim_pod_node(s, j, k);
+        speed = fmin(speed, s->cl->types[s->cl->nodes[n].type].speed);
+        struct profile p;
+        if (job_profile(s, j, n, &p)) {
             step_s = fmax(step_s, p.step_s);
             mem = fmax(mem, p.mem_gib);
         }
