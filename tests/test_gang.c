@@ -300,3 +300,47 @@ Test(gang, all_reduce_shares_the_wan_with_transfers)
     run_free(&c);
 #undef WHDR
 }
+
+/* Two rings across one link each step at half of it. Sites a and b each have a node of
+ * 128 cores and one of 64 (one H100 each), joined by 8 Gbit/s = 10^9 bytes/s and 10 ms.
+ * g1's pods ask 100 cores, so they go to the big nodes; g2's ask 50, and take the small
+ * ones (the big ones have 28 cores left): each ring crosses a-b. Their weights move
+ * from a to b side by side, so they start together, and from then on the link carries
+ * both all-reduces: each one's B is half the link, its step is T1 = C + P / (10^9 / 2)
+ * + 0.02 s throughout, and S steps take S T1 (against S (C + P / 10^9 + 0.02) alone). */
+Test(gang, two_rings_across_one_link_share_it)
+{
+    static const char cj[] =
+        "{\"scrape_interval_s\": 0, \"completion\": \"event\",\n"
+        " \"gpu_types\": {\"H100\": {\"mem_gib\": 80, \"profile\": \"h100\"}},\n"
+        " \"sites\": [\n"
+        "   {\"name\": \"a\", \"nodes\": [{\"cpus\": 128, \"mem_gib\": 512, \"gpu_type\": \"H100\", \"gpus\": 1},\n"
+        "                               {\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"H100\", \"gpus\": 1}]},\n"
+        "   {\"name\": \"b\", \"nodes\": [{\"cpus\": 128, \"mem_gib\": 512, \"gpu_type\": \"H100\", \"gpus\": 1},\n"
+        "                               {\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"H100\", \"gpus\": 1}]}],\n"
+        " \"links\": [{\"a\": \"a\", \"b\": \"b\", \"gbps\": 8, \"latency_ms\": 10}]}\n";
+    enum { S = 5000 };
+    char csv[512], one_csv[512];
+    snprintf(csv, sizeof csv,
+             SHDR "g1,0,resnet50,32,1,0,1,100,1,0,a,%d\ng2,0,resnet50,32,1,0,1,50,1,0,a,%d\n", 32 * 2 * S,
+             32 * 2 * S);
+    snprintf(one_csv, sizeof one_csv, SHDR "g,0,resnet50,32,1,0,1,1,1,0,a,%d\n", 32 * S);
+    static const uint32_t pods[] = {2, 2}, one[] = {1};
+    struct run r, c;
+    run_start_pods(&r, cj, NULL, 0, csv, "fifo", pods);
+    run_start_pods(&c, cj, NULL, 0, one_csv, "fifo", one);
+    double P = catalog_model_params_m(r.cat, catalog_model_find(r.cat, "resnet50")) * 1e6 * 4;
+    double C = (rt(&c, "g")->end_s - rt(&c, "g")->start_s) / S, T1 = C + P / 0.5e9 + 0.02;
+    const char *ids[] = {"g1", "g2"};
+    for (int i = 0; i < 2; i++) {
+        uint32_t j = run_job(&r, ids[i]);
+        cr_assert_eq(r.s->rt[j].state, JS_DONE, "%s", ids[i]);
+        cr_assert_neq(r.cl->nodes[sim_pod_node(r.s, j, 0)].site, r.cl->nodes[sim_pod_node(r.s, j, 1)].site,
+                      "%s's pods are on a and b", ids[i]);
+        cr_assert_float_eq(r.s->rt[j].start_s, rt(&r, "g1")->start_s, 1e-9, "they start together");
+        double run = r.s->rt[j].end_s - r.s->rt[j].start_s;
+        cr_assert_float_eq(run, S * T1, 1e-6, "%s ran %.9g s, want S T1 = %.9g", ids[i], run, S * T1);
+    }
+    run_free(&r);
+    run_free(&c);
+}
