@@ -63,6 +63,7 @@
 #include <string.h>
 
 #include "default.h"
+#include "podfit.h"
 
 /* kube-scheduler's framework.MaxNodeScore: every score plugin scores 0..100. */
 #define DFLT_MAX_NODE_SCORE 100
@@ -202,18 +203,12 @@ struct dflt_state {
     uint32_t placed;         /* the node of the last placement, its class not yet moved */
 
     /* A bind's exceptions (jobs of several pods): nodes the filter refuses (its pods'
-     * anti-affinity), and nodes a gang decision has put pods on, judged by what those
-     * pods would take there (g_cpus, g_mem, g_taken) instead of by their class. */
-    uint32_t *excl;     /* [max_pods] */
+     * anti-affinity), and nodes a gang decision has put pods on (fit), judged by what
+     * those pods would take there instead of by their class. */
+    uint32_t *excl;     /* [fit.max_pods] */
     size_t n_excl;
-    uint32_t *frontier; /* [max_pods + 2] scratch of dflt_class_first_but */
-    uint32_t *gnodes;   /* [max_pods] */
-    size_t n_gnodes;
-    double *g_cpus, *g_mem; /* [nodes] */
-    uint8_t *g_taken;       /* [gpus] */
-    struct placement *gang; /* [max_pods] a gang decision's pods, bound one per place */
-    uint32_t gang_n, gang_next;
-    uint32_t max_pods;      /* the most pods of any job */
+    uint32_t *frontier; /* [fit.max_pods + 2] scratch of dflt_class_first_but */
+    struct podfit fit;  /* a gang decision's pods, bound one per place */
 };
 
 static void dflt_ids_push(struct dflt_ids *a, uint32_t id)
@@ -456,8 +451,6 @@ static void dflt_find_shapes(struct dflt_state *st, const struct view *v)
                 break;
         }
         st->shape_of[j] = slot[i];
-        if (jb->pods > st->max_pods)
-            st->max_pods = jb->pods;
     }
     free(slot);
     st->fresh = cpn_malloc((n_shapes ? n_shapes : 1) * sizeof *st->fresh);
@@ -496,16 +489,12 @@ static int dflt_init(void **state, const struct view *v, char *err, size_t errle
     dflt_nodes_init(&st->nodes, v);
     st->placed = VIEW_NONE;
     st->round_pods = 1;
-    if (st->max_pods > 1) { /* what only jobs of several pods need */
-        size_t np = st->max_pods;
+    podfit_init(&st->fit, v);
+    if (st->fit.max_pods > 1) { /* what only jobs of several pods need */
+        size_t np = st->fit.max_pods;
         st->span = cpn_calloc(n, sizeof *st->span);
         st->excl = cpn_malloc(np * sizeof *st->excl);
         st->frontier = cpn_malloc((np + 2) * sizeof *st->frontier);
-        st->gnodes = cpn_malloc(np * sizeof *st->gnodes);
-        st->gang = cpn_calloc(np, sizeof *st->gang);
-        st->g_cpus = cpn_calloc(v->cl->n_nodes ? v->cl->n_nodes : 1, sizeof *st->g_cpus);
-        st->g_mem = cpn_calloc(v->cl->n_nodes ? v->cl->n_nodes : 1, sizeof *st->g_mem);
-        st->g_taken = cpn_calloc(v->cl->n_gpus ? v->cl->n_gpus : 1, sizeof *st->g_taken);
     }
     *state = st;
     return 0;
@@ -524,11 +513,7 @@ static void dflt_destroy(void *state)
     free(st->round_jobs.v);
     free(st->excl);
     free(st->frontier);
-    free(st->gnodes);
-    free(st->gang);
-    free(st->g_cpus);
-    free(st->g_mem);
-    free(st->g_taken);
+    podfit_free(&st->fit);
     free(st->shape_of);
     free(st->queued);
     free(st->shapes);
@@ -634,12 +619,11 @@ static struct dflt_class dflt_gang_class(const struct dflt_state *st, const stru
     struct dflt_class c;
     memset(&c, 0, sizeof c);
     c.key = dflt_key_of(v, n);
-    c.key.cpus_req += st->g_cpus[n];
-    c.key.mem_req_gib += st->g_mem[n];
-    const struct node *nd = &v->cl->nodes[n];
-    for (uint32_t g = nd->gpu_first; v->cl->cfg.gpu_as_resource && g < nd->gpu_first + nd->gpu_count; g++)
-        if (st->g_taken[g] && v->gpu_assigned[g] == 0)
-            c.key.free_gpus--;
+    struct podfit_planned pl = podfit_on_node(&st->fit, v, n);
+    c.key.cpus_req += pl.cpus;
+    c.key.mem_req_gib += pl.mem_gib;
+    if (v->cl->cfg.gpu_as_resource)
+        c.key.free_gpus -= pl.gpus;
     c.cap_milli = dflt_llround(c.key.cpus * DFLT_MILLI_PER_CPU);
     c.cap_bytes = dflt_llround(c.key.mem_gib * DFLT_BYTES_PER_GIB);
     return c;
@@ -652,9 +636,9 @@ static struct dflt_class dflt_gang_class(const struct dflt_state *st, const stru
  * not O(nodes), and picks what a scan in cluster order would, the first node of the
  * best score. The filter is view_first_node's (requests fit, a GPU type the job may run
  * on) plus the node's GPU count and, with gpu_as_resource, its free GPUs. The nodes of
- * st->excl are filtered out (a class is then judged by its first node not among them),
- * and those of st->gnodes, which a gang decision's earlier pods take from, are judged
- * each by what those pods leave. */
+ * st->excl are filtered out (a class is then judged by its first node not among them);
+ * with gpu_as_resource, those that a gang decision's earlier pods (st->fit) take from
+ * are judged each by what those pods leave. */
 static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site, uint32_t j,
                      struct placement *out)
 {
@@ -685,8 +669,8 @@ static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site,
             best_score = score;
         }
     }
-    for (size_t i = 0; gpu_res && i < st->n_gnodes; i++) {
-        uint32_t n = st->gnodes[i];
+    for (uint32_t i = 0; gpu_res && i < st->fit.n; i++) { /* (a node again scores the same) */
+        uint32_t n = st->fit.pod[i].node;
         struct dflt_class c = dflt_gang_class(st, v, n);
         if (!dflt_key_fits(&c.key, jb, gpu_res, runs))
             continue;
@@ -701,7 +685,7 @@ static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site,
     const struct node *nd = &v->cl->nodes[best];
     uint32_t k = 0;
     for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count && k < jb->gpus; g++)
-        if (!gpu_res || (v->gpu_assigned[g] == 0 && !(st->g_taken && st->g_taken[g])))
+        if (!gpu_res || podfit_gpu_free(&st->fit, v, g))
             out->gpu[k++] = g;
     CPN_ASSERT(k == jb->gpus);
     out->job = j;
@@ -712,38 +696,26 @@ static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site,
 }
 
 /* A gang decision (gang_scheduling) for job j of several pods, in site: finds a node
- * for each of its pods, each bind seeing what the pods before it take, and fills
- * st->gang with them. Without gpu_as_resource, a node takes one pod of the job (see
- * Pods above). Returns 1 with the first pod in *out, or 0 when some pod has no node. */
+ * for each of its pods, each bind seeing what the pods before it take, and adds them to
+ * st->fit. Without gpu_as_resource, a node takes one pod of the job (see Pods above).
+ * Returns 1 with the first pod in *out, or 0 when some pod has no node. */
 static int dflt_bind_gang(struct dflt_state *st, const struct view *v, uint32_t site, uint32_t j,
                           struct placement *out)
 {
     const struct view_job jb = view_job(v, j);
+    struct placement q;
     uint32_t p = 0;
-    st->n_gnodes = st->n_excl = 0;
-    for (; p < jb.pods && dflt_bind(st, v, site, j, &st->gang[p]); p++) {
-        const struct placement *q = &st->gang[p];
-        size_t i = 0;
-        while (i < st->n_gnodes && st->gnodes[i] != q->node)
-            i++;
-        if (i == st->n_gnodes)
-            st->gnodes[st->n_gnodes++] = st->excl[st->n_excl++] = q->node;
-        st->g_cpus[q->node] += jb.cpus;
-        st->g_mem[q->node] += jb.mem_gib;
-        for (uint32_t k = 0; k < q->ngpus; k++)
-            st->g_taken[q->gpu[k]] = 1;
+    st->n_excl = 0;
+    for (; p < jb.pods && dflt_bind(st, v, site, j, &q); p++) {
+        podfit_add(&st->fit, v, &q);
+        st->excl[st->n_excl++] = q.node; /* (a node may come again) */
     }
-    for (uint32_t i = 0; i < p; i++) { /* the engine's bookkeeping will show them */
-        st->g_cpus[st->gang[i].node] = st->g_mem[st->gang[i].node] = 0;
-        for (uint32_t k = 0; k < st->gang[i].ngpus; k++)
-            st->g_taken[st->gang[i].gpu[k]] = 0;
-    }
-    st->n_gnodes = st->n_excl = 0;
-    if (p < jb.pods)
+    st->n_excl = 0;
+    if (p < jb.pods) {
+        podfit_clear(&st->fit);
         return 0;
-    st->gang_n = jb.pods;
-    st->gang_next = 1;
-    *out = st->gang[0];
+    }
+    podfit_next(&st->fit, out); /* the engine's bookkeeping will show what they take */
     st->placed = out->node;
     return 1;
 }
@@ -969,13 +941,10 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
     struct dflt_state *st = state;
     CPN_ASSERT(st->in_round);
     dflt_settle(st, v);
-    if (st->gang_next < st->gang_n) { /* the rest of a gang decision's pods */
-        *out = st->gang[st->gang_next++];
+    if (podfit_next(&st->fit, out)) { /* the rest of a gang decision's pods */
         st->placed = out->node;
-        if (st->gang_next == st->gang_n) {
+        if (!podfit_pending(&st->fit))
             st->queued[out->job] = 0;
-            st->gang_n = st->gang_next = 0;
-        }
         return 1;
     }
     uint32_t site = dflt_site(v);
@@ -1048,7 +1017,8 @@ static double dflt_end(void *state, const struct view *v)
     dflt_settle(st, v);
     /* Every cohort of the point was tried or set aside and failed: the ones that
      * failed into a cohort of this point are done with it. */
-    CPN_ASSERT((st->walk.n == 0 && st->aside.n == 0 && st->gang_n == 0) || view_stopping(v));
+    CPN_ASSERT((st->walk.n == 0 && st->aside.n == 0 && !podfit_pending(&st->fit)) ||
+               view_stopping(v));
     return st->boff.n > 0 ? st->co[dflt_boff_first(st)].backoff_until : INFINITY;
 }
 

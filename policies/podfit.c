@@ -64,6 +64,19 @@ bool podfit_fits_requests(const struct podfit *f, const struct view *v, uint32_t
     return view_node_fits_more(v, n, j, f->cpus[n], f->mem_gib[n]);
 }
 
+struct podfit_planned podfit_on_node(const struct podfit *f, const struct view *v, uint32_t n)
+{
+    struct podfit_planned pl = {0, 0, 0};
+    if (f->n == f->next)
+        return pl;
+    pl.cpus = f->cpus[n];
+    pl.mem_gib = f->mem_gib[n];
+    const struct node *nd = &v->cl->nodes[n];
+    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++)
+        pl.gpus += f->gpu_taken[g] && v->gpu_assigned[g] == 0;
+    return pl;
+}
+
 bool podfit_mem_fits(const struct podfit *f, const struct view *v, uint32_t j)
 {
     if (f->n < 2)

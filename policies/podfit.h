@@ -1,5 +1,5 @@
-/* podfit: what sjf and easy keep while they find nodes for all the pods of a
- * distributed job at one scheduling point (docs/distributed.md): the GPUs
+/* podfit: what sjf, easy and default's gang decision keep while they find nodes for all
+ * the pods of a distributed job at one scheduling point (docs/distributed.md): the GPUs
  * and the CPU and memory requests the pods found so far take, seen over the view's
  * bookkeeping, so that each pod's search counts the pods before it (a node may take
  * several pods when it has room); then the pods found, handed out one per place call.
@@ -38,6 +38,15 @@ static inline bool podfit_gpu_free(const struct podfit *f, const struct view *v,
 
 /* view_node_fits_requests, counting the pods found on node n too. */
 bool podfit_fits_requests(const struct podfit *f, const struct view *v, uint32_t n, uint32_t j);
+
+/* What the pods found take on node n, over the view's bookkeeping: their CPU and memory
+ * requests, and the node's GPUs they take that no job of the bookkeeping uses (all 0
+ * where no pod found is). */
+struct podfit_planned {
+    double cpus, mem_gib;
+    uint32_t gpus;
+};
+struct podfit_planned podfit_on_node(const struct podfit *f, const struct view *v, uint32_t n);
 
 /* True when each pod found holds job j's predicted peak memory per GPU at its largest
  * over the GPU types of the pods found: the engine gives every pod of a job the peak of
