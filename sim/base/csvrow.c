@@ -242,6 +242,19 @@ int csvrow_finish(struct csvrow_reader *r)
     return r->rc;
 }
 
+void csvrow_start_at(struct csvrow_reader *r, uint64_t line)
+{
+    CPN_ASSERT(!r->started);
+    r->started = true;
+    r->line = line;
+}
+
+bool csvrow_between_records(const struct csvrow_reader *r)
+{
+    return !r->rc && r->nf == 0 && r->p.pstate == CSVROW_LIBCSV_ROW_NOT_BEGUN &&
+           r->p.entry_pos == 0;
+}
+
 void csvrow_free(struct csvrow_reader *r)
 {
     csv_free(&r->p);
