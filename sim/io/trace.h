@@ -49,9 +49,9 @@ struct trace_read_opts {
     size_t chunk_bytes; /* read at a time; 0: 64 KiB */
     int how;            /* out: enum trace_read_how */
 };
-/* trace_read_csv, read as o says (NULL: as trace_read_csv reads; it reads a regular file
- * of 4 MiB or more with two threads). The result, message and digest are the same
- * whichever way it reads. */
+/* trace_read_csv, read as o says (NULL: as trace_read_csv reads, which is with two
+ * threads for a regular file of 4 MiB to 1 GiB: sim/io/trace.c, "Two threads"). The
+ * result, message and digest are the same whichever way it reads. */
 int trace_read_csv_opts(const char *path, const struct catalog *cat, struct jobset *out,
                         const volatile sig_atomic_t *stop, struct trace_read_opts *o,
                         char *err, size_t errlen);
