@@ -112,19 +112,12 @@ static void on_record(int c, void *data)
  * ROW_NOT_BEGUN). */
 enum { CSVROW_LIBCSV_ROW_NOT_BEGUN = 0 };
 
-/* The bytes of a line as plain_lines sees them, without trimming ([0]) and with
- * ([1]): a quote or a CR (and, when trimming, a blank) makes the line libcsv's. An LF
- * ends the line; a NUL is text to libcsv too (with CSVROW_NUL it never gets here). */
-enum { PL_TEXT, PL_COMMA, PL_OTHER };
-static const unsigned char pl_class[2][256] = {
-    {[','] = PL_COMMA, ['"'] = PL_OTHER, ['\r'] = PL_OTHER},
-    {[','] = PL_COMMA, ['"'] = PL_OTHER, ['\r'] = PL_OTHER, [' '] = PL_OTHER, ['\t'] = PL_OTHER},
-};
-
 /* Splits the plain lines from p on into records and delivers them, while libcsv is
  * between records (so they mean to it what they mean here). Returns where it stopped:
  * end, or the start of the first line that is not plain (blank, unended, with a
- * quote or CR, blanks when trimming, or longer than CSVROW_FIELD_MAX). */
+ * quote or CR, blanks when trimming, or longer than CSVROW_FIELD_MAX). An LF ends a
+ * line, a comma a field; a NUL is text to libcsv too (with CSVROW_NUL it never gets
+ * here). The line is copied whole and split where memchr finds its commas. */
 static const char *plain_lines(struct csvrow_reader *r, const char *p, const char *end)
 {
     int trim = (r->opts & CSVROW_TRIM) != 0;
@@ -133,28 +126,27 @@ static const char *plain_lines(struct csvrow_reader *r, const char *p, const cha
         size_t n = nl ? (size_t)(nl - p) : 0;
         if (n == 0 || n > CSVROW_FIELD_MAX)
             return p;
-        cpn_grow((void **)&r->buf, &r->cap, n + 1, 1);
-        fields_room(r);
+        /* libcsv's line? (memchr looks at 32 bytes a step: a job row is two or three) */
+        if (memchr(p, '"', n) || memchr(p, '\r', n) ||
+            (trim && (memchr(p, ' ', n) || memchr(p, '\t', n))))
+            return p;
+        if (n + 1 > r->cap)
+            cpn_grow((void **)&r->buf, &r->cap, n + 1, 1);
+        memcpy(r->buf, p, n);
+        r->buf[n] = '\0';
+        if (r->nf >= r->fcap)
+            fields_room(r);
         r->off[0] = 0;
         r->fline[0] = r->line;
         r->nf = 1;
-        const unsigned char *cls = pl_class[trim];
-        for (size_t i = 0; i < n; i++) {
-            unsigned char c = (unsigned char)p[i];
-            if (cls[c] == PL_TEXT) {
-                r->buf[i] = (char)c;
-            } else if (cls[c] == PL_COMMA) {
-                r->buf[i] = '\0';
+        for (char *c = memchr(r->buf, ',', n); c; c = memchr(c, ',', n - (size_t)(c - r->buf))) {
+            *c++ = '\0';
+            if (r->nf >= r->fcap)
                 fields_room(r);
-                r->off[r->nf] = i + 1;
-                r->fline[r->nf] = r->line;
-                r->nf++;
-            } else { /* libcsv's */
-                r->nf = 0;
-                return p;
-            }
+            r->off[r->nf] = (size_t)(c - r->buf);
+            r->fline[r->nf] = r->line;
+            r->nf++;
         }
-        r->buf[n] = '\0';
         r->len = n + 1;
         r->pending_cr = false;
         deliver(r);
@@ -240,6 +232,19 @@ int csvrow_finish(struct csvrow_reader *r)
         r->rc = CPN_EINPUT;
     }
     return r->rc;
+}
+
+void csvrow_start_at(struct csvrow_reader *r, uint64_t line)
+{
+    CPN_ASSERT(!r->started);
+    r->started = true;
+    r->line = line;
+}
+
+bool csvrow_between_records(const struct csvrow_reader *r)
+{
+    return !r->rc && r->nf == 0 && r->p.pstate == CSVROW_LIBCSV_ROW_NOT_BEGUN &&
+           r->p.entry_pos == 0;
 }
 
 void csvrow_free(struct csvrow_reader *r)

@@ -78,6 +78,13 @@ void csvrow_init(struct csvrow_reader *r, unsigned opts, csvrow_fn fn, void *ctx
 int csvrow_feed(struct csvrow_reader *r, const char *buf, size_t n);
 /* Ends the input, delivering a last record without a line end. Same returns. */
 int csvrow_finish(struct csvrow_reader *r);
+/* For a reader that starts in the middle of an input, just after a line end (a part
+ * read on another thread): the next byte is on line `line`, and no byte-order mark is
+ * looked for. Call it before the first csvrow_feed. */
+void csvrow_start_at(struct csvrow_reader *r, uint64_t line);
+/* True when the bytes fed so far end between records: no field and no quote is open,
+ * so what follows begins a record (the reader has not stopped). */
+bool csvrow_between_records(const struct csvrow_reader *r);
 /* Frees the reader's memory; r may then be initialised again. */
 void csvrow_free(struct csvrow_reader *r);
 

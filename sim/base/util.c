@@ -1,8 +1,10 @@
 /* util: small shared helpers. Allocation failure aborts with a message: the
  * simulator cannot continue without memory, and a clear message beats a NULL
  * dereference. SHA-256 comes from nettle. */
-#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (Linux) */
+#define _GNU_SOURCE /* madvise's MADV_HUGEPAGE, sync_file_range (Linux) */
 #include "util.h"
+
+#include <fcntl.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -422,6 +424,15 @@ int afile_commit(struct afile *af, char *err, size_t errlen)
     free(af->path);
     af->tmp_path = af->path = NULL;
     return rc;
+}
+
+void cpn_start_writeback(int fd)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+    (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)fd;
+#endif
 }
 
 /* POSIX threads rather than C11's: ThreadSanitizer (GCC 12) does not see threads that

@@ -106,6 +106,12 @@ int afile_commit_finish(struct afile *af, char *err, size_t errlen);
 /* Closes and removes the temporary; safe on a closed or zeroed afile. */
 void afile_abort(struct afile *af);
 
+/* Asks the system to start writing what was written to file descriptor fd to the disk
+ * now, without waiting, so that the fsync of a large file that follows (afile_commit)
+ * waits for less. Only the timing changes (Linux's sync_file_range; elsewhere nothing is
+ * asked). */
+void cpn_start_writeback(int fd);
+
 /* Runs fn(arg) on a thread of its own, with every signal blocked there so that signals
  * reach the caller's thread (whose work watches for them). Returns a handle for
  * cpn_thread_join, or NULL where no thread can be started: the caller then calls fn

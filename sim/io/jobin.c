@@ -154,6 +154,15 @@ struct jobin {
     size_t mnames_len, mnames_cap;
     bool sorted;         /* every id so far comes after the one before (ids_after) */
     size_t last_id_len;  /* the length of the last job's id */
+    /* A part (jobin_part_create): its jobs go into its whole's job array, from index
+     * part_at (part_base and part_cap are that array and its capacity), which it never
+     * grows; an id out of order defers the row, and the id of its first row, once
+     * checked, is kept for the join (first_id). */
+    bool part;
+    struct job *part_base;
+    size_t part_cap, part_at;
+    char *first_id;
+    size_t first_id_len;
 };
 
 struct jobin *jobin_create(const char *name, const struct catalog *cat)
@@ -206,6 +215,25 @@ static struct jslot *ids_slot(struct jobin *b, const char *id, size_t len)
     return jset_slot(&b->ids, b->js.pool, id);
 }
 
+/* A part's id check: its first id is kept for the join; each later one must come after
+ * the one before, else the row is deferred (the part's ids are checked against each
+ * other and its whole's only when they are all in order, jobin_part_fits). */
+static int part_id(struct jobin *b, const char *id, size_t len)
+{
+    if (b->js.n == 0) {
+        if (!b->first_id) {
+            b->first_id = cpn_malloc(len + 1);
+            memcpy(b->first_id, id, len + 1);
+            b->first_id_len = len;
+        }
+        return CPN_OK;
+    }
+    if (ids_after(id, len, jobset_str(&b->js, b->js.v[b->js.n - 1].id), b->last_id_len))
+        return CPN_OK;
+    b->sorted = false;
+    return JOBIN_DEFER;
+}
+
 /* Model `name`'s catalogue index, or -1 when the catalogue has no such model. */
 static int model_find(struct jobin *b, const char *name)
 {
@@ -228,6 +256,9 @@ void jobin_destroy(struct jobin *b)
 {
     if (!b)
         return;
+    if (b->part)
+        b->js.v = NULL; /* its whole's */
+    free(b->first_id);
     jobset_free(&b->js);
     free(b->ids.slot);
     free(b->origins.slot);
@@ -438,6 +469,8 @@ static int jr_field(const struct jrow *r, int f, bool has_duration, struct jvals
         rc = jr_text(r, JOBIN_ID, &v->id, &v->id_len);
         if (rc)
             return rc;
+        if (b->part)
+            return part_id(b, v->id, v->id_len);
         v->id_slot = ids_slot(b, v->id, v->id_len);
         if (v->id_slot && v->id_slot->off1)
             return jr_fail(r, JOBIN_ID, "duplicate id '%.*s' (first at line %" PRIu32 ")",
@@ -477,6 +510,9 @@ int jobin_add(struct jobin *b, const struct jobin_row *row, char *err, size_t er
 int jobin_add_in(struct jobin *b, const struct jobin_row *row, const int *order, size_t norder,
                  char *err, size_t errlen)
 {
+    /* A part that has filled its room defers the rest (its whole reads it again). */
+    if (b->part && b->js.n == b->js.cap)
+        return JOBIN_DEFER;
     struct jrow r = {b, row, err, errlen};
     struct jvals v = {
         .j = {.duration_s = -1, .gpu_mem_gib = -1,
@@ -540,4 +576,136 @@ int jobin_finish(struct jobin *b, const char sha256[65], struct jobset *out, cha
     jobset_init(&b->js);
     jobin_destroy(b);
     return CPN_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Parts: the second half of a large job CSV, read on a thread of its own. */
+
+struct jobin *jobin_part_create(const struct jobin *whole)
+{
+    CPN_ASSERT(!whole->part);
+    struct jobin *p = jobin_create(whole->name, whole->cat);
+    p->part = true;
+    p->part_base = whole->js.v;
+    p->part_cap = whole->js.cap;
+    return p;
+}
+
+bool jobin_part_place(struct jobin *p, size_t at)
+{
+    CPN_ASSERT(p->part && p->js.n == 0 && !p->js.v);
+    if (!p->part_base || at >= p->part_cap)
+        return false;
+    p->part_at = at;
+    p->js.v = p->part_base + at;
+    p->js.cap = p->part_cap - at;
+    return true;
+}
+
+bool jobin_part_fits(const struct jobin *whole, const struct jobin *p)
+{
+    CPN_ASSERT(p->part && !whole->part);
+    if (!p->js.v || whole->js.v != p->part_base || whole->js.n > p->part_at || !p->sorted)
+        return false;
+    if (!p->first_id || whole->js.n == 0)
+        return true;
+    if (!whole->sorted)
+        return false;
+    const char *last = jobset_str(&whole->js, whole->js.v[whole->js.n - 1].id);
+    return ids_after(p->first_id, p->first_id_len, last, whole->last_id_len);
+}
+
+/* A part's origin name: where it is in the part's pool, and where it goes. */
+struct part_origin {
+    uint32_t off, len; /* in the part's pool (len without the NUL) */
+    uint32_t to;       /* its offset in the whole's pool */
+    bool dropped;      /* the whole has it already: the part's copy is left out */
+};
+
+static int part_origin_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const struct part_origin *)a)->off, y = ((const struct part_origin *)b)->off;
+    return (x > y) - (x < y);
+}
+
+/* The part's origin at pool offset off (it is one of the n in po, sorted by offset). */
+static const struct part_origin *part_origin_at(const struct part_origin *po, size_t n,
+                                                uint32_t off)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (po[mid].off <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    CPN_ASSERT(n && po[lo].off == off);
+    return &po[lo];
+}
+
+void jobin_part_append(struct jobin *whole, struct jobin *p)
+{
+    CPN_ASSERT(jobin_part_fits(whole, p));
+    struct jobset *w = &whole->js, *q = &p->js;
+    size_t n1 = w->n, n2 = q->n;
+    if (n2 && w->v + n1 != q->v)
+        memmove(w->v + n1, q->v, n2 * sizeof *w->v);
+
+    /* The part's pool is its ids and the first use of each origin name in it, in its
+     * order: appended to the whole's without the names the whole has, it is the pool
+     * one builder would have made of the two in turn. */
+    size_t no = 0;
+    struct part_origin *po = cpn_malloc((p->origins.n ? p->origins.n : 1) * sizeof *po);
+    for (size_t i = 0; i < p->origins.cap; i++) {
+        const struct jslot *sl = &p->origins.slot[i];
+        if (sl->off1)
+            po[no++] = (struct part_origin){.off = sl->off1 - 1,
+                                            .len = (uint32_t)strlen(q->pool + sl->off1 - 1)};
+    }
+    qsort(po, no, sizeof *po, part_origin_cmp);
+    size_t base = w->pool_len; /* the whole's pool before the part's */
+    cpn_grow((void **)&w->pool, &w->pool_cap, w->pool_len + q->pool_len, 1);
+    size_t from = 0;
+    for (size_t k = 0; k < no; k++) {
+        const char *name = q->pool + po[k].off;
+        struct jslot *sl = jset_slot(&whole->origins, w->pool, name);
+        size_t upto = sl->off1 ? po[k].off : po[k].off + po[k].len + 1;
+        memcpy(w->pool + w->pool_len, q->pool + from, upto - from);
+        w->pool_len += upto - from;
+        from = po[k].off + po[k].len + 1;
+        if (sl->off1) {
+            po[k].to = sl->off1 - 1;
+            po[k].dropped = true;
+        } else {
+            po[k].to = (uint32_t)(w->pool_len - po[k].len - 1);
+            *sl = (struct jslot){.hash = jset_hash(name), .off1 = po[k].to + 1};
+            whole->origins.n++;
+        }
+    }
+    memcpy(w->pool + w->pool_len, q->pool + from, q->pool_len - from);
+    w->pool_len += q->pool_len - from;
+    /* An id moves by the whole's pool, less the names dropped before it. */
+    size_t k = 0, dropped = 0;
+    for (size_t i = 0; i < n2; i++) {
+        struct job *j = &w->v[n1 + i];
+        for (; k < no && po[k].off < j->id; k++)
+            dropped += po[k].dropped ? po[k].len + 1 : 0;
+        j->id = (uint32_t)(base + j->id - dropped);
+        j->origin = part_origin_at(po, no, j->origin)->to;
+    }
+    free(po);
+
+    if (w->pods || q->pods) {
+        bool had = w->pods != NULL;
+        cpn_grow((void **)&w->pods, &w->pods_cap, n1 + n2, sizeof *w->pods);
+        for (size_t i = 0; !had && i < n1; i++)
+            w->pods[i] = 1;
+        for (size_t i = 0; i < n2; i++)
+            w->pods[n1 + i] = q->pods ? q->pods[i] : 1;
+    }
+    w->n = n1 + n2;
+    if (n2)
+        whole->last_id_len = p->last_id_len;
+    jobin_destroy(p);
 }

@@ -92,6 +92,33 @@ int jobin_add(struct jobin *b, const struct jobin_row *row, char *err, size_t er
 int jobin_add_in(struct jobin *b, const struct jobin_row *row, const int *order, size_t norder,
                  char *err, size_t errlen);
 
+/* ---- Parts: one input read by two threads (the job CSV, sim/io/trace.c) ----
+ *
+ * A reader may hand the second part of its input, from a record boundary on, to another
+ * thread with a part of its builder (the whole). The part's jobs go straight into the
+ * whole's job array from an index at which the whole's jobs cannot have arrived (the
+ * whole must not grow its array meanwhile: reserve it first); its ids and origin names
+ * go into its own pool. Its rows are checked as the whole would check them, but for
+ * duplicate ids: while every id comes after the one before, no id can repeat an earlier
+ * one, and any row with an id out of order, or for which the part has no room left, is
+ * deferred (JOBIN_DEFER, no message): the reader then reads the part's input again
+ * with the whole, as if there had been no part. */
+enum { JOBIN_DEFER = 1 };
+/* A part of whole, whose job array (reserved, not grown from now on) it writes into
+ * once placed. Only whole's name, catalogue and array are read, here. */
+struct jobin *jobin_part_create(const struct jobin *whole);
+/* Puts the part's first job at index `at` of the whole's array: false when the array
+ * has no room there (the part is then of no use). Before the part's first row. */
+bool jobin_part_place(struct jobin *p, size_t at);
+/* Whether the part's rows may follow whole's (both done): the part was placed at or
+ * after whole's jobs, deferred nothing, and its first id (when one was checked) comes
+ * after whole's last, all of whose ids are in order. Then the part's error, if it had
+ * one, is the input's first; else jobin_part_append joins them. */
+bool jobin_part_fits(const struct jobin *whole, const struct jobin *p);
+/* Appends the part's jobs to whole (jobin_part_fits must hold), as if whole had read
+ * them (the same jobs, pool and pods), and destroys the part. */
+void jobin_part_append(struct jobin *whole, struct jobin *p);
+
 /* Moves the jobs into *out (initialised; what it held is freed), with source `name`
  * and the given digest of the input bytes, and destroys the builder. With no jobs
  * it fails with "name: no jobs", leaves *out untouched and destroys the builder too.

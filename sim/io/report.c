@@ -10,8 +10,10 @@
 #include <gsl/gsl_statistics_double.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../engine/net.h"
 #include "../engine/sim.h"
@@ -167,31 +169,27 @@ void report_timeline_free(struct report_timeline *tl)
 }
 
 
-/* A jobs.csv line is gathered, text and numbers, in a buffer that is written when
- * full: a million-job run writes 15 million numbers, and fprintf's parsing and exact
- * conversion were a fifth of such a run, then the calls to fputs for its 4 million
- * texts a tenth of writing the file. The text is fprintf's ("%.3f", "%u") to the byte
- * (cpn_fmt_fixed). */
-enum { CELLS_BUF = 64 * 1024 };
+/* jobs.csv's rows are formatted, text and numbers, into a buffer that is written a block
+ * of rows at a time: a million-job run writes 15 million numbers, and fprintf's parsing
+ * and exact conversion were a fifth of such a run, then the calls to fputs for its 4
+ * million texts a tenth of writing the file. The text is fprintf's ("%.3f", "%u") to the
+ * byte (cpn_fmt_fixed). */
 struct cells {
-    FILE *f;
-    size_t n;
-    char b[CELLS_BUF];
+    char *b;
+    size_t n, cap;
 };
 
-static void cells_flush(struct cells *c)
+/* Makes room for n more bytes (the call only when the buffer must grow: a row makes
+ * thirty of these). */
+static char *cells_reserve(struct cells *c, size_t n)
 {
-    fwrite(c->b, 1, c->n, c->f);
-    c->n = 0;
+    if (c->n + n > c->cap)
+        cpn_grow((void **)&c->b, &c->cap, c->n + n, 1);
+    return c->b + c->n;
 }
 
 /* Makes room for one more number and the punctuation around it. */
-static char *cells_room(struct cells *c)
-{
-    if (c->n + CPN_FIXED_BUF + 8 > sizeof c->b)
-        cells_flush(c);
-    return c->b + c->n;
-}
+static char *cells_room(struct cells *c) { return cells_reserve(c, CPN_FIXED_BUF + 8); }
 
 static void cells_ch(struct cells *c, char ch) { *cells_room(c) = ch, c->n++; }
 
@@ -210,29 +208,28 @@ static void cells_time(struct cells *c, double t)
 /* n bytes as they are. */
 static void cells_put(struct cells *c, const char *s, size_t n)
 {
-    if (c->n + n > sizeof c->b) {
-        cells_flush(c);
-        if (n > sizeof c->b) {
-            fwrite(s, 1, n, c->f);
-            return;
-        }
-    }
-    memcpy(c->b + c->n, s, n);
+    memcpy(cells_reserve(c, n), s, n);
     c->n += n;
 }
 
 /* Whether a text cell must be quoted: it holds a comma, a quote or a line end. */
 static bool needs_quotes(const char *s) { return strpbrk(s, ",\"\r\n") != NULL; }
 
+/* A text cell of n bytes, quoted (by libcsv, as put_text) only when it must be. */
+static void cells_text_n(struct cells *c, const char *s, size_t n, bool quote)
+{
+    if (!quote) {
+        cells_put(c, s, n);
+        return;
+    }
+    size_t need = csv_write(NULL, 0, s, n);
+    c->n += csv_write(cells_reserve(c, need), need, s, n);
+}
+
 /* A text cell (put_text). */
 static void cells_text(struct cells *c, const char *s)
 {
-    if (needs_quotes(s)) {
-        cells_flush(c);
-        put_text(c->f, s);
-        return;
-    }
-    cells_put(c, s, strlen(s));
+    cells_text_n(c, s, strlen(s), needs_quotes(s));
 }
 
 /* A distributed job's columns of jobs.csv: its pods; the nodes of the pods its last
@@ -274,96 +271,214 @@ static void pod_cells(struct cells *c, const struct sim *s, uint32_t j)
     cells_u(c, s->gang ? s->gang->timeouts[j] : 0);
 }
 
-int report_jobs_csv(FILE *f, const struct sim *s)
+/* What every row of jobs.csv needs. */
+struct jobs_csv {
+    const struct sim *s;
+    bool pods;
+    bool *plain_site; /* which sites' names are written as they are (most) */
+};
+
+/* Job j's row. */
+static void job_row(struct cells *c, const struct jobs_csv *jc, size_t j)
 {
+    const struct sim *s = jc->s;
     const struct jobset *js = s->jobs;
     const struct cluster *cl = s->cl;
-    bool pods = jobset_has_pods(js);
+    const struct job *jb = &js->v[j];
+    const struct jobrt *r = &s->rt[j];
+    cells_text(c, jobset_str(js, jb->id));
+    cells_ch(c, ',');
+    if (jb->model >= 0) {
+        const char *model = catalog_model_name(s->cat, jb->model);
+        cells_put(c, model, strlen(model));
+        cells_ch(c, ',');
+        cells_u(c, jb->batch);
+    } else {
+        cells_ch(c, '-');
+        cells_ch(c, ',');
+    }
+    cells_ch(c, ',');
+    cells_ms(c, jb->submit_s);
+    cells_ch(c, ',');
+    if (s->job_node[j] != VIEW_NONE) {
+        const struct node *nd = &cl->nodes[s->job_node[j]];
+        const struct site *st = &cl->sites[nd->site];
+        uint32_t nodeno = s->job_node[j] - st->node_first;
+        size_t len = strlen(st->name);
+        if (jc->plain_site[nd->site]) {
+            cells_put(c, st->name, len);
+            cells_ch(c, ',');
+            cells_put(c, st->name, len);
+            cells_put(c, "-n", 2);
+            cells_u(c, nodeno);
+        } else { /* the node's cell quoted whole, as put_text2 quotes it */
+            cells_text_n(c, st->name, len, true);
+            cells_ch(c, ',');
+            char suffix[24];
+            int ns = snprintf(suffix, sizeof suffix, "-n%u", nodeno);
+            char *cell = cpn_malloc(len + (size_t)ns + 1);
+            memcpy(cell, st->name, len);
+            memcpy(cell + len, suffix, (size_t)ns + 1);
+            cells_text_n(c, cell, len + (size_t)ns, true);
+            free(cell);
+        }
+        cells_ch(c, ',');
+        cells_u(c, jb->gpus);
+        cells_ch(c, ',');
+        for (uint32_t k = 0; k < jb->gpus && k < CLUSTER_MAX_NODE_GPUS; k++) {
+            if (k)
+                cells_ch(c, ';');
+            cells_u(c, s->job_gpus[s->slot_first[j] + k] - nd->gpu_first);
+        }
+    } else { /* no site, no node */
+        cells_ch(c, ',');
+        cells_ch(c, ',');
+        cells_u(c, jb->gpus);
+        cells_ch(c, ',');
+    }
+    cells_time(c, s->job_placed_s[j]);
+    cells_time(c, r->start_s);
+    cells_time(c, r->end_s);
+    bool ended = r->state == JS_DONE || r->state == JS_FAILED;
+    cells_time(c, r->start_s >= 0 ? r->start_s - jb->submit_s : -1);
+    cells_time(c, ended ? r->end_s - jb->submit_s : -1);
+    cells_ch(c, ',');
+    cells_ms(c, r->cpu_lost_s);
+    cells_time(c, isnan(s->pred_run_s[j]) ? -1 : s->pred_run_s[j]);
+    cells_ch(c, ',');
+    cells_u(c, r->kills);
+    cells_ch(c, ',');
+    cells_u(c, s->attempts[j]);
+    cells_ch(c, ',');
+    const char *state = job_state_name[r->state];
+    cells_put(c, state, strlen(state));
+    if (jc->pods)
+        pod_cells(c, s, (uint32_t)j);
+    cells_ch(c, '\n');
+}
+
+/* Two threads write jobs.csv: block k of the rows is formatted by thread k % 2 into its
+ * own buffer, and written when block k - 1 has been (the threads take turns at the
+ * file), so that each formats and writes half the blocks while the other formats. A
+ * block goes to the file's descriptor in one write call (a block is larger than the
+ * FILE's buffer would make a call), and the disk is asked to start writing every few
+ * blocks, so that the fsync of the commit finds most of the file written. */
+struct jobs_turns {
+    const struct jobs_csv *jc;
+    FILE *f;
+    int fd;           /* f's descriptor, written directly; -1: fwrite to f (no descriptor) */
+    int werr;         /* the errno of the first write that failed, else 0 */
+    size_t block_rows, blocks;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t next;      /* the block to be written next */
+};
+
+/* Blocks between two starts of the disk's writing: 1 to 2 MiB of a large run's
+ * jobs.csv (docs/performance.md, "Fifth pass"). */
+enum { REPORT_WRITEBACK_BLOCKS = 8 };
+
+/* Writes n bytes of block k (the caller's turn). */
+static void jobs_put(struct jobs_turns *t, size_t k, const char *b, size_t n)
+{
+    if (t->fd < 0) {
+        fwrite(b, 1, n, t->f);
+        return;
+    }
+    while (n && !t->werr) {
+        ssize_t w = write(t->fd, b, n);
+        if (w < 0 && errno != EINTR)
+            t->werr = errno ? errno : EIO;
+        if (w > 0) {
+            b += w;
+            n -= (size_t)w;
+        }
+    }
+    if (!t->werr && k % REPORT_WRITEBACK_BLOCKS == REPORT_WRITEBACK_BLOCKS - 1)
+        cpn_start_writeback(t->fd);
+}
+
+/* Formats and writes the blocks first, first + 2, ... */
+static void jobs_blocks(struct jobs_turns *t, size_t first, size_t step)
+{
+    struct cells c = {0};
+    size_t n = t->jc->s->jobs->n;
+    for (size_t k = first; k < t->blocks; k += step) {
+        c.n = 0;
+        size_t end = (k + 1) * t->block_rows < n ? (k + 1) * t->block_rows : n;
+        for (size_t j = k * t->block_rows; j < end; j++)
+            job_row(&c, t->jc, j);
+        if (step > 1) {
+            pthread_mutex_lock(&t->mu);
+            while (t->next != k)
+                pthread_cond_wait(&t->cv, &t->mu);
+            pthread_mutex_unlock(&t->mu);
+        }
+        jobs_put(t, k, c.b, c.n);
+        if (step > 1) {
+            pthread_mutex_lock(&t->mu);
+            t->next = k + 1;
+            pthread_cond_broadcast(&t->cv);
+            pthread_mutex_unlock(&t->mu);
+        }
+    }
+    free(c.b);
+}
+
+static int jobs_odd_blocks(void *arg)
+{
+    jobs_blocks(arg, 1, 2);
+    return 0;
+}
+
+int report_jobs_csv_blocks(FILE *f, const struct sim *s, size_t block_rows, bool threads)
+{
+    const struct cluster *cl = s->cl;
+    struct jobs_csv jc = {.s = s, .pods = jobset_has_pods(s->jobs)};
     fputs("id,model,batch,submit_s,site,node,gpus,gpu_ids,transfer_start_s,start_s,end_s,wait_s,jct_s,"
           "cpu_lost_s,pred_run_s,oom_kills,attempts,status",
           f);
-    fputs(pods ? ",pods,pod_nodes,pod_gpu_ids,gang_timeouts\n" : "\n", f);
-    struct cells *c = cpn_malloc(sizeof *c);
-    c->f = f;
-    c->n = 0;
-    /* Which sites' names are written as they are (most), looked up once. */
-    bool *plain_site = cpn_malloc((cl->n_sites ? cl->n_sites : 1) * sizeof *plain_site);
+    fputs(jc.pods ? ",pods,pod_nodes,pod_gpu_ids,gang_timeouts\n" : "\n", f);
+    jc.plain_site = cpn_malloc((cl->n_sites ? cl->n_sites : 1) * sizeof *jc.plain_site);
     for (size_t i = 0; i < cl->n_sites; i++)
-        plain_site[i] = !needs_quotes(cl->sites[i].name);
-    for (size_t j = 0; j < js->n; j++) {
-        const struct job *jb = &js->v[j];
-        const struct jobrt *r = &s->rt[j];
-        cells_text(c, jobset_str(js, jb->id));
-        cells_ch(c, ',');
-        if (jb->model >= 0) {
-            const char *model = catalog_model_name(s->cat, jb->model);
-            cells_put(c, model, strlen(model));
-            cells_ch(c, ',');
-            cells_u(c, jb->batch);
-        } else {
-            cells_ch(c, '-');
-            cells_ch(c, ',');
+        jc.plain_site[i] = !needs_quotes(cl->sites[i].name);
+    /* The header through f, then the rows to its descriptor. */
+    int fd = fflush(f) == 0 ? fileno(f) : -1;
+    struct jobs_turns t = {.jc = &jc, .f = f, .fd = fd, .block_rows = block_rows ? block_rows : 1};
+    t.blocks = (s->jobs->n + t.block_rows - 1) / t.block_rows;
+    struct cpn_thread *other = NULL;
+    if (threads && t.blocks >= 2) {
+        pthread_mutex_init(&t.mu, NULL);
+        pthread_cond_init(&t.cv, NULL);
+        other = cpn_thread_start(jobs_odd_blocks, &t);
+        if (!other) {
+            pthread_cond_destroy(&t.cv);
+            pthread_mutex_destroy(&t.mu);
         }
-        cells_ch(c, ',');
-        cells_ms(c, jb->submit_s);
-        cells_ch(c, ',');
-        if (s->job_node[j] != VIEW_NONE) {
-            const struct node *nd = &cl->nodes[s->job_node[j]];
-            const struct site *st = &cl->sites[nd->site];
-            uint32_t nodeno = s->job_node[j] - st->node_first;
-            if (plain_site[nd->site]) {
-                size_t len = strlen(st->name);
-                cells_put(c, st->name, len);
-                cells_ch(c, ',');
-                cells_put(c, st->name, len);
-                cells_put(c, "-n", 2);
-                cells_u(c, nodeno);
-            } else {
-                char suffix[24];
-                snprintf(suffix, sizeof suffix, "-n%u", nodeno);
-                cells_flush(c);
-                put_text(f, st->name);
-                fputc(',', f);
-                put_text2(f, st->name, suffix);
-            }
-            cells_ch(c, ',');
-            cells_u(c, jb->gpus);
-            cells_ch(c, ',');
-            for (uint32_t k = 0; k < jb->gpus && k < CLUSTER_MAX_NODE_GPUS; k++) {
-                if (k)
-                    cells_ch(c, ';');
-                cells_u(c, s->job_gpus[s->slot_first[j] + k] - nd->gpu_first);
-            }
-        } else { /* no site, no node */
-            cells_ch(c, ',');
-            cells_ch(c, ',');
-            cells_u(c, jb->gpus);
-            cells_ch(c, ',');
-        }
-        cells_time(c, s->job_placed_s[j]);
-        cells_time(c, r->start_s);
-        cells_time(c, r->end_s);
-        bool ended = r->state == JS_DONE || r->state == JS_FAILED;
-        cells_time(c, r->start_s >= 0 ? r->start_s - jb->submit_s : -1);
-        cells_time(c, ended ? r->end_s - jb->submit_s : -1);
-        cells_ch(c, ',');
-        cells_ms(c, r->cpu_lost_s);
-        cells_time(c, isnan(s->pred_run_s[j]) ? -1 : s->pred_run_s[j]);
-        cells_ch(c, ',');
-        cells_u(c, r->kills);
-        cells_ch(c, ',');
-        cells_u(c, s->attempts[j]);
-        cells_ch(c, ',');
-        const char *state = job_state_name[r->state];
-        cells_put(c, state, strlen(state));
-        if (pods)
-            pod_cells(c, s, (uint32_t)j);
-        cells_ch(c, '\n');
     }
-    cells_flush(c);
-    free(plain_site);
-    free(c);
+    if (other) {
+        jobs_blocks(&t, 0, 2);
+        cpn_thread_join(other);
+        pthread_cond_destroy(&t.cv);
+        pthread_mutex_destroy(&t.mu);
+    } else {
+        jobs_blocks(&t, 0, 1);
+    }
+    free(jc.plain_site);
+    if (t.werr) {
+        errno = t.werr;
+        return -1;
+    }
     return ferror(f) ? -1 : 0;
+}
+
+/* Rows per block of jobs.csv: about 128 KiB of a million-job run's. A run of fewer
+ * than two blocks' jobs writes with one thread. */
+enum { REPORT_JOBS_BLOCK = 2048 };
+
+int report_jobs_csv(FILE *f, const struct sim *s)
+{
+    return report_jobs_csv_blocks(f, s, REPORT_JOBS_BLOCK, true);
 }
 
 static void add_num_or_null(cJSON *o, const char *k, bool ok, double v)

@@ -51,6 +51,9 @@ int report_timeline_end(void *ctx, const struct sim *s);
 
 /* jobs.csv of a finished run. Returns 0 or -1 on a write error. */
 int report_jobs_csv(FILE *f, const struct sim *s);
+/* The same, formatted block_rows rows at a time, by two threads (threads) or one: the
+ * bytes are the same (report_jobs_csv: blocks of 2,048 rows, two threads). */
+int report_jobs_csv_blocks(FILE *f, const struct sim *s, size_t block_rows, bool threads);
 /* summary.json of a finished run, as a NUL-terminated string the caller frees. */
 char *report_summary_json(const struct sim *s, const struct report_meta *m);
 

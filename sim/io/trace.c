@@ -3,7 +3,8 @@
  * The reader streams. The input is read in fixed-size chunks and fed to the CSV row
  * reader (sim/base/csvrow.c), which keeps only the record being read, so memory
  * grows with the jobs kept, not with the file. A message names the line on which the
- * offending field begins.
+ * offending field begins. A large regular file is read by two threads, each parsing
+ * one part of it ("Two threads" below), with the result and messages of one.
  *
  * Each record's cells go as text to the job schema (sim/io/jobin.c), which checks
  * them in the header's column order, so the CSV, JSON and YAML readers and the
@@ -24,6 +25,8 @@
 
 #include <csv.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <math.h>
 #include <nettle/sha2.h>
@@ -35,6 +38,8 @@
 /* Reader and writer tunables. */
 enum {
     TRACE_CHUNK_BYTES = 64 * 1024, /* bytes read and parsed at a time */
+    TRACE_SPLIT_MIN = 4 << 20,     /* a file from this size on is read by two threads */
+    TRACE_SPLIT_MAX = 1 << 30,     /* and below this one (no part nears a 32-bit limit) */
     TRACE_RESERVE_MAX = 1 << 28,   /* no reservation above this many jobs: let it grow */
     TRACE_WHOLE_BUF = 24,          /* room for any uint64_t in decimal */
     TRACE_LABEL_BUF = 32,          /* room for "field N" and "column N" */
@@ -42,6 +47,12 @@ enum {
 
 /* The header's marker for an x_* column, which is skipped. */
 enum { TRACE_COL_IGNORED = -1 };
+
+/* The part of the file the first thread reads: the file's bytes before the second
+ * part, which is split at the first line end from this fraction of its size on. The
+ * first thread also takes the digest of the whole file (about a tenth of the time a
+ * byte takes to be parsed), so it takes less than half of the rows. */
+#define TRACE_SPLIT_FRACTION 0.46
 
 /* ------------------------------------------------------------------------- */
 /* The reader. */
@@ -65,6 +76,7 @@ struct rd {
     struct jobin_row row;
 
     struct jobin *b; /* the jobs read so far */
+    size_t est_jobs; /* reserve_for's estimate of the file's jobs, 0 when it made none */
 };
 
 /* Writes "name:line: column: message" as the error. Returns CPN_EINPUT. */
@@ -244,12 +256,206 @@ static void reserve_for(struct rd *r, FILE *f, const char *chunk, size_t got)
     double scale = (double)st.st_size / (double)got * 1.05;
     if (scale * (double)lines > (double)TRACE_RESERVE_MAX)
         return;
-    jobin_reserve(r->b, (size_t)(scale * (double)lines) + 16, (size_t)(scale * (double)id_bytes) + 64);
+    r->est_jobs = (size_t)(scale * (double)lines) + 16;
+    jobin_reserve(r->b, r->est_jobs, (size_t)(scale * (double)id_bytes) + 64);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Two threads. A large regular file is split at a line end: the caller's thread parses
+ * the first part and takes the digest of all the bytes, while a second thread counts the
+ * line ends before the split (the lines its messages name) and parses the rest with a
+ * part of the job builder (jobin_part_create), whose jobs go straight into the job array
+ * after the first part's. When the first part ends between records and the two parts'
+ * ids are in order (jobin_part_fits), the parts join, or the second part's error is the
+ * file's first; else (a quoted field across the split, ids out of order: no row of the
+ * second part can be known to be no duplicate) the first thread reads the second part
+ * again itself, so that every message and every job is the one a single reader gives. */
+
+/* The second part and its thread's result. */
+struct part {
+    int fd;
+    uint64_t split;       /* where it begins, just after a line end */
+    size_t chunk;
+    struct rd r;          /* its reader; the header's tables are the first part's */
+    atomic_bool *abandon; /* set by the first thread: stop, the result is not wanted */
+    int rc;               /* r.rc, or TRACE_PART_REDO */
+    char err[CPN_ERR_LEN];
+    struct cpn_thread *thread;
+};
+
+/* The second thread could not read its part (a read error, no room in the array): the
+ * first thread reads it again, and meets the same error if there is one. */
+enum { TRACE_PART_REDO = 2 };
+
+/* Line ends as the CSV row reader counts them (CR LF, CR and LF once each) in n bytes,
+ * *cr saying whether the byte before them was a CR. */
+static uint64_t count_line_ends(const char *p, size_t n, bool *cr)
+{
+    uint64_t c = 0;
+    if (!*cr && !memchr(p, '\r', n)) { /* memchr from line to line: a few ns a line */
+        for (const char *e = p + n; (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++)
+            c++;
+        return c;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '\r')
+            c++;
+        else if (p[i] == '\n' && !*cr)
+            c++;
+        *cr = p[i] == '\r';
+    }
+    return c;
+}
+
+static int part_run(void *arg)
+{
+    struct part *pt = arg;
+    struct rd *r = &pt->r;
+    char *buf = cpn_malloc(pt->chunk);
+    uint64_t lines = 0;
+    bool cr = false;
+    pt->rc = TRACE_PART_REDO;
+    for (uint64_t off = 0; off < pt->split;) {
+        size_t want = (size_t)(pt->split - off < pt->chunk ? pt->split - off : pt->chunk);
+        ssize_t got = pread(pt->fd, buf, want, (off_t)off);
+        if (got <= 0 || atomic_load(pt->abandon))
+            goto out;
+        lines += count_line_ends(buf, (size_t)got, &cr);
+        off += (uint64_t)got;
+    }
+    /* Each record before the split ends on a line end of its own, the header's too: its
+     * jobs are fewer than the line ends. */
+    if (lines == 0 || !jobin_part_place(r->b, lines - 1))
+        goto out;
+    csvrow_start_at(&r->csv, lines + 1);
+    for (uint64_t off = pt->split; !r->rc;) {
+        if (atomic_load(pt->abandon))
+            goto out;
+        ssize_t got = pread(pt->fd, buf, pt->chunk, (off_t)off);
+        if (got < 0)
+            goto out;
+        if (got == 0)
+            break;
+        rd_feed(r, buf, (size_t)got);
+        off += (uint64_t)got;
+    }
+    if (!r->rc && csvrow_finish(&r->csv) && !r->rc)
+        rd_syntax(r);
+    pt->rc = r->rc;
+out:
+    free(buf);
+    return 0;
+}
+
+/* Starts the second part at the first line end from `at` on (at least where the first
+ * thread is, `pos`), when the file is one to split: returns NULL when it is not, or when
+ * no thread could start. */
+static struct part *part_start(struct rd *r, FILE *f, const struct trace_read_opts *o,
+                               uint64_t pos, atomic_bool *abandon)
+{
+    struct stat st;
+    int fd = fileno(f);
+    if (o->split == TRACE_SPLIT_NEVER || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (uint64_t)st.st_size >= TRACE_SPLIT_MAX ||
+        (o->split == TRACE_SPLIT_AUTO && st.st_size < TRACE_SPLIT_MIN))
+        return NULL;
+    uint64_t size = (uint64_t)st.st_size;
+    uint64_t at = o->split_at ? o->split_at : (uint64_t)((double)size * TRACE_SPLIT_FRACTION);
+    if (at < pos)
+        at = pos;
+    char probe[4096];
+    ssize_t got = at < size ? pread(fd, probe, sizeof probe, (off_t)at) : 0;
+    const char *nl = got > 0 ? memchr(probe, '\n', (size_t)got) : NULL;
+    if (!nl || at + (uint64_t)(nl - probe) + 1 >= size)
+        return NULL;
+    /* Room for every job, reserved now (a quarter more than the estimate; pages never
+     * touched cost nothing): the second part writes into the array. */
+    size_t jobs = r->est_jobs ? r->est_jobs + r->est_jobs / 4 : (size_t)(size / 8) + 16;
+    jobin_reserve(r->b, jobs, 0);
+    struct part *pt = cpn_calloc(1, sizeof *pt);
+    pt->fd = fd;
+    pt->split = at + (uint64_t)(nl - probe) + 1;
+    pt->chunk = o->chunk_bytes ? o->chunk_bytes : TRACE_CHUNK_BYTES;
+    pt->abandon = abandon;
+    /* The second part's reader: no byte-order mark, the first part's header. */
+    struct rd *q = &pt->r;
+    q->name = r->name;
+    q->err = pt->err;
+    q->errlen = sizeof pt->err;
+    q->b = jobin_part_create(r->b);
+    csvrow_init(&q->csv, CSVROW_NUL, rd_on_row, q);
+    q->have_header = true;
+    q->ncols = r->ncols;
+    q->col_of = r->col_of;
+    q->order = r->order;
+    q->norder = r->norder;
+    q->hdr = r->hdr;
+    q->row = r->row;
+    pt->thread = cpn_thread_start(part_run, pt);
+    if (!pt->thread) {
+        jobin_destroy(q->b);
+        csvrow_free(&q->csv);
+        free(pt);
+        return NULL;
+    }
+    return pt;
+}
+
+/* Waits for the second part and frees it, its jobs joined to r's or not. */
+static void part_end(struct part *pt)
+{
+    if (pt->thread)
+        cpn_thread_join(pt->thread);
+    jobin_destroy(pt->r.b);
+    csvrow_free(&pt->r.csv);
+    free(pt);
 }
 
 int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *out,
                    const volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
+    return trace_read_csv_opts(path, cat, out, stop, NULL, err, errlen);
+}
+
+/* Reads f into the reader from where it is to `end` (or its end), in chunks, feeding the
+ * parse (when parse) and the digest (when sha). Returns false on a read error (errno in
+ * *read_errno), or with r->rc set (a parse error, or a signal: CPN_ESTOP). */
+static bool read_span(struct rd *r, FILE *f, char *chunk, size_t chunk_bytes, uint64_t *pos,
+                      uint64_t end, bool parse, struct sha256_ctx *sha,
+                      const volatile sig_atomic_t *stop, int *read_errno)
+{
+    while (!r->rc && *pos < end) {
+        if (stop && *stop) { /* a chunk is a millisecond: 2 GiB of CSV is half a minute */
+            r->rc = cpn_fail(r->err, r->errlen, CPN_ESTOP,
+                             "%s: stopped by signal %d while reading it", r->name, (int)*stop);
+            break;
+        }
+        size_t want = end - *pos < chunk_bytes ? (size_t)(end - *pos) : chunk_bytes;
+        errno = 0;
+        size_t got = fread(chunk, 1, want, f);
+        if (got == 0) {
+            *read_errno = errno;
+            return !ferror(f);
+        }
+        if (sha)
+            sha256_update(sha, got, (const uint8_t *)chunk);
+        if (*pos == 0 && parse)
+            reserve_for(r, f, chunk, got);
+        if (parse)
+            rd_feed(r, chunk, got);
+        *pos += got;
+    }
+    return true;
+}
+
+int trace_read_csv_opts(const char *path, const struct catalog *cat, struct jobset *out,
+                        const volatile sig_atomic_t *stop, struct trace_read_opts *o,
+                        char *err, size_t errlen)
+{
+    struct trace_read_opts dflt = {0};
+    if (!o)
+        o = &dflt;
+    o->how = TRACE_READ_ONE;
     FILE *f = fopen(path, "rb");
     if (!f)
         return cpn_fail(err, errlen, CPN_EINPUT, "%s: cannot open: %s", path, strerror(errno));
@@ -257,29 +463,67 @@ int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *o
     rd_begin(&r, path, cat, err, errlen);
     struct sha256_ctx sha;
     sha256_init(&sha);
-    char *chunk = cpn_malloc(TRACE_CHUNK_BYTES);
+    size_t chunk_bytes = o->chunk_bytes ? o->chunk_bytes : TRACE_CHUNK_BYTES;
+    char *chunk = cpn_malloc(chunk_bytes);
     int read_errno = 0;
-    bool first = true;
-    while (!r.rc) {
-        if (stop && *stop) { /* a chunk is a millisecond: 2 GiB of CSV is half a minute */
-            r.rc = cpn_fail(err, errlen, CPN_ESTOP, "%s: stopped by signal %d while reading it",
-                            path, (int)*stop);
+    bool read_ok = true;
+    uint64_t pos = 0;
+    struct part *pt = NULL;
+    atomic_bool abandon;
+    atomic_init(&abandon, false);
+    /* The header, chunk by chunk, then the second part's thread if the file is one to
+     * split, then the first part. */
+    while (read_ok && !r.rc && !r.have_header) {
+        uint64_t was = pos;
+        read_ok = read_span(&r, f, chunk, chunk_bytes, &pos, pos + chunk_bytes, true, &sha, stop,
+                            &read_errno);
+        if (pos == was)
             break;
-        }
-        errno = 0;
-        size_t got = fread(chunk, 1, TRACE_CHUNK_BYTES, f);
-        if (got == 0) {
-            read_errno = errno;
-            break;
-        }
-        sha256_update(&sha, got, (const uint8_t *)chunk);
-        if (first) {
-            reserve_for(&r, f, chunk, got);
-            first = false;
-        }
-        rd_feed(&r, chunk, got);
     }
-    if (!r.rc && ferror(f))
+    if (read_ok && !r.rc && r.have_header)
+        pt = part_start(&r, f, o, pos, &abandon);
+    uint64_t split = pt ? pt->split : UINT64_MAX;
+    if (read_ok && !r.rc)
+        read_ok = read_span(&r, f, chunk, chunk_bytes, &pos, split, true, &sha, stop, &read_errno);
+    if (pt) {
+        /* The digest of the second part's bytes while its thread parses them. */
+        bool first_ok = read_ok && !r.rc && pos == split;
+        if (first_ok)
+            read_ok = read_span(&r, f, chunk, chunk_bytes, &pos, UINT64_MAX, false, &sha, stop,
+                                &read_errno);
+        if (!first_ok || r.rc)
+            atomic_store(&abandon, true);
+        cpn_thread_join(pt->thread);
+        pt->thread = NULL;
+        if (!first_ok || r.rc) {
+            o->how = TRACE_READ_SPLIT_ABANDONED;
+        } else if ((pt->rc == CPN_OK || pt->rc == CPN_EINPUT) &&
+                   csvrow_between_records(&r.csv) && jobin_part_fits(r.b, pt->r.b)) {
+            o->how = TRACE_READ_SPLIT;
+            if (pt->rc == CPN_OK) {
+                jobin_part_append(r.b, pt->r.b);
+                pt->r.b = NULL;
+            } else {
+                r.rc = cpn_fail(err, errlen, CPN_EINPUT, "%s", pt->err);
+            }
+            /* A read error while taking the digest is the file's first error only when
+             * the second part has none. */
+            if (!read_ok && r.rc)
+                read_ok = true;
+        } else if (read_ok) {
+            /* The first thread reads the second part itself, as if there had been no
+             * split; the digest is already taken. */
+            o->how = TRACE_READ_SPLIT_REDONE;
+            read_ok = fseeko(f, (off_t)split, SEEK_SET) == 0;
+            read_errno = read_ok ? 0 : errno;
+            pos = split;
+            if (read_ok)
+                read_ok = read_span(&r, f, chunk, chunk_bytes, &pos, UINT64_MAX, true, NULL,
+                                    stop, &read_errno);
+        } /* else the digest's read error, which the second part's bytes also hold */
+        part_end(pt);
+    }
+    if (!r.rc && !read_ok)
         r.rc = cpn_fail(err, errlen, CPN_EINPUT, "%s: read error: %s", path,
                         read_errno ? strerror(read_errno) : "unknown");
     fclose(f);

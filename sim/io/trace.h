@@ -28,6 +28,33 @@ struct catalog;
  * with CPN_ESTOP. */
 int trace_read_csv(const char *path, const struct catalog *cat, struct jobset *out,
                    const volatile sig_atomic_t *stop, char *err, size_t errlen);
+/* How trace_read_csv_opts reads (tests compare the ways). */
+enum trace_split {
+    TRACE_SPLIT_AUTO,  /* two threads for a regular file of 4 MiB to 1 GiB */
+    TRACE_SPLIT_NEVER, /* one */
+    TRACE_SPLIT_ALWAYS, /* two for any regular file with a line end after split_at */
+};
+/* What it did. */
+enum trace_read_how {
+    TRACE_READ_ONE,             /* one thread */
+    TRACE_READ_SPLIT,           /* two, each reading its part */
+    TRACE_READ_SPLIT_REDONE,    /* two, then the first read the second's part again (a
+                                 * quoted field across the split, ids out of order) */
+    TRACE_READ_SPLIT_ABANDONED, /* two, and the first part ended the read (an error) */
+};
+struct trace_read_opts {
+    int split;          /* enum trace_split */
+    uint64_t split_at;  /* the second part begins after the first line end from here on;
+                         * 0: at 46% of the file */
+    size_t chunk_bytes; /* read at a time; 0: 64 KiB */
+    int how;            /* out: enum trace_read_how */
+};
+/* trace_read_csv, read as o says (NULL: as trace_read_csv reads, which is with two
+ * threads for a regular file of 4 MiB to 1 GiB: sim/io/trace.c, "Two threads"). The
+ * result, message and digest are the same whichever way it reads. */
+int trace_read_csv_opts(const char *path, const struct catalog *cat, struct jobset *out,
+                        const volatile sig_atomic_t *stop, struct trace_read_opts *o,
+                        char *err, size_t errlen);
 /* Same from a buffer; name is used in messages. */
 int trace_read_csv_buf(const char *name, const char *buf, size_t len, const struct catalog *cat,
                        struct jobset *out, char *err, size_t errlen);
