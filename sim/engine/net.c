@@ -10,7 +10,10 @@
  * changed one through shared links (transitively) are recomputed. When every route
  * in use is a single link (a full mesh), max-min sharing is processor sharing per
  * link, and each link keeps one event (its next flow end) on a virtual clock instead
- * of one rescheduled event per flow.
+ * of one rescheduled event per flow; not in a queue with distributed jobs, whose
+ * all-reduce between sites is a flow that never ends, capped at the job's pace
+ * (net_allreduce_begin; progressive filling freezes a capped flow at its cap when
+ * that is below every share left).
  *
  * Units: sizes in GiB, bandwidth in GiB/s (links are given in Gbit/s = 1e9 bit/s),
  * times in seconds.

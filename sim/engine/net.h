@@ -5,8 +5,9 @@
  * max-min fairly (progressive filling); rates are recomputed, for the flows connected
  * through shared links to the one that started or ended, whenever a flow starts or
  * ends, and each affected flow's completion event is pushed again. Each site keeps an
- * LRU cache of images and datasets. It owns flows, routes and caches; it borrows the
- * cluster, the jobs and the event queue. */
+ * LRU cache of images and datasets. A running distributed job whose ring crosses sites
+ * adds flows of its all-reduce, capped at its pace (net_allreduce_begin below). It owns
+ * flows, routes and caches; it borrows the cluster, the jobs and the event queue. */
 #ifndef CPN_NET_H
 #define CPN_NET_H
 
