@@ -86,7 +86,9 @@ struct flow {
     bool frozen;
     bool persist;         /* a distributed job's all-reduce: never ends, capped at pace */
     double pace;          /* GiB/s an all-reduce flow's job sends over it (its cap) */
+    double step_gib;      /* an all-reduce flow: the GiB a hop of its ring sends a step */
     uint32_t next_free;   /* the free list; an all-reduce flow: its job's next one */
+    uint32_t from;        /* an all-reduce flow: its route's first site (site: its last) */
 };
 
 /* The links of fl's route, origin first, and its index in each one's list of flows. */
@@ -271,6 +273,14 @@ static uint32_t ring_nodes(const uint32_t *pod_nodes, uint32_t pods, uint32_t *n
     return nn;
 }
 
+/* Bytes each hop of a ring of nn nodes sends a step: 2 (nn - 1) / nn of the gradients
+ * of catalogue model `model` (fp32). */
+static double ring_hop_bytes(const struct net *n, int32_t model, uint32_t nn)
+{
+    double grad = catalog_model_params_m(n->cat, model) * 1e6 * NET_BYTES_PER_PARAM;
+    return 2.0 * (nn - 1) / nn * grad;
+}
+
 /* net_allreduce_s, with the hops between sites read as `mode` says (route_share). */
 static double ring_allreduce_s(const struct net *n, int32_t model, const uint32_t *pod_nodes,
                                uint32_t pods, enum share_mode mode)
@@ -299,8 +309,7 @@ static double ring_allreduce_s(const struct net *n, int32_t model, const uint32_
         free(nodes);
     if (nn < 2)
         return 0;
-    double grad = catalog_model_params_m(n->cat, model) * 1e6 * NET_BYTES_PER_PARAM;
-    return 2.0 * (nn - 1) / nn * grad / bytes_s + 2.0 * (nn - 1) * lat_s;
+    return ring_hop_bytes(n, model, nn) / bytes_s + 2.0 * (nn - 1) * lat_s;
 }
 
 double net_allreduce_s(const struct net *n, int32_t model, const uint32_t *pod_nodes,
@@ -855,13 +864,13 @@ void net_allreduce_begin(struct net *n, uint32_t j, int32_t model, const uint32_
          * them go in opposite directions, and links carry both at once. */
         bool dup = false;
         for (uint32_t f = n->ar_head[j]; f != NET_NONE && !dup; f = n->flows[f].next_free)
-            dup = (n->flows[f].items[0] == a && n->flows[f].site == b) ||
-                  (n->flows[f].items[0] == b && n->flows[f].site == a);
+            dup = (n->flows[f].from == a && n->flows[f].site == b) ||
+                  (n->flows[f].from == b && n->flows[f].site == a);
         if (dup)
             continue;
-        /* items[0] holds the route's first site (an all-reduce flow caches nothing). */
-        struct flow tmp = {.items = {a, NET_NONE}, .site = b, .job = j, .active = true,
-                           .persist = true, .begin_s = now, .last_s = now,
+        struct flow tmp = {.items = {NET_NONE, NET_NONE}, .from = a, .site = b, .job = j,
+                           .active = true, .persist = true, .begin_s = now, .last_s = now,
+                           .step_gib = ring_hop_bytes(n, model, nn) / NET_BYTES_PER_GIB,
                            .next_free = n->ar_head[j]};
         uint32_t f = flow_new(n, &tmp, a, b);
         n->ar_head[j] = f;
@@ -898,33 +907,18 @@ bool net_allreduce_crosses(const struct net *n, uint32_t j)
     return n->ar_head && n->ar_head[j] != NET_NONE;
 }
 
-void net_allreduce_pace(struct net *n, uint32_t j, double gib_s, double now)
+void net_allreduce_pace(struct net *n, uint32_t j, double rate, double step_s, double now)
 {
     if (!n->ar_head)
         return;
     for (uint32_t f = n->ar_head[j]; f != NET_NONE; f = n->flows[f].next_free) {
         struct flow *fl = &n->flows[f];
-        if (fl->pace == gib_s)
+        double pace = fl->step_gib * rate / step_s;
+        if (fl->pace == pace)
             continue;
-        fl->pace = gib_s;
+        fl->pace = pace;
         recompute(n, flow_links(fl), fl->nlinks, now);
     }
-}
-
-double net_allreduce_gib(const struct net *n, int32_t model, const uint32_t *pod_nodes,
-                         uint32_t pods)
-{
-    if (model < 0)
-        return 0;
-    uint32_t stack[NET_RING_STACK];
-    uint32_t *nodes = pods <= NET_RING_STACK ? stack : cpn_malloc(pods * sizeof *nodes);
-    uint32_t nn = ring_nodes(pod_nodes, pods, nodes);
-    if (nodes != stack)
-        free(nodes);
-    if (nn < 2)
-        return 0;
-    double grad = catalog_model_params_m(n->cat, model) * 1e6 * NET_BYTES_PER_PARAM;
-    return 2.0 * (nn - 1) / nn * grad / NET_BYTES_PER_GIB;
 }
 
 uint32_t net_allreduce_next_dirty(struct net *n)

@@ -97,14 +97,12 @@ double net_allreduce_s(const struct net *n, int32_t model, const uint32_t *pod_n
  * crosses the links of the job's ring. */
 double net_allreduce_now_s(const struct net *n, int32_t model, const uint32_t *pod_nodes,
                            uint32_t pods);
-/* GiB each hop of that ring carries a step: 2 (N - 1) / N of the gradients. */
-double net_allreduce_gib(const struct net *n, int32_t model, const uint32_t *pod_nodes,
-                         uint32_t pods);
 
 /* A distributed job's all-reduce between sites, while it runs (docs/distributed.md).
  * net_allreduce_begin puts one flow on the route between each pair of sites its ring
- * joins; the flows never end, and each is capped at the job's pace (GiB/s, set by
- * net_allreduce_pace: a hop's bytes per step over its step time), so max-min sharing
+ * joins; the flows never end, and each is capped at the job's pace (GiB/s: a hop's
+ * bytes per step, 2 (N - 1) / N of the gradients, times rate / step_s, the steps a
+ * second of a job at `rate` of steps of step_s, net_allreduce_pace), so max-min sharing
  * gives transfers what the all-reduce leaves. net_allreduce_end takes them off. Only a
  * queue with distributed jobs has them (otherwise these are no-ops). A change in the
  * number of flows on a link marks the all-reduce jobs crossing it, whose step time
@@ -114,7 +112,7 @@ void net_allreduce_begin(struct net *n, uint32_t j, int32_t model, const uint32_
                          uint32_t pods, double now);
 void net_allreduce_end(struct net *n, uint32_t j, double now);
 bool net_allreduce_crosses(const struct net *n, uint32_t j); /* has such flows now */
-void net_allreduce_pace(struct net *n, uint32_t j, double gib_s, double now);
+void net_allreduce_pace(struct net *n, uint32_t j, double rate, double step_s, double now);
 uint32_t net_allreduce_next_dirty(struct net *n);
 
 const struct net_stats *net_stats(const struct net *n);

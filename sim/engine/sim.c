@@ -109,8 +109,10 @@ static void gang_wan_refresh(struct sim *s)
 {
     if (!s->gang)
         return;
+    /* A job has flows only while it runs (start_running to release): one marked, then
+     * released, has none. */
     for (uint32_t j; (j = net_allreduce_next_dirty(s->net)) != UINT32_MAX;)
-        if (s->rt[j].state == JS_RUNNING && net_allreduce_crosses(s->net, j))
+        if (net_allreduce_crosses(s->net, j))
             sim_gang_refresh(s, j);
 }
 
@@ -1014,7 +1016,8 @@ int sim_run(struct sim *s, char *err, size_t errlen)
 }
 
 /* Frees what of the distributed jobs' state only the loop needs (the running pods'
- * lists). NULL is a no-op. */
+ * lists, the steps an attempt began with, the scratch of pods' nodes). NULL is a
+ * no-op. */
 static void gang_free_loop(struct sim_gangs *G)
 {
     if (!G)
@@ -1024,7 +1027,8 @@ static void gang_free_loop(struct sim_gangs *G)
     free(G->pod_prev);
     free(G->step_c_s);
     free(G->ar_free_s);
-    G->node_head = G->pod_next = G->pod_prev = NULL;
+    free(G->nodes);
+    G->node_head = G->pod_next = G->pod_prev = G->nodes = NULL;
     G->step_c_s = G->ar_free_s = NULL;
 }
 
@@ -1098,7 +1102,6 @@ void sim_destroy(struct sim *s)
         free(s->gang->placed);
         free(s->gang->xfer_pod);
         free(s->gang->timeouts);
-        free(s->gang->nodes);
         free(s->gang);
     }
     free(s->node_demand);

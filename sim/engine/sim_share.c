@@ -269,13 +269,10 @@ static void gang_set_rate(struct sim *s, uint32_t j)
             rate = r;
     }
     if (net_allreduce_crosses(s->net, j)) {
-        int32_t model = s->jobs->v[j].model;
-        uint32_t pods = s->gang->placed[j];
-        const uint32_t *nodes = sim_gang_nodes(s, j);
         double c = s->gang->step_c_s[j], a0 = s->gang->ar_free_s[j];
-        double a = net_allreduce_now_s(s->net, model, nodes, pods);
-        net_allreduce_pace(s->net, j, net_allreduce_gib(s->net, model, nodes, pods) * rate / (c + a),
-                           s->now);
+        double a = net_allreduce_now_s(s->net, s->jobs->v[j].model, sim_gang_nodes(s, j),
+                                       s->gang->placed[j]);
+        net_allreduce_pace(s->net, j, rate, c + a, s->now);
         rate *= (c + a0) / (c + a);
     }
     group_set_rate(s, s->rt[j].group, rate);
