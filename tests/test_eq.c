@@ -1,6 +1,7 @@
 /* The event queue: (time, seq) order, ties in insertion order. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
+#include <math.h>
 
 #include "../sim/engine/eq.h"
 
@@ -256,6 +257,134 @@ Test(eq, keyed_events_across_pages)
             cr_assert_null(q.page[pg], "page %zu outlived its events", pg);
         cr_assert_leq(q.nspare, EQ_SPARE_PAGES);
     }
+    gsl_rng_free(rng);
+    eq_free(&q);
+}
+
+/* -0.0 equals +0.0, so it ties with it and falls to seq (the heap compares times by
+ * their bit patterns, which would put -0.0 after every other time); it pops as +0.0. */
+Test(eq, negative_zero_ties_with_zero)
+{
+    struct eq q;
+    eq_init(&q);
+    eq_push(&q, 0.0, EV_SAMPLE, 0, 0);
+    eq_push(&q, -0.0, EV_ARRIVAL, 1, 0);
+    eq_push(&q, 1.0, EV_END, 3, 0);
+    eq_push(&q, 0.0, EV_ARRIVAL, 2, 0);
+    struct event e;
+    for (uint32_t i = 0; i < 4; i++) {
+        cr_assert(eq_pop(&q, &e));
+        cr_assert_eq(e.job, i, "pop %u: job %u", i, e.job);
+        cr_assert_not(signbit(e.t));
+    }
+    eq_free(&q);
+}
+
+/* A heap thousands deep, through its growths, with keys over several pages: pushes,
+ * moves (earlier and later), cancels and pops against a brute-force list of the live
+ * events, each pop the least (t, seq), ties included. Now and then the heap's own
+ * invariants: heap order, each keyed event's recorded position, the sentinels past
+ * the last event, and the children of an event in one aligned 128-byte block. */
+Test(eq, deep_heap_exact_order_against_model)
+{
+    enum { K = 3 * EQ_PAGE_KEYS + 100, MAX = 6000 };
+    struct mev {
+        double t;
+        uint64_t seq;
+        uint32_t key, job;
+    };
+    static struct mev live[MAX];
+    static int32_t at_of[K]; /* the key's entry in live, or -1 */
+    size_t n = 0;
+    struct eq q;
+    eq_init(&q);
+    cr_assert_eq(eq_reserve_keys(&q, K), 0);
+    for (int k = 0; k < K; k++)
+        at_of[k] = -1;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 13);
+    double now = 0;
+    for (int step = 0; step < 60000; step++) {
+        /* Fill to thousands, then hold, then mostly pop. */
+        unsigned long roll = gsl_rng_uniform_int(rng, 100);
+        int phase = step < 20000 ? 0 : step < 40000 ? 1 : 2;
+        unsigned long pop_below = phase == 0 ? 20 : phase == 1 ? 45 : 90;
+        double t = now + 0.5 * (double)gsl_rng_uniform_int(rng, 40); /* many ties */
+        if (roll < pop_below) {
+            if (n == 0)
+                continue;
+            size_t m = 0;
+            for (size_t i = 1; i < n; i++)
+                if (live[i].t < live[m].t || (live[i].t == live[m].t && live[i].seq < live[m].seq))
+                    m = i;
+            struct event e;
+            cr_assert(eq_pop(&q, &e));
+            cr_assert(e.t == live[m].t && e.seq == live[m].seq && e.key == live[m].key &&
+                          e.job == live[m].job,
+                      "step %d: popped (%g, %llu), model (%g, %llu)", step, e.t,
+                      (unsigned long long)e.seq, live[m].t, (unsigned long long)live[m].seq);
+            now = e.t;
+            if (live[m].key != EQ_NOKEY)
+                at_of[live[m].key] = -1;
+            live[m] = live[--n];
+            if (m < n && live[m].key != EQ_NOKEY)
+                at_of[live[m].key] = (int32_t)m;
+        } else if (roll < pop_below + (100 - pop_below) / 3) {
+            if (n == MAX)
+                continue;
+            uint32_t job = (uint32_t)step;
+            live[n++] = (struct mev){t, q.next_seq, EQ_NOKEY, job};
+            eq_push(&q, t, EV_SAMPLE, job, 0);
+        } else {
+            uint32_t k = (uint32_t)gsl_rng_uniform_int(rng, K);
+            if (roll % 5 == 0) {
+                eq_cancel(&q, k);
+                if (at_of[k] >= 0) {
+                    size_t m = (size_t)at_of[k];
+                    at_of[k] = -1;
+                    live[m] = live[--n];
+                    if (m < n && live[m].key != EQ_NOKEY)
+                        at_of[live[m].key] = (int32_t)m;
+                }
+                continue;
+            }
+            if (at_of[k] < 0) {
+                if (n == MAX)
+                    continue;
+                at_of[k] = (int32_t)n++;
+            }
+            uint32_t job = (uint32_t)step;
+            live[at_of[k]] = (struct mev){t, q.next_seq, k, job};
+            eq_schedule(&q, k, t, EV_END, job, 0);
+        }
+        cr_assert_eq(eq_size(&q), n, "step %d", step);
+        if (step % 499 == 0) {
+            for (size_t i = 1; i < q.n; i++) {
+                const struct event *c = &q.ev[i], *p = &q.ev[(i - 1) / 4];
+                cr_assert(p->t < c->t || (p->t == c->t && p->seq < c->seq), "step %d: heap order at %zu",
+                          step, i);
+            }
+            for (size_t i = 0; i < q.n; i++)
+                if (q.ev[i].key != EQ_NOKEY)
+                    cr_assert_eq(q.page[q.ev[i].key / EQ_PAGE_KEYS][q.ev[i].key % EQ_PAGE_KEYS], i,
+                                 "step %d: key %u's position", step, q.ev[i].key);
+            for (size_t i = q.n; i < q.cap; i++)
+                cr_assert(isinf(q.ev[i].t), "step %d: slot %zu past the last event", step, i);
+            cr_assert_eq((q.cap + 3) % 4, 0, "whole groups of children");
+            cr_assert_eq((uintptr_t)&q.ev[1] % 128, 0, "children of the root in one block");
+        }
+    }
+    for (struct event e; n > 0; n--) {
+        size_t m = 0;
+        for (size_t i = 1; i < n; i++)
+            if (live[i].t < live[m].t || (live[i].t == live[m].t && live[i].seq < live[m].seq))
+                m = i;
+        cr_assert(eq_pop(&q, &e));
+        cr_assert(e.t == live[m].t && e.seq == live[m].seq, "draining: popped (%g, %llu)", e.t,
+                  (unsigned long long)e.seq);
+        live[m] = live[n - 1];
+    }
+    cr_assert_eq(eq_size(&q), 0);
     gsl_rng_free(rng);
     eq_free(&q);
 }

@@ -1,7 +1,7 @@
 /* The min-heap (sim/base/heap.h): a hand-checked layout, then thousands of random
  * pushes, pops, updates and removals against a sorted array, with keys drawn from a
  * few values so that most comparisons are ties broken on a sequence number, for the
- * binary heap and the 4-ary one the event queue uses. */
+ * binary heap and the 4-ary one. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 

@@ -1,8 +1,8 @@
-/* heap: the one min-heap of the project (binary, or 4-ary where the order is strict),
+/* heap: the project's generic min-heap (binary, or 4-ary where the order is strict),
  * an array of fixed-size records that the caller orders (a less-than function) and may
  * track (told each record's new index, for removal or update by position). It owns the
  * array, not what the records name. Policies include it as "../sim/base/heap.h", beside
- * "../sim/base/util.h". */
+ * "../sim/base/util.h". The event queue has a heap of its own (sim/engine/eq.c). */
 #ifndef CPN_HEAP_H
 #define CPN_HEAP_H
 
@@ -14,12 +14,13 @@
 
 /* What the records of one kind of heap are and how they order. Each user defines one
  * `static const struct heap_ops` and passes it to every call: the operations below
- * are static inline, so the compiler sees the constant functions and inlines them
- * (the event queue is the simulator's hot path), as libuv's heap-inl.h does.
+ * are static inline, so the compiler sees the constant functions and inlines them,
+ * as libuv's heap-inl.h does.
  * `less` must be a strict weak order; records that tie pop in no promised order, so
- * a user that needs a deterministic order breaks ties itself (the event queue on a
- * sequence counter). Equal inputs give equal heaps: the same calls in the same order
- * leave every record at the same index, so even ties come out the same on every run. */
+ * a user that needs a deterministic order breaks ties itself (as the event queue
+ * does, on a sequence counter). Equal inputs give equal heaps: the same calls in the
+ * same order leave every record at the same index, so even ties come out the same on
+ * every run. */
 struct heap_ops {
     size_t size; /* bytes per record */
     bool (*less)(const void *a, const void *b, const void *ctx);
@@ -29,7 +30,7 @@ struct heap_ops {
     /* Children per record: 0 or 2 for a binary heap, or 4. A wider heap is shallower:
      * fewer records move at each push and pop, for more comparisons at each level. It
      * changes where records sit, and so the order of records that tie: only a user
-     * whose order is strict (the event queue) may choose it without changing results. */
+     * whose order is strict may choose it without changing results. */
     unsigned arity;
 };
 

@@ -1,17 +1,35 @@
-/* eq: the event queue on the project's min-heap (base/heap.h), 4-ary, one growing
- * array, no allocation per event once it has grown. Ordering is by time, then by the
- * insertion counter seq, so ties resolve in insertion order, as libuv's timer heap
- * does; the order is strict, so the arity changes where events sit, never the order
- * they pop in. A 4-ary heap is half as deep as a binary one: a pop moves half as many
- * events (and keyed events' positions), for more comparisons per level. Keyed events
- * keep their heap index in a table of pages, so they can be moved or removed in
- * O(log n). The table's pages come and go with the keys' events: a run of a million
- * jobs reserves two million keys (8 MB of indices, all written at the start when the
- * table was one array) while a few thousand have an event at any time. */
+/* eq: the event queue, a 4-ary min-heap in one growing array, no allocation per event
+ * once it has grown. Ordering is by time, then by the insertion counter seq, so ties
+ * resolve in insertion order, as libuv's timer heap does; the order is strict, so the
+ * shape of the heap changes where events sit, never the order they pop in. A 4-ary
+ * heap is half as deep as a binary one: a pop moves half as many events (and keyed
+ * events' positions), for more comparisons per level. Keyed events keep their heap
+ * index in a table of pages, so they can be moved or removed in O(log n). The table's
+ * pages come and go with the keys' events: a run of a million jobs reserves two million
+ * keys (8 MB of indices, all written at the start when the table was one array) while
+ * a few thousand have an event at any time.
+ *
+ * The heap is its own, not base/heap.h's generic one: every event of a run is popped
+ * through it, and the generic sift, called through its less and moved functions, was
+ * the largest function of a run's profile. Here
+ * - (t, seq) is compared as one 128-bit integer (ev_key);
+ * - the least of 4 children is chosen without branches (eq_least4), and the slots past
+ *   the last event hold a sentinel that orders after every event, so a group of
+ *   children is always compared whole;
+ * - a keyed event's new position is recorded without a branch on whether it has a key
+ *   (eq_put);
+ * - a pop takes the hole at the root down to a leaf and fills it from there (Floyd,
+ *   eq_remove_at);
+ * - the 4 children of an event share one aligned 128-byte block (eq_grow).
+ * Together they took a pop on the 100,000-job benchmark from 489 to 346 instructions,
+ * and a third off the CPU time of a replay of its queue's operations; the branchless
+ * bookkeeping costs 6% more instructions per pop than a branch, and saves 10% of the
+ * time. */
 #include "eq.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../base/util.h"
 
@@ -25,6 +43,17 @@ const char *const ev_kind_name[EV_NKINDS] = {
 };
 
 void eq_init(struct eq *q) { *q = (struct eq){0}; }
+
+/* Makes page[npages] the scratch page: where keyed-event bookkeeping writes the
+ * position of an event without a key (EQ_NOKEY's page index is clamped to npages), so
+ * that the sifts need not branch on whether an event is keyed. */
+static void eq_scratch(struct eq *q)
+{
+    if (!q->scratch) /* written, never read */
+        q->scratch = cpn_malloc(EQ_PAGE_KEYS * sizeof *q->scratch);
+    q->page = cpn_realloc(q->page, (q->npages + 1) * sizeof *q->page);
+    q->page[q->npages] = q->scratch;
+}
 
 uint32_t eq_reserve_keys(struct eq *q, size_t n)
 {
@@ -40,19 +69,21 @@ uint32_t eq_reserve_keys(struct eq *q, size_t n)
             q->page_live[i] = 0;
         }
         q->npages = np;
+        eq_scratch(q);
     }
     return (uint32_t)first;
 }
 
 void eq_free(struct eq *q)
 {
-    heap_free(&q->heap);
+    free(q->mem);
     for (size_t i = 0; i < q->npages; i++)
         free(q->page[i]);
     for (size_t i = 0; i < q->nspare; i++)
         free(q->spare[i]);
     free(q->page);
     free(q->page_live);
+    free(q->scratch);
     eq_init(q);
 }
 
@@ -68,7 +99,8 @@ static inline uint32_t eq_pos(const struct eq *q, uint32_t key)
     return q->page[key >> EQ_PAGE_BITS] ? *eq_slot(q, key) : EQ_NOKEY;
 }
 
-/* Records that key has an event (at an index `moved` sets next), creating its page. */
+/* Records that key has an event (at an index the sift records next), creating its
+ * page. */
 static void eq_key_add(struct eq *q, uint32_t key)
 {
     size_t pg = key >> EQ_PAGE_BITS;
@@ -99,47 +131,186 @@ static void eq_key_gone(struct eq *q, uint32_t key)
     q->page[pg] = NULL;
 }
 
-static bool eq_before(const void *a, const void *b, const void *ctx)
+/* The heap's own order: (t, seq) as one 128-bit unsigned integer, t's bit pattern
+ * above seq. For t finite and >= +0 the bit patterns order as the values do (eq_push
+ * makes a -0.0 +0.0: it equals +0.0, so it must tie with it and fall to seq). seq is
+ * unique, so no two events have the same key. */
+__extension__ typedef unsigned __int128 eq_key;
+
+static inline eq_key ev_key(const struct event *e)
 {
-    const struct event *x = a, *y = b;
-    (void)ctx;
-    return x->t < y->t || (x->t == y->t && x->seq < y->seq);
+    uint64_t tb;
+    memcpy(&tb, &e->t, sizeof tb);
+    return (eq_key)tb << 64 | e->seq;
 }
 
-/* Keeps the key table (the context is the queue) up to date for keyed events. */
-static void eq_moved(const void *e, size_t i, void *ctx)
+/* What fills the slots past the last event: a key above any event's (t is infinite),
+ * so that every group of 4 children can be compared whole, with no bounds check. */
+static const struct event eq_sentinel = {.t = INFINITY, .seq = UINT64_MAX, .key = EQ_NOKEY};
+
+/* The alignment of the heap's allocation; ev is 3 events into it, so the children
+ * 4i+1..4i+4 of event i sit at offsets 4(i+1) from the aligned start: one 128-byte
+ * block, two cache lines that are fetched as a pair. */
+#define EQ_ALIGN 128
+#define EQ_LEAD 3
+
+/* Makes room for more events: a new block twice the size, its free slots filled with
+ * the sentinel. The slots before ev are never read. */
+static void eq_grow(struct eq *q)
 {
-    const struct event *ev = e;
-    if (ev->key != EQ_NOKEY)
-        *eq_slot(ctx, ev->key) = (uint32_t)i;
+    size_t slots = q->cap ? 2 * (q->cap + EQ_LEAD) : 64; /* a multiple of 4 */
+    CPN_ASSERT(slots < SIZE_MAX / 2 / sizeof(struct event));
+    void *mem = cpn_malloc(slots * sizeof(struct event) + EQ_ALIGN);
+    uintptr_t at = ((uintptr_t)mem + EQ_ALIGN - 1) & ~(uintptr_t)(EQ_ALIGN - 1);
+    struct event *ev = (struct event *)at + EQ_LEAD;
+    size_t cap = slots - EQ_LEAD; /* the last group of children ends at the block's end */
+    if (q->n)
+        memcpy(ev, q->ev, q->n * sizeof *ev);
+    for (size_t i = q->n; i < cap; i++)
+        ev[i] = eq_sentinel;
+    free(q->mem);
+    if (!q->scratch)
+        eq_scratch(q);
+    q->mem = mem;
+    q->ev = ev;
+    q->cap = cap;
 }
 
-static const struct heap_ops eq_ops = {
-    .size = sizeof(struct event), .less = eq_before, .moved = eq_moved, .arity = 4};
+/* A comparison whose outcome is a coin toss: GCC is told so, so that it selects
+ * rather than branches. */
+#define EQ_COIN(c) ((size_t)__builtin_expect_with_probability(!!(c), 1, 0.5))
+
+/* The parts of the queue the sifts use, read once: a store to an event might alias
+ * the queue's fields for all the compiler knows, and it would read them again at
+ * every level. */
+struct eq_sift {
+    struct event *ev;
+    uint32_t *const *page;
+    size_t npages;
+};
+
+static inline struct eq_sift eq_sift_of(const struct eq *q)
+{
+    return (struct eq_sift){.ev = q->ev, .page = q->page, .npages = q->npages};
+}
+
+/* Puts event e at `at`, which is ev[i], and records i as its key's position. An event
+ * without a key records it too, in the scratch page (EQ_NOKEY's page index is past
+ * npages, and clamped to it), so that no branch asks whether it has a key: events with
+ * and without keys alternate at random along a sift's path. */
+static inline void eq_put(struct eq_sift s, struct event *at, size_t i,
+                          const struct event *e)
+{
+    *at = *e;
+    size_t pg = e->key >> EQ_PAGE_BITS;
+    pg = EQ_COIN(pg < s.npages) ? pg : s.npages;
+    s.page[pg][e->key & (EQ_PAGE_KEYS - 1)] = (uint32_t)i;
+}
+
+/* The least of the 4 siblings c[0..3]: two pairs, then their winners, without
+ * branches (which child wins is a coin toss a branch predictor misses half the time). */
+static inline struct event *eq_least4(struct event *c)
+{
+    struct event *a = c + EQ_COIN(ev_key(&c[1]) < ev_key(&c[0]));
+    struct event *b = c + 2 + EQ_COIN(ev_key(&c[3]) < ev_key(&c[2]));
+    return EQ_COIN(ev_key(b) < ev_key(a)) ? b : a;
+}
+
+/* Moves the hole at index i up past the ancestors that order after key k (each one
+ * level down into the hole) and returns where it stops: where the event of key k
+ * belongs. The caller puts the event there. */
+static inline size_t eq_rise(struct eq_sift s, size_t i, eq_key k)
+{
+    while (i > 0) {
+        size_t p = (i - 1) / 4;
+        if (!(k < ev_key(&s.ev[p])))
+            break;
+        eq_put(s, &s.ev[i], i, &s.ev[p]);
+        i = p;
+    }
+    return i;
+}
+
+/* Moves the hole at index i (of n events) down past the least children that order
+ * before key k (each one level up into the hole) and returns where it stops: where
+ * the event of key k belongs. The caller puts the event there. */
+static size_t eq_fall(struct eq_sift s, size_t n, size_t i, eq_key k)
+{
+    for (struct event *end = s.ev + n, *c; (c = s.ev + 4 * i + 1) < end;) {
+        struct event *m = eq_least4(c);
+        if (!(ev_key(m) < k))
+            break;
+        eq_put(s, &s.ev[i], i, m);
+        i = (size_t)(m - s.ev);
+    }
+    return i;
+}
+
+/* Removes the event at index i. The hole it leaves goes down along the least children
+ * to a leaf without comparing them to the last event, which is put there and sifted
+ * up (Floyd): the last event is a leaf, mostly late, and rarely rises far, so this
+ * saves a comparison at each level of the way down. It may rise above i. Inlined
+ * into eq_pop (where i is 0), as GCC would not do by itself: a call per pop. */
+static inline __attribute__((always_inline)) void eq_remove_at(struct eq *q, size_t i)
+{
+    struct eq_sift s = eq_sift_of(q);
+    size_t n = --q->n;
+    struct event last = s.ev[n];
+    s.ev[n] = eq_sentinel;
+    if (i == n)
+        return;
+    /* The hole is h = ev[i], its children ev[4i+1..4i+4]. */
+    struct event *h = &s.ev[i];
+    for (struct event *end = s.ev + n, *c; (c = s.ev + 4 * i + 1) < end;) {
+        struct event *m = eq_least4(c);
+        eq_put(s, h, i, m);
+        h = m;
+        i = (size_t)(m - s.ev);
+    }
+    i = eq_rise(s, i, ev_key(&last));
+    eq_put(s, &s.ev[i], i, &last);
+}
+
+/* A new event's record. Adding +0.0 makes -0.0 +0.0 (see ev_key) and leaves every
+ * other time as it is. */
+static inline struct event eq_event(struct eq *q, double t, enum ev_kind kind, uint32_t job,
+                                    uint32_t gen, uint32_t key)
+{
+    CPN_ASSERT(isfinite(t) && t >= 0);
+    return (struct event){.t = t + 0.0, .seq = q->next_seq++, .kind = (uint32_t)kind,
+                          .job = job, .gen = gen, .key = key};
+}
 
 void eq_push(struct eq *q, double t, enum ev_kind kind, uint32_t job, uint32_t gen)
 {
-    CPN_ASSERT(isfinite(t));
-    struct event e = {.t = t, .seq = q->next_seq++, .kind = (uint32_t)kind, .job = job,
-                      .gen = gen, .key = EQ_NOKEY};
-    heap_push(&q->heap, &eq_ops, q, &e);
+    struct event e = eq_event(q, t, kind, job, gen, EQ_NOKEY);
+    if (q->n == q->cap)
+        eq_grow(q);
+    /* It has no key: nothing to record of where it lands. */
+    q->ev[eq_rise(eq_sift_of(q), q->n++, ev_key(&e))] = e;
 }
 
 void eq_schedule(struct eq *q, uint32_t key, double t, enum ev_kind kind, uint32_t job,
                  uint32_t gen)
 {
-    CPN_ASSERT(isfinite(t) && key < q->nkeys);
-    struct event e = {.t = t, .seq = q->next_seq++, .kind = (uint32_t)kind, .job = job,
-                      .gen = gen, .key = key};
+    CPN_ASSERT(key < q->nkeys);
+    struct event e = eq_event(q, t, kind, job, gen, key);
     /* A moved event is updated in place: (t, seq) is a strict order, so the events
      * pop in the same order as if it had been removed and pushed again. */
     uint32_t at = eq_pos(q, key);
+    size_t i;
     if (at != EQ_NOKEY) {
-        heap_replace(&q->heap, &eq_ops, q, at, &e);
+        if (at > 0 && ev_key(&e) < ev_key(&q->ev[(at - 1) / 4]))
+            i = eq_rise(eq_sift_of(q), at, ev_key(&e));
+        else
+            i = eq_fall(eq_sift_of(q), q->n, at, ev_key(&e));
     } else {
         eq_key_add(q, key);
-        heap_push(&q->heap, &eq_ops, q, &e);
+        if (q->n == q->cap)
+            eq_grow(q);
+        i = eq_rise(eq_sift_of(q), q->n++, ev_key(&e));
     }
+    eq_put(eq_sift_of(q), &q->ev[i], i, &e);
 }
 
 void eq_cancel(struct eq *q, uint32_t key)
@@ -147,22 +318,20 @@ void eq_cancel(struct eq *q, uint32_t key)
     CPN_ASSERT(key < q->nkeys);
     uint32_t at = eq_pos(q, key);
     if (at != EQ_NOKEY) {
-        heap_remove(&q->heap, &eq_ops, q, at, NULL);
+        eq_remove_at(q, at);
         eq_key_gone(q, key);
     }
 }
 
 int eq_pop(struct eq *q, struct event *out)
 {
-    if (q->heap.n == 0)
+    if (q->n == 0)
         return 0;
-    heap_pop(&q->heap, &eq_ops, q, out);
+    *out = q->ev[0];
+    eq_remove_at(q, 0);
     if (out->key != EQ_NOKEY)
         eq_key_gone(q, out->key);
     return 1;
 }
 
-const struct event *eq_peek(const struct eq *q)
-{
-    return q->heap.n ? heap_at(&q->heap, &eq_ops, 0) : NULL;
-}
+const struct event *eq_peek(const struct eq *q) { return q->n ? &q->ev[0] : NULL; }

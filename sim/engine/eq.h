@@ -1,14 +1,13 @@
 /* eq: the event queue, a 4-ary min-heap of compact event records ordered by
- * (time, seq). seq is a counter that only grows, so events at equal times pop in
- * insertion order and every run is deterministic. It owns the records, not the
- * jobs they name (jobs are referred to by index). */
+ * (time, seq), its own rather than base/heap.h's generic one (eq.c says why). seq is
+ * a counter that only grows, so events at equal times pop in insertion order and
+ * every run is deterministic. It owns the records, not the jobs they name (jobs are
+ * referred to by index). */
 #ifndef CPN_EQ_H
 #define CPN_EQ_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include "../base/heap.h"
 
 enum ev_kind {
     EV_ARRIVAL,       /* the next job in submit order arrives */
@@ -30,7 +29,7 @@ enum ev_kind {
 extern const char *const ev_kind_name[EV_NKINDS];
 
 struct event {
-    double t;
+    double t;      /* finite and >= 0 */
     uint64_t seq;
     uint32_t kind; /* enum ev_kind */
     uint32_t job;  /* job index; the link index for EV_LINK_DONE, the node for EV_BACKGROUND; 0 when the kind names none */
@@ -49,14 +48,20 @@ struct event {
  * it instead of adding another, so the heap holds only live events (a job's END and
  * a flow's completion change often). */
 struct eq {
-    struct heap heap; /* of struct event */
+    /* The heap, ev[0..n) with ev[0] the earliest, and room for cap. ev points 3 events
+     * into an allocation aligned to 128 bytes (mem), so that the 4 children of every
+     * event fill one aligned 128-byte block; ev[n..cap) hold a sentinel (eq.c). */
+    struct event *ev;
+    size_t n, cap;
+    void *mem;
     uint64_t next_seq;
     /* The heap index of each key's event, EQ_NOKEY when none, in pages of EQ_PAGE_KEYS
      * keys. A page exists only while one of its keys has an event: a run reserves keys
-     * for every job, but few jobs have an event at a time. */
+     * for every job, but few jobs have an event at a time. page[npages] is scratch. */
     uint32_t **page;      /* [npages] NULL when no key of the page has an event */
     uint32_t *page_live;  /* [npages] keys of the page that have an event */
     uint32_t *spare[EQ_SPARE_PAGES]; /* freed pages, every entry EQ_NOKEY */
+    uint32_t *scratch;    /* page[npages]: where events without a key write (eq.c) */
     size_t nspare;
     size_t nkeys, npages;
 };
@@ -69,7 +74,7 @@ void eq_init(struct eq *q);
  * Keys only find an event in the heap; they never affect the order of events. */
 uint32_t eq_reserve_keys(struct eq *q, size_t n);
 void eq_free(struct eq *q);
-/* Adds an event; t must be finite. */
+/* Adds an event; t must be finite and >= 0. */
 void eq_push(struct eq *q, double t, enum ev_kind kind, uint32_t job, uint32_t gen);
 /* Adds the event of `key`, or moves it when the key has one already; the moved event
  * takes a new seq, so it orders as if it had just been pushed. */
@@ -81,6 +86,6 @@ void eq_cancel(struct eq *q, uint32_t key);
 int eq_pop(struct eq *q, struct event *out);
 /* The earliest event without removing it, or NULL when empty. */
 const struct event *eq_peek(const struct eq *q);
-static inline size_t eq_size(const struct eq *q) { return q->heap.n; }
+static inline size_t eq_size(const struct eq *q) { return q->n; }
 
 #endif
