@@ -50,30 +50,7 @@ double sim_background(const struct sim *s, uint32_t n, double t)
     return x < 0 ? 0 : x > CLUSTER_MAX_BACKGROUND ? CLUSTER_MAX_BACKGROUND : x;
 }
 
-uint32_t sim_site_of_gpu(const struct sim *s, uint32_t g)
-{
-    return s->cl->nodes[s->cl->gpu_node[g]].site;
-}
-
-void sim_mark_node(struct sim *s, uint32_t n)
-{
-    if (!s->node_dirty[n]) {
-        s->node_dirty[n] = 1;
-        s->dirty_nodes[s->n_dirty_nodes++] = n;
-    }
-}
-
-/* Notes that GPU g's utilisation or memory changed since the last scrape. */
-void sim_mark_gpu(struct sim *s, uint32_t g)
-{
-    if (!s->gpu_dirty[g]) {
-        s->gpu_dirty[g] = 1;
-        s->dirty_gpus[s->n_dirty_gpus++] = g;
-    }
-    sim_mark_node(s, s->cl->gpu_node[g]);
-}
-
-void sim_release_gpu_mem(struct sim *s, uint32_t g, double gib)
+void sim_release_gpu_mem(struct sim *s, uint32_t g, uint32_t site, double gib)
 {
     double m = s->gpu_mem_gib[g] - gib;
     /* Subtracted, not summed again over the GPU's jobs (thousands when a policy piles
@@ -81,7 +58,7 @@ void sim_release_gpu_mem(struct sim *s, uint32_t g, double gib)
      * it look busy. */
     if (s->gpu_resident[g] == VIEW_NONE || m < VIEW_FIT_EPS)
         m = 0;
-    s->site_mem_gib[sim_site_of_gpu(s, g)] += m - s->gpu_mem_gib[g];
+    s->site_mem_gib[site] += m - s->gpu_mem_gib[g];
     s->gpu_mem_gib[g] = m;
     sim_mark_gpu(s, g);
 }

@@ -62,14 +62,15 @@ uint16_t sim_pod_mask(const struct sim *s, uint32_t j, uint32_t k)
 /* The slowest time-slicing share of node n's GPUs of mask. */
 static double mask_gpu_rate(const struct sim *s, uint32_t n, uint16_t mask)
 {
-    uint32_t first = s->cl->nodes[n].gpu_first, m = mask;
+    uint32_t first = s->cl->nodes[n].gpu_first;
     double rate = 1.0;
-    for (uint32_t i = 0; m >> i; i++)
-        if (m >> i & 1u) {
-            double r = catalog_share_rate(s->cat, s->gpu_running[first + i]);
-            if (r < rate)
-                rate = r;
-        }
+    /* The mask's set bits, lowest first, each cleared once read: a job's GPUs, not
+     * every GPU of the node below its highest. */
+    for (uint32_t m = mask; m != 0; m &= m - 1) {
+        double r = catalog_share_rate(s->cat, s->gpu_running[first + (uint32_t)__builtin_ctz(m)]);
+        if (r < rate)
+            rate = r;
+    }
     return rate;
 }
 
