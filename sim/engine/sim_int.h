@@ -18,9 +18,8 @@ void sim_account_cpu(struct sim *s);
 /* The `changed` of sim_refresh_node when every GPU of the node may have changed. */
 #define SIM_ALL_GPUS UINT16_MAX
 
-/* The GPUs of job j as a mask of its node's GPUs (bit i: gpu_first + i). */
-uint16_t sim_job_mask(const struct sim *s, uint32_t j);
-/* The same for pod k of job j, on its node (sim_pod_node); pod 0 is sim_job_mask. */
+/* The GPUs of pod k of job j as a mask of its node's GPUs (sim_pod_node; bit i:
+ * gpu_first + i). */
 uint16_t sim_pod_mask(const struct sim *s, uint32_t j, uint32_t k);
 
 /* The nodes of distributed job j's placed pods, in pod order, in a scratch array that
@@ -88,7 +87,12 @@ static inline void sim_mark_gpu(struct sim *s, uint32_t g)
  * for the next scrape. */
 void sim_release_gpu_mem(struct sim *s, uint32_t g, uint32_t site, double gib);
 
-/* Accumulates GPU busy time up to t (before any change of busy_gpus). */
-void sim_account_busy(struct sim *s, double t);
+/* Accumulates GPU busy time up to t (before any change of busy_gpus). Inline as the
+ * marks are: every start and end of a job calls it. */
+static inline void sim_account_busy(struct sim *s, double t)
+{
+    s->st.gpu_busy_integral += (double)s->busy_gpus * (t - s->busy_since_s);
+    s->busy_since_s = t;
+}
 
 #endif

@@ -1,7 +1,8 @@
 /* sim_rate: the accounting that follows the truth's rates, for the loop in sim.c: the
  * background load of other tenants, the marks of what a scrape must copy, GPU memory,
  * and the integrals of busy GPUs and used cores. The rates themselves (GPU
- * time-slicing and CPU contention) are in sim_share.c. Declared in sim_int.h. */
+ * time-slicing and CPU contention) are in sim_share.c. Declared in sim_int.h, where the
+ * marks and the busy GPUs' integral, a few stores each, are inline. */
 #include "sim_int.h"
 
 #include <gsl/gsl_cdf.h>
@@ -61,11 +62,4 @@ void sim_release_gpu_mem(struct sim *s, uint32_t g, uint32_t site, double gib)
     s->site_mem_gib[site] += m - s->gpu_mem_gib[g];
     s->gpu_mem_gib[g] = m;
     sim_mark_gpu(s, g);
-}
-
-/* Accumulates GPU busy time up to now (before any change of busy_gpus). */
-void sim_account_busy(struct sim *s, double t)
-{
-    s->st.gpu_busy_integral += (double)s->busy_gpus * (t - s->busy_since_s);
-    s->busy_since_s = t;
 }
