@@ -110,7 +110,10 @@ void controller_index_rebuild(struct sim *s)
 static double backoff_delay(const struct sim *s, unsigned kills)
 {
     const struct cluster_config *c = &s->cl->cfg;
-    double d = c->backoff_base_s * ldexp(1.0, (int)(kills > 60 ? 60 : kills) - 1);
+    /* 2^(kills - 1), exactly as ldexp makes it (-1 to 59: 0.5 or a whole power of
+     * two), without a call into libm. */
+    int e = (int)(kills > 60 ? 60 : kills) - 1;
+    double d = c->backoff_base_s * (e < 0 ? 0.5 : (double)((uint64_t)1 << e));
     return d > c->backoff_cap_s ? c->backoff_cap_s : d;
 }
 
@@ -164,7 +167,8 @@ void controller_notify_end(struct sim *s, uint32_t j)
         learn(s, j);
         return;
     }
-    cpn_grow((void **)&s->unlearnt_list, &s->unlearnt_cap, s->unlearnt + 1, sizeof(uint32_t));
+    if (s->unlearnt == s->unlearnt_cap) /* (a call only when full) */
+        cpn_grow((void **)&s->unlearnt_list, &s->unlearnt_cap, s->unlearnt + 1, sizeof(uint32_t));
     s->unlearnt_list[s->unlearnt++] = j;
     if (!s->poll_scheduled) {
         double dt = s->cl->cfg.poll_interval_s;

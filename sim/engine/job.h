@@ -21,10 +21,17 @@ struct catalog;
 
 /* One submitted job, as the input gives it. */
 struct job {
-    double submit_s;
-    double data_gib;    /* dataset size */
+    /* First, together, what the engine's per-event handlers read of a job (its requests
+     * and shape, at each start, peak, end and learning): 32 bytes, one cache line for
+     * most jobs of the array, where spread over the struct they took two or three. */
     double cpus;        /* CPU cores requested */
     double mem_gib;     /* host memory requested */
+    int32_t model;      /* catalogue model index; -1 only for duration jobs with no model */
+    uint32_t batch;     /* per-GPU batch size */
+    uint32_t epochs;
+    uint32_t gpus;      /* GPUs on one node: of each pod (jobset_pods) */
+    double submit_s;
+    double data_gib;    /* dataset size */
     double image_gib;   /* container image size */
     double duration_s;  /* run time on a GPU of speed 1.0; < 0 when absent */
     double gpu_mem_gib; /* peak GPU memory per GPU; < 0 when absent (from the catalogue) */
@@ -36,10 +43,6 @@ struct job {
     uint32_t line;      /* line in the input file, for messages */
     uint32_t origin_line; /* line of the origin's value where it differs from line (a
                            * YAML annotation), else 0 */
-    int32_t model;      /* catalogue model index; -1 only for duration jobs with no model */
-    uint32_t batch;     /* per-GPU batch size */
-    uint32_t epochs;
-    uint32_t gpus;      /* GPUs on one node: of each pod (jobset_pods) */
 };
 
 struct jobset {

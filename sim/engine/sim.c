@@ -148,6 +148,26 @@ static void gang_demand(const struct sim *s, uint32_t j, double *work_s, double 
     *peak_gib = jb->gpu_mem_gib >= 0 ? jb->gpu_mem_gib : mem;
 }
 
+/* Node n's entry of the view's node index after only the truth changed there (a job's
+ * GPUs started, stopped or peaked; nothing of the bookkeeping): the index reads the
+ * view, whose GPU and CPU metrics are the truth itself only with live metrics. With
+ * scrapes it reads the last scrape, which these changes reach at the next one (the
+ * GPUs and node are marked; controller_scrape refreshes the nodes it copies), so the
+ * entry would be set to what it holds, and the refresh is skipped. */
+static void truth_changed_on(struct sim *s, uint32_t n)
+{
+    if (s->cl->cfg.scrape_interval_s <= 0)
+        controller_index_refresh(s, n);
+}
+
+/* The GPUs of pod k of running job j as a mask of its node's GPUs: a job of one pod
+ * holds exactly its share group's GPUs, whose mask the group keeps (sim_pod_mask would
+ * read the job's slots again); a distributed job's group spans nodes and has none. */
+static uint16_t running_pod_mask(const struct sim *s, uint32_t j, uint32_t k, uint32_t pods)
+{
+    return pods == 1 ? s->groups[s->rt[j].group].mask : sim_pod_mask(s, j, k);
+}
+
 /* Releases everything job j holds in the truth (at its end, done, or kill). */
 static void release(struct sim *s, uint32_t j, bool done)
 {
@@ -155,28 +175,33 @@ static void release(struct sim *s, uint32_t j, bool done)
     const struct job *jb = &s->jobs->v[j];
     bool was_running = r->state == JS_RUNNING;
     uint32_t pods = sim_pods_placed(s, j), ns = sim_job_nslots(jb);
+    /* A job of one pod: its GPUs' mask, read from its group before it leaves it. */
+    uint16_t mask = was_running && pods == 1 ? running_pod_mask(s, j, 0, 1) : 0;
     sim_account_busy(s, s->now);
-    for (uint32_t k = 0; k < pods * ns; k++) {
-        uint32_t e = s->slot_first[j] + k;
-        struct slot *sl = &s->slots[e];
-        uint32_t g = s->job_gpus[e];
-        if (sl->prev == VIEW_NONE)
-            s->gpu_resident[g] = sl->next;
-        else
-            s->slots[sl->prev].next = sl->next;
-        if (sl->next != VIEW_NONE)
-            s->slots[sl->next].prev = sl->prev;
-        sl->next = sl->prev = VIEW_NONE;
-        if (was_running && --s->gpu_running[g] == 0) {
-            s->busy_gpus--;
-            s->site_busy[sim_site_of_gpu(s, g)]--;
+    for (uint32_t k = 0; ns > 0 && k < pods; k++) {
+        /* A pod's GPUs are on its node: their site is read once. */
+        uint32_t site = s->cl->nodes[sim_pod_node(s, j, k)].site;
+        for (uint32_t e = s->slot_first[j] + k * ns, end = e + ns; e < end; e++) {
+            struct slot *sl = &s->slots[e];
+            uint32_t g = s->job_gpus[e];
+            if (sl->prev == VIEW_NONE)
+                s->gpu_resident[g] = sl->next;
+            else
+                s->slots[sl->prev].next = sl->next;
+            if (sl->next != VIEW_NONE)
+                s->slots[sl->next].prev = sl->prev;
+            sl->next = sl->prev = VIEW_NONE;
+            if (was_running && --s->gpu_running[g] == 0) {
+                s->busy_gpus--;
+                s->site_busy[site]--;
+            }
+            if (s->gpu_resident[g] == VIEW_NONE)
+                s->gpu_util[g] = 0.0;
+            if (r->peaked)
+                sim_release_gpu_mem(s, g, site, r->peak_gib);
+            else
+                sim_mark_gpu(s, g);
         }
-        if (s->gpu_resident[g] == VIEW_NONE)
-            s->gpu_util[g] = 0.0;
-        if (r->peaked)
-            sim_release_gpu_mem(s, g, r->peak_gib);
-        else
-            sim_mark_gpu(s, g);
     }
     r->peaked = 0;
     for (uint32_t k = 0; k < pods; k++) {
@@ -199,8 +224,8 @@ static void release(struct sim *s, uint32_t j, bool done)
     for (uint32_t k = 0; k < pods; k++) {
         uint32_t n = sim_pod_node(s, j, k);
         if (was_running)
-            sim_refresh_node(s, n, sim_pod_mask(s, j, k));
-        controller_index_refresh(s, n);
+            sim_refresh_node(s, n, pods == 1 ? mask : sim_pod_mask(s, j, k));
+        truth_changed_on(s, n);
     }
     gang_wan_refresh(s);
 }
@@ -266,13 +291,14 @@ static void start_running(struct sim *s, uint32_t j)
     s->running++;
     r->start_s = s->now;
     s->job_started_s[j] = s->now;
-    uint32_t pods = sim_pods_placed(s, j);
-    for (uint32_t k = 0; k < pods * sim_job_nslots(jb); k++) {
-        uint32_t g = s->job_gpus[s->slot_first[j] + k];
-        if (s->gpu_running[g]++ == 0) {
-            s->busy_gpus++;
-            s->site_busy[sim_site_of_gpu(s, g)]++;
-        }
+    uint32_t pods = sim_pods_placed(s, j), ns = sim_job_nslots(jb);
+    for (uint32_t k = 0; ns > 0 && k < pods; k++) {
+        uint32_t site = s->cl->nodes[sim_pod_node(s, j, k)].site; /* of all the pod's GPUs */
+        for (uint32_t e = s->slot_first[j] + k * ns, end = e + ns; e < end; e++)
+            if (s->gpu_running[s->job_gpus[e]]++ == 0) {
+                s->busy_gpus++;
+                s->site_busy[site]++;
+            }
     }
     if (pods > 1 && s->gang->ar_free_s[j] > 0) /* its ring's flows between sites */
         net_allreduce_begin(s->net, j, jb->model, sim_gang_nodes(s, j), pods, s->now);
@@ -280,32 +306,38 @@ static void start_running(struct sim *s, uint32_t j)
     s->last_change_s = s->now;
     s->view.version++;
     for (uint32_t k = 0; k < pods; k++) /* pushes its group's END */
-        sim_refresh_node(s, sim_pod_node(s, j, k), sim_pod_mask(s, j, k));
+        sim_refresh_node(s, sim_pod_node(s, j, k), running_pod_mask(s, j, k, pods));
     gang_wan_refresh(s);
     policy_call_job_event(s, j, POLICY_JOB_STARTED);
-    eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, s->attempts[j]);
+    /* Its PEAK carries gen, which only its release bumps, as its END does: current
+     * while this attempt runs, and read with the state, where attempts[j] was a line
+     * of its own. */
+    eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, r->gen);
 }
 
 static void on_peak(struct sim *s, uint32_t j)
 {
     struct jobrt *r = &s->rt[j];
-    const struct job *jb = &s->jobs->v[j];
     r->peaked = 1;
     bool over = false;
-    uint32_t pods = sim_pods_placed(s, j);
-    for (uint32_t k = 0; k < pods * sim_job_nslots(jb); k++) {
-        uint32_t g = s->job_gpus[s->slot_first[j] + k];
-        s->gpu_mem_gib[g] += r->peak_gib;
-        s->site_mem_gib[sim_site_of_gpu(s, g)] += r->peak_gib;
-        sim_mark_gpu(s, g);
-        double cap = s->cl->types[s->cl->nodes[s->cl->gpu_node[g]].type].mem_gib;
-        if (s->gpu_mem_gib[g] > cap + VIEW_FIT_EPS)
-            over = true;
+    uint32_t pods = sim_pods_placed(s, j), ns = sim_job_nslots(&s->jobs->v[j]);
+    for (uint32_t k = 0; ns > 0 && k < pods; k++) {
+        /* A pod's GPUs are on its node: its site and its GPUs' memory are read once. */
+        const struct node *nd = &s->cl->nodes[sim_pod_node(s, j, k)];
+        double cap = s->cl->types[nd->type].mem_gib;
+        for (uint32_t e = s->slot_first[j] + k * ns, end = e + ns; e < end; e++) {
+            uint32_t g = s->job_gpus[e];
+            s->gpu_mem_gib[g] += r->peak_gib;
+            s->site_mem_gib[nd->site] += r->peak_gib;
+            sim_mark_gpu(s, g);
+            if (s->gpu_mem_gib[g] > cap + VIEW_FIT_EPS)
+                over = true;
+        }
     }
     s->last_change_s = s->now;
     s->view.version++;
     for (uint32_t k = 0; k < pods; k++)
-        controller_index_refresh(s, sim_pod_node(s, j, k));
+        truth_changed_on(s, sim_pod_node(s, j, k));
     if (over)
         oom_kill(s, j);
 }
@@ -490,7 +522,8 @@ static void transfer_done(struct sim *s, uint32_t j)
 static int handle(struct sim *s, const struct event *ev, char *err, size_t errlen)
 {
     uint32_t j = ev->job;
-    struct jobrt *r = &s->rt[j < s->jobs->n ? j : 0]; /* meaningful for job events only */
+    /* j is a job in the events of a job only (a link, a node or nothing in the others):
+     * its run-time state is read in their cases. */
     switch ((enum ev_kind)ev->kind) {
     case EV_ARRIVAL:
         s->next_arrival++;
@@ -500,22 +533,22 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         push_next_arrival(s);
         return 1;
     case EV_TRANSFER_DONE:
-        if (r->state != JS_TRANSFER || ev->gen != s->attempts[j])
+        if (s->rt[j].state != JS_TRANSFER || ev->gen != s->attempts[j])
             return 0;
         transfer_done(s, j);
         return 1;
     case EV_PEAK:
-        if (r->state != JS_RUNNING || ev->gen != s->attempts[j] || r->peaked)
+        if (s->rt[j].state != JS_RUNNING || ev->gen != s->rt[j].gen || s->rt[j].peaked)
             return 0;
         on_peak(s, j);
         return 1;
     case EV_END:
-        if (r->state != JS_RUNNING || ev->gen != r->gen)
+        if (s->rt[j].state != JS_RUNNING || ev->gen != s->rt[j].gen)
             return 0;
         job_ends(s, j, JS_DONE);
         return 1;
     case EV_RETRY:
-        if (r->state != JS_BACKOFF || ev->gen != s->attempts[j])
+        if (s->rt[j].state != JS_BACKOFF || ev->gen != s->attempts[j])
             return 0;
         s->backoff--;
         controller_queue_append(s, j);
@@ -540,7 +573,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         if (!net_flow_done(s->net, j, ev->gen, s->now))
             return 0;
         gang_wan_refresh(s);
-        CPN_ASSERT(r->state == JS_TRANSFER);
+        CPN_ASSERT(s->rt[j].state == JS_TRANSFER);
         transfer_done(s, j);
         return 1;
     case EV_LINK_DONE: {
@@ -552,7 +585,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         return 1;
     }
     case EV_GANG_TIMEOUT:
-        if (r->state != JS_QUEUED || ev->gen != s->attempts[j] || s->gang->placed[j] == 0)
+        if (s->rt[j].state != JS_QUEUED || ev->gen != s->attempts[j] || s->gang->placed[j] == 0)
             return 0; /* all its pods were placed, or the attempt is over */
         gang_timeout(s, j);
         return 1;

@@ -18,9 +18,8 @@ void sim_account_cpu(struct sim *s);
 /* The `changed` of sim_refresh_node when every GPU of the node may have changed. */
 #define SIM_ALL_GPUS UINT16_MAX
 
-/* The GPUs of job j as a mask of its node's GPUs (bit i: gpu_first + i). */
-uint16_t sim_job_mask(const struct sim *s, uint32_t j);
-/* The same for pod k of job j, on its node (sim_pod_node); pod 0 is sim_job_mask. */
+/* The GPUs of pod k of job j as a mask of its node's GPUs (sim_pod_node; bit i:
+ * gpu_first + i). */
 uint16_t sim_pod_mask(const struct sim *s, uint32_t j, uint32_t k);
 
 /* The nodes of distributed job j's placed pods, in pod order, in a scratch array that
@@ -55,20 +54,45 @@ void sim_share_free(struct sim *s);
 
 /* ---- accounting (sim_rate.c) ---- */
 
+/* The marks below are inline: every start, peak and end of a job calls them for each
+ * of its GPUs, and each is a test and a store or two. */
+
 /* Notes that node n's CPU use changed since the last scrape. */
-void sim_mark_node(struct sim *s, uint32_t n);
+static inline void sim_mark_node(struct sim *s, uint32_t n)
+{
+    if (!s->node_dirty[n]) {
+        s->node_dirty[n] = 1;
+        s->dirty_nodes[s->n_dirty_nodes++] = n;
+    }
+}
 
 /* The site of GPU g's node. */
-uint32_t sim_site_of_gpu(const struct sim *s, uint32_t g);
+static inline uint32_t sim_site_of_gpu(const struct sim *s, uint32_t g)
+{
+    return s->cl->nodes[s->cl->gpu_node[g]].site;
+}
 
 /* Notes that GPU g's utilisation or memory changed since the last scrape. */
-void sim_mark_gpu(struct sim *s, uint32_t g);
+static inline void sim_mark_gpu(struct sim *s, uint32_t g)
+{
+    if (!s->gpu_dirty[g]) {
+        s->gpu_dirty[g] = 1;
+        s->dirty_gpus[s->n_dirty_gpus++] = g;
+    }
+    sim_mark_node(s, s->cl->gpu_node[g]);
+}
 
-/* Takes gib (a peaked job's memory leaving it) off GPU g's memory and its site's, and
- * marks it for the next scrape. */
-void sim_release_gpu_mem(struct sim *s, uint32_t g, double gib);
+/* Takes gib (a peaked job's memory leaving it) off GPU g's memory and its site's (site:
+ * sim_site_of_gpu, which the caller has at hand for all of a pod's GPUs), and marks it
+ * for the next scrape. */
+void sim_release_gpu_mem(struct sim *s, uint32_t g, uint32_t site, double gib);
 
-/* Accumulates GPU busy time up to t (before any change of busy_gpus). */
-void sim_account_busy(struct sim *s, double t);
+/* Accumulates GPU busy time up to t (before any change of busy_gpus). Inline as the
+ * marks are: every start and end of a job calls it. */
+static inline void sim_account_busy(struct sim *s, double t)
+{
+    s->st.gpu_busy_integral += (double)s->busy_gpus * (t - s->busy_since_s);
+    s->busy_since_s = t;
+}
 
 #endif

@@ -1,7 +1,8 @@
 /* sim_rate: the accounting that follows the truth's rates, for the loop in sim.c: the
  * background load of other tenants, the marks of what a scrape must copy, GPU memory,
  * and the integrals of busy GPUs and used cores. The rates themselves (GPU
- * time-slicing and CPU contention) are in sim_share.c. Declared in sim_int.h. */
+ * time-slicing and CPU contention) are in sim_share.c. Declared in sim_int.h, where the
+ * marks and the busy GPUs' integral, a few stores each, are inline. */
 #include "sim_int.h"
 
 #include <gsl/gsl_cdf.h>
@@ -50,30 +51,7 @@ double sim_background(const struct sim *s, uint32_t n, double t)
     return x < 0 ? 0 : x > CLUSTER_MAX_BACKGROUND ? CLUSTER_MAX_BACKGROUND : x;
 }
 
-uint32_t sim_site_of_gpu(const struct sim *s, uint32_t g)
-{
-    return s->cl->nodes[s->cl->gpu_node[g]].site;
-}
-
-void sim_mark_node(struct sim *s, uint32_t n)
-{
-    if (!s->node_dirty[n]) {
-        s->node_dirty[n] = 1;
-        s->dirty_nodes[s->n_dirty_nodes++] = n;
-    }
-}
-
-/* Notes that GPU g's utilisation or memory changed since the last scrape. */
-void sim_mark_gpu(struct sim *s, uint32_t g)
-{
-    if (!s->gpu_dirty[g]) {
-        s->gpu_dirty[g] = 1;
-        s->dirty_gpus[s->n_dirty_gpus++] = g;
-    }
-    sim_mark_node(s, s->cl->gpu_node[g]);
-}
-
-void sim_release_gpu_mem(struct sim *s, uint32_t g, double gib)
+void sim_release_gpu_mem(struct sim *s, uint32_t g, uint32_t site, double gib)
 {
     double m = s->gpu_mem_gib[g] - gib;
     /* Subtracted, not summed again over the GPU's jobs (thousands when a policy piles
@@ -81,14 +59,7 @@ void sim_release_gpu_mem(struct sim *s, uint32_t g, double gib)
      * it look busy. */
     if (s->gpu_resident[g] == VIEW_NONE || m < VIEW_FIT_EPS)
         m = 0;
-    s->site_mem_gib[sim_site_of_gpu(s, g)] += m - s->gpu_mem_gib[g];
+    s->site_mem_gib[site] += m - s->gpu_mem_gib[g];
     s->gpu_mem_gib[g] = m;
     sim_mark_gpu(s, g);
-}
-
-/* Accumulates GPU busy time up to now (before any change of busy_gpus). */
-void sim_account_busy(struct sim *s, double t)
-{
-    s->st.gpu_busy_integral += (double)s->busy_gpus * (t - s->busy_since_s);
-    s->busy_since_s = t;
 }

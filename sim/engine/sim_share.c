@@ -48,28 +48,33 @@ static uint32_t group_top(const struct sim_group *G)
 
 /* ---- groups ---- */
 
-uint16_t sim_job_mask(const struct sim *s, uint32_t j) { return sim_pod_mask(s, j, 0); }
-
-uint16_t sim_pod_mask(const struct sim *s, uint32_t j, uint32_t k)
+/* sim_pod_mask with the pod's node n at hand. */
+static uint16_t pod_mask_on(const struct sim *s, uint32_t j, uint32_t k, uint32_t n)
 {
-    uint32_t first = s->cl->nodes[sim_pod_node(s, j, k)].gpu_first, ns = sim_job_nslots(&s->jobs->v[j]);
+    uint32_t first = s->cl->nodes[n].gpu_first, ns = sim_job_nslots(&s->jobs->v[j]);
     uint16_t mask = 0;
     for (uint32_t q = 0; q < ns; q++)
         mask = (uint16_t)(mask | 1u << (s->job_gpus[s->slot_first[j] + k * ns + q] - first));
     return mask;
 }
 
+uint16_t sim_pod_mask(const struct sim *s, uint32_t j, uint32_t k)
+{
+    return pod_mask_on(s, j, k, sim_pod_node(s, j, k));
+}
+
 /* The slowest time-slicing share of node n's GPUs of mask. */
 static double mask_gpu_rate(const struct sim *s, uint32_t n, uint16_t mask)
 {
-    uint32_t first = s->cl->nodes[n].gpu_first, m = mask;
+    uint32_t first = s->cl->nodes[n].gpu_first;
     double rate = 1.0;
-    for (uint32_t i = 0; m >> i; i++)
-        if (m >> i & 1u) {
-            double r = catalog_share_rate(s->cat, s->gpu_running[first + i]);
-            if (r < rate)
-                rate = r;
-        }
+    /* The mask's set bits, lowest first, each cleared once read: a job's GPUs, not
+     * every GPU of the node below its highest. */
+    for (uint32_t m = mask; m != 0; m &= m - 1) {
+        double r = catalog_share_rate(s->cat, s->gpu_running[first + (uint32_t)__builtin_ctz(m)]);
+        if (r < rate)
+            rate = r;
+    }
     return rate;
 }
 
@@ -159,7 +164,7 @@ void sim_share_join(struct sim *s, uint32_t j)
     CPN_ASSERT(r->qprev == VIEW_NONE && s->view.queue_head != j);
     uint32_t n = s->job_node[j];
     uint32_t pods = sim_pods_placed(s, j);
-    uint32_t g = pods > 1 ? group_new(s, n, 0, true) : group_get(s, n, sim_job_mask(s, j));
+    uint32_t g = pods > 1 ? group_new(s, n, 0, true) : group_get(s, n, pod_mask_on(s, j, 0, n));
     struct sim_group *G = &s->groups[g];
     for (uint32_t k = 0; pods > 1 && k < pods; k++) { /* into its nodes' lists of pods */
         uint32_t e = s->slot_first[j] + k * sim_job_nslots(&s->jobs->v[j]);
@@ -180,14 +185,16 @@ void sim_share_join(struct sim *s, uint32_t j)
     heap_push(&G->heap, &group_ops, s, &j);
 }
 
-void sim_share_settle(struct sim *s, uint32_t j)
+/* sim_share_settle for job j (its run-time state r) on node n: static, so that a
+ * leave, at every end, pays no call. */
+static void settle(struct sim *s, struct jobrt *r, uint32_t n)
 {
-    struct jobrt *r = &s->rt[j];
-    uint32_t n = s->job_node[j];
     node_lost_advance(s, n);
     r->cpu_lost_s += s->node_lost_s[n] - r->lost_mark_s;
     r->lost_mark_s = s->node_lost_s[n];
 }
+
+void sim_share_settle(struct sim *s, uint32_t j) { settle(s, &s->rt[j], s->job_node[j]); }
 
 void sim_share_leave(struct sim *s, uint32_t j, bool done)
 {
@@ -200,7 +207,7 @@ void sim_share_leave(struct sim *s, uint32_t j, bool done)
      * same finish ends now too. */
     if (done && r->hpos == 0 && G->vtime < r->vfinish)
         G->vtime = r->vfinish;
-    sim_share_settle(s, j);
+    settle(s, r, s->job_node[j]);
     heap_remove(&G->heap, &group_ops, s, r->hpos, NULL);
     G->cores -= r->cpu_cores;
     for (uint32_t k = 0; G->gang && k < sim_pods_placed(s, j); k++) {
