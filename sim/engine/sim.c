@@ -200,7 +200,7 @@ static void release(struct sim *s, uint32_t j, bool done)
         uint32_t n = sim_pod_node(s, j, k);
         if (was_running)
             sim_refresh_node(s, n, sim_pod_mask(s, j, k));
-        controller_index_refresh(s, n);
+        controller_truth_changed(s, n);
     }
     gang_wan_refresh(s);
 }
@@ -305,7 +305,7 @@ static void on_peak(struct sim *s, uint32_t j)
     s->last_change_s = s->now;
     s->view.version++;
     for (uint32_t k = 0; k < pods; k++)
-        controller_index_refresh(s, sim_pod_node(s, j, k));
+        controller_truth_changed(s, sim_pod_node(s, j, k));
     if (over)
         oom_kill(s, j);
 }
