@@ -1,6 +1,8 @@
 /* The node index (sim/engine/nodeidx.h): a hand-checked case where a subtree's maxima
  * come from different nodes, then random clusters where every query, and every walk
- * over the fitting nodes one after the other, must give what a plain scan gives. */
+ * over the fitting nodes one after the other, must give what a plain scan gives, and
+ * random updates between queries (the index brings its maxima up to date at a query,
+ * from the nodes set since the last). */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 
@@ -97,6 +99,50 @@ Test(nodeidx, random_queries_and_walks_match_a_scan)
                  i = scan_first(cpu, mem, idle, n, (size_t)i + 1, c, m, k))
                 scanned++;
             cr_assert_eq(walked, scanned);
+        }
+        nodeidx_free(&ix);
+    }
+    gsl_rng_free(r);
+}
+
+Test(nodeidx, updates_between_queries_match_a_scan)
+{
+    /* A few nodes set between two queries, often to the values they have or to values
+     * that raise or lower a subtree's maxima, often siblings (their climbs meet): each
+     * query must see them all. */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 29);
+    for (size_t n = 1; n <= 40; n += 3) {
+        double cpu[40], mem[40];
+        uint32_t idle[40];
+        struct nodeidx ix;
+        nodeidx_init(&ix, n);
+        for (size_t i = 0; i < n; i++) {
+            cpu[i] = mem[i] = 4;
+            idle[i] = 2;
+            nodeidx_set(&ix, i, cpu[i], mem[i], idle[i]);
+        }
+        for (int round = 0; round < 300; round++) {
+            size_t sets = gsl_rng_uniform_int(r, 6);
+            for (size_t u = 0; u < sets; u++) {
+                size_t i = gsl_rng_uniform_int(r, n);
+                if (gsl_rng_uniform_int(r, 2) && i + 1 < n)
+                    i = (i | 1) - 1; /* the left one of a pair of siblings */
+                cpu[i] = (double)gsl_rng_uniform_int(r, 5);
+                mem[i] = (double)gsl_rng_uniform_int(r, 5);
+                idle[i] = (uint32_t)gsl_rng_uniform_int(r, 10);
+                nodeidx_set(&ix, i, cpu[i], mem[i], idle[i]);
+                if (i + 1 < n && gsl_rng_uniform_int(r, 2)) { /* and its right neighbour */
+                    cpu[i + 1] = (double)gsl_rng_uniform_int(r, 5);
+                    idle[i + 1] = (uint32_t)gsl_rng_uniform_int(r, 10);
+                    nodeidx_set(&ix, i + 1, cpu[i + 1], mem[i + 1], idle[i + 1]);
+                }
+            }
+            double c = (double)gsl_rng_uniform_int(r, 5), m = (double)gsl_rng_uniform_int(r, 5);
+            uint32_t k = (uint32_t)gsl_rng_uniform_int(r, 11);
+            size_t from = gsl_rng_uniform_int(r, n + 1);
+            cr_assert_eq(nodeidx_first(&ix, from, c, m, k), scan_first(cpu, mem, idle, n, from, c, m, k),
+                         "n %zu round %d", n, round);
         }
         nodeidx_free(&ix);
     }

@@ -57,14 +57,15 @@ static void index_values(struct sim *s, uint32_t n, double *cpu, double *mem, ui
     const struct node *nd = &s->cl->nodes[n];
     *cpu = nd->cpus - s->node_cpus_req[n];
     *mem = nd->mem_gib - s->node_mem_req_gib[n];
-    *idle = 0;
-    uint32_t free_gpus = 0;
-    for (uint32_t g = nd->gpu_first; g < nd->gpu_first + nd->gpu_count; g++) {
-        *idle += view_gpu_looks_idle(&s->view, g);
+    /* Counted in locals, over bounds read once: through *idle, each step's store
+     * could alias the arrays and their bounds, and every step reloaded them. */
+    uint32_t idle_gpus = 0, free_gpus = 0;
+    for (uint32_t g = nd->gpu_first, end = g + nd->gpu_count; g < end; g++) {
+        idle_gpus += view_gpu_looks_idle(&s->view, g);
         free_gpus += s->gpu_assigned[g] == 0;
     }
     s->node_free_gpus[n] = free_gpus;
-    *idle_ix = *idle;
+    *idle = *idle_ix = idle_gpus;
     if (!view_node_eligible(&s->view, n)) {
         *cpu = -1;
         *idle_ix = 0;
@@ -88,6 +89,26 @@ void controller_index_refresh(struct sim *s, uint32_t n)
     uint32_t site = s->cl->nodes[n].site;
     s->site_idle_gpus[site] = s->site_idle_gpus[site] - s->node_idle[n] + idle;
     s->node_idle[n] = idle;
+}
+
+/* With scrapes the view's GPUs and CPU utilisation change only at a scrape, which
+ * refreshes every node whose truth changed since the last one (the change marked it
+ * dirty): a refresh now would find the node's entry as it is, at the cost of a count
+ * over its GPUs, at every peak and end. The checked build makes sure. */
+void controller_truth_changed(struct sim *s, uint32_t n)
+{
+    if (s->cl->cfg.scrape_interval_s <= 0) {
+        controller_index_refresh(s, n);
+        return;
+    }
+#ifdef CPN_CHECK_INDEXES
+    double cpu, mem;
+    uint32_t idle, idle_ix, free_gpus = s->node_free_gpus[n];
+    index_values(s, n, &cpu, &mem, &idle, &idle_ix);
+    CPN_ASSERT(cpu == s->nidx.leaf_cpu[n] && mem == s->nidx.leaf_mem[n] &&
+               idle_ix == s->nidx.idle[s->nidx.leaves + n] && idle == s->node_idle[n] &&
+               free_gpus == s->node_free_gpus[n]);
+#endif
 }
 
 void controller_index_rebuild(struct sim *s)

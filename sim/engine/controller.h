@@ -22,6 +22,9 @@ void controller_queue_remove(struct sim *s, uint32_t j);
  * live metrics, its GPUs changed); rebuild: every node's. */
 void controller_index_refresh(struct sim *s, uint32_t n);
 void controller_index_rebuild(struct sim *s);
+/* Node n's truth changed (a job peaked or ended there), not the bookkeeping:
+ * refreshes its entry when the view shows the truth (live metrics). */
+void controller_truth_changed(struct sim *s, uint32_t n);
 /* Job j ended (done or killed): the controller learns it at once with completion
  * "event", else at the next poll (controller_poll), when its bookkeeping releases
  * the job and a killed job that may retry starts its back-off. */

@@ -11,28 +11,45 @@
 #include <stdint.h>
 
 /* Levels of a subtree's maxima: level 0 over all its nodes, level l >= 1 over its
- * nodes with at least 2^(l-1) idle-looking GPUs (so up to 64 GPUs a node, and any
- * number beyond with the idle maxima alone). */
-#define NODEIDX_LEVELS 8
+ * nodes with at least 2^(l-1) idle-looking GPUs: up to 16, as many as a node may have
+ * (CLUSTER_MAX_NODE_GPUS; any number beyond would be pruned by the idle maxima alone).
+ * Levels for 32 and 64 would never hold a node: 12 floats a block, not 16, make an
+ * update a quarter cheaper. */
+#define NODEIDX_LEVELS 6
+
+/* The leaves set since the last search: their blocks and their ancestors' are stale
+ * until a search brings them up to date (nodeidx.c says why). */
+struct nodeidx_stale {
+    size_t n;
+    uint32_t *leaf; /* [n of the index] the leaves, each once */
+    uint8_t *is;    /* [n of the index] 1 when the leaf is in the list */
+};
 
 struct nodeidx {
     size_t n;      /* nodes */
     size_t leaves; /* a power of two >= n */
     double *leaf_cpu, *leaf_mem; /* [n] each node's free requests, exact */
-    uint32_t *idle; /* [2 * leaves] subtree maxima of idle-looking GPUs */
+    /* [2 * leaves] subtree maxima of idle-looking GPUs; a leaf's (leaves + i) is node
+     * i's, exact and always current. */
+    uint32_t *idle;
     /* [2 * leaves][2 * NODEIDX_LEVELS]: subtree k's free-CPU maxima per level, then its
      * free-memory maxima per level, as floats rounded up (-inf where a level has no
      * node). One block a subtree, so an update reads two children and writes their
      * parent in a few cache lines. */
     float *max;
+    /* Behind a pointer, as are the arrays, so that a search through a const index
+     * (the view's) can bring the maxima up to date: they are a cache of the leaves. */
+    struct nodeidx_stale *stale;
 };
 
 void nodeidx_init(struct nodeidx *ix, size_t n);
 void nodeidx_free(struct nodeidx *ix);
-/* Sets node i's values and updates its ancestors (O(log n)); nothing when they are
- * its values already. */
+/* Sets node i's values (O(1)); nothing when they are its values already. The maxima
+ * of its ancestors follow at the next search (O(log n), shared by the nodes set
+ * since). */
 void nodeidx_set(struct nodeidx *ix, size_t i, double free_cpu, double free_mem, uint32_t idle);
-/* Sets a leaf without updating ancestors; nodeidx_rebuild then fixes them all (O(n)). */
+/* Sets a leaf and its block without updating ancestors; nodeidx_rebuild then fixes
+ * them all (O(n)). */
 void nodeidx_set_leaf(struct nodeidx *ix, size_t i, double free_cpu, double free_mem, uint32_t idle);
 void nodeidx_rebuild(struct nodeidx *ix);
 /* The first node >= from whose free CPU and memory are at least cpu and mem (less

@@ -148,18 +148,6 @@ static void gang_demand(const struct sim *s, uint32_t j, double *work_s, double 
     *peak_gib = jb->gpu_mem_gib >= 0 ? jb->gpu_mem_gib : mem;
 }
 
-/* Node n's entry of the view's node index after only the truth changed there (a job's
- * GPUs started, stopped or peaked; nothing of the bookkeeping): the index reads the
- * view, whose GPU and CPU metrics are the truth itself only with live metrics. With
- * scrapes it reads the last scrape, which these changes reach at the next one (the
- * GPUs and node are marked; controller_scrape refreshes the nodes it copies), so the
- * entry would be set to what it holds, and the refresh is skipped. */
-static void truth_changed_on(struct sim *s, uint32_t n)
-{
-    if (s->cl->cfg.scrape_interval_s <= 0)
-        controller_index_refresh(s, n);
-}
-
 /* The GPUs of pod k of running job j as a mask of its node's GPUs: a job of one pod
  * holds exactly its share group's GPUs, whose mask the group keeps (sim_pod_mask would
  * read the job's slots again); a distributed job's group spans nodes and has none. */
@@ -225,7 +213,7 @@ static void release(struct sim *s, uint32_t j, bool done)
         uint32_t n = sim_pod_node(s, j, k);
         if (was_running)
             sim_refresh_node(s, n, pods == 1 ? mask : sim_pod_mask(s, j, k));
-        truth_changed_on(s, n);
+        controller_truth_changed(s, n);
     }
     gang_wan_refresh(s);
 }
@@ -337,7 +325,7 @@ static void on_peak(struct sim *s, uint32_t j)
     s->last_change_s = s->now;
     s->view.version++;
     for (uint32_t k = 0; k < pods; k++)
-        truth_changed_on(s, sim_pod_node(s, j, k));
+        controller_truth_changed(s, sim_pod_node(s, j, k));
     if (over)
         oom_kill(s, j);
 }
