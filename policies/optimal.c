@@ -185,7 +185,12 @@ static bool opt_hent_less(const void *a, const void *b, const void *ctx)
     return x->k2 < y->k2;
 }
 
-static const struct heap_ops opt_hent_ops = {.size = sizeof(struct opt_hent), .less = opt_hent_less};
+/* Four children a record: a heap of the queue holds up to every queued job, and a
+ * shallower one misses the cache less at each push and pop. The order is strict (an
+ * entry number is in a heap once), so where records sit never changes the order they
+ * come out in. */
+static const struct heap_ops opt_hent_ops = {
+    .size = sizeof(struct opt_hent), .less = opt_hent_less, .arity = 4};
 
 static void opt_heap_push(struct heap *h, struct opt_hent e) { heap_push(h, &opt_hent_ops, NULL, &e); }
 
@@ -294,12 +299,12 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     }
     st->stale = opt_alloc(cl->n_nodes, sizeof *st->stale);
     st->is_stale = opt_alloc(cl->n_nodes, sizeof *st->is_stale);
-    st->grp_order = opt_alloc(st->n_grp, sizeof *st->grp_order);
+    st->grp_order = opt_alloc(st->n_grp + OPT_GTOP, sizeof *st->grp_order); /* (see opt_order_groups) */
     st->grp_dur = opt_alloc(st->n_grp, sizeof *st->grp_dur);
-    st->grp_run = opt_alloc(st->n_grp, sizeof *st->grp_run);
-    st->grp_cpu = opt_alloc(st->n_grp, sizeof *st->grp_cpu);
     st->site_xfer = opt_alloc(cl->n_sites, sizeof *st->site_xfer);
     st->xfer_job = VIEW_NONE;
+    st->tp_job = VIEW_NONE;
+    st->grp_job = VIEW_NONE;
     st->tp_ok = opt_alloc(nt, sizeof *st->tp_ok);
     st->tp_run = opt_alloc(nt, sizeof *st->tp_run);
     st->tp_mem = opt_alloc(nt, sizeof *st->tp_mem);
@@ -362,7 +367,6 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->entry = opt_alloc(nj, sizeof *st->entry);
     st->gen = opt_alloc(nj, sizeof *st->gen);
     st->stage = opt_alloc(nj, sizeof *st->stage);
-    st->okey = opt_alloc(nj, sizeof *st->okey);
     st->fresh = opt_alloc(nj, sizeof *st->fresh);
     st->fresh_gen = opt_alloc(nj, sizeof *st->fresh_gen);
     st->avail = opt_alloc(cl->n_gpus, sizeof *st->avail);
@@ -377,7 +381,6 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     const struct opt_params *par = v->params;
     st->window = par->window < nj ? par->window : nj;
     st->win = opt_alloc(st->window, sizeof *st->win);
-    st->popped = opt_alloc(3 * st->window + 3, sizeof *st->popped);
     for (uint32_t n = 0; n < cl->n_nodes; n++)
         if (st->node_grp[n] != VIEW_NONE)
             opt_leaf_base(st, v, n);
@@ -395,8 +398,6 @@ static void opt_destroy(void *state)
     free(st->len_grp);
     free(st->grp_order);
     free(st->grp_dur);
-    free(st->grp_run);
-    free(st->grp_cpu);
     free(st->site_xfer);
     free(st->tp_ok);
     free(st->tp_run);
@@ -419,7 +420,7 @@ static void opt_destroy(void *state)
     free(st->g_undo);
     free(st->run_moved);
     free(st->win);
-    free(st->popped);
+    heap_free(&st->front);
     free(st->has_gpus);
     free(st->est_run);
     free(st->est_mem);
@@ -434,7 +435,6 @@ static void opt_destroy(void *state)
     free(st->entry);
     free(st->gen);
     free(st->stage);
-    free(st->okey);
     heap_free(&st->young);
     heap_free(&st->aging);
     heap_free(&st->aged);
@@ -640,29 +640,45 @@ static int opt_cmp_key(const void *a, const void *b)
     return x->pos < y->pos ? -1 : (x->pos > y->pos);
 }
 
-/* Takes up to `want` current entries off heap h in order, skipping jobs this plan has
- * handled; each taken entry is kept in st->popped (from *npop on) to be put back.
- * Appends the jobs to out. Returns how many it appended. */
-static size_t opt_take(struct opt_state *st, struct heap *h, uint8_t stage, size_t want,
-                       struct opt_key *out, size_t *npop)
+/* The order of opt_take's frontier: indices into the heap's records (ctx), by their
+ * records' order. */
+static bool opt_front_less(const void *a, const void *b, const void *ctx)
 {
-    size_t m = 0;
-    const struct opt_hent *e;
-    while (m < want && (e = opt_heap_top(st, h, stage)) != NULL) {
-        struct opt_hent x = *e;
-        opt_heap_pop(h);
-        st->popped[(*npop)++] = x;
-        if (st->done[x.job] == st->epoch)
-            continue;
-        out[m++] = (struct opt_key){.key = st->okey[x.job], .pos = x.k2, .job = x.job};
-    }
-    return m;
+    const struct opt_hent *v = ctx;
+    return opt_hent_less(&v[*(const size_t *)a], &v[*(const size_t *)b], NULL);
 }
 
-static void opt_put_back(struct opt_state *st, struct heap *h, size_t from, size_t to)
+static const struct heap_ops opt_front_ops = {.size = sizeof(size_t), .less = opt_front_less};
+
+static double opt_order_key(struct opt_state *st, const struct view *v, uint32_t j);
+
+/* Takes up to `want` current entries of heap h in order, skipping jobs this plan has
+ * handled, and appends their jobs to out; returns how many it appended. The heap is
+ * left as it is (but for entries that no longer stand at its top, which go): its
+ * records are read in order by a best-first walk from the root, whose frontier (the
+ * children of the records read so far) is a small heap of its own, so a take costs
+ * O(taken log taken) rather than a pop and a push back of each entry taken, each
+ * O(log queue) and a miss of the cache at every level. */
+static size_t opt_take(struct opt_state *st, const struct view *v, struct heap *h, uint8_t stage,
+                       size_t want, struct opt_key *out)
 {
-    for (size_t i = from; i < to; i++)
-        opt_heap_push(h, st->popped[i]);
+    size_t m = 0;
+    if (want == 0 || opt_heap_top(st, h, stage) == NULL)
+        return 0;
+    void *ctx = h->v;
+    st->front.n = 0;
+    size_t i = 0;
+    heap_push(&st->front, &opt_front_ops, ctx, &i);
+    while (m < want && st->front.n > 0) {
+        heap_pop(&st->front, &opt_front_ops, ctx, &i);
+        for (size_t c = 4 * i + 1; c <= 4 * i + 4 && c < h->n; c++)
+            heap_push(&st->front, &opt_front_ops, ctx, &c);
+        const struct opt_hent *x = heap_at(h, &opt_hent_ops, i);
+        if (!opt_current(st, x, stage) || st->done[x->job] == st->epoch)
+            continue;
+        out[m++] = (struct opt_key){.key = opt_order_key(st, v, x->job), .pos = x->k2, .job = x->job};
+    }
+    return m;
 }
 
 /* Moves the jobs that have now waited reserve_after_s from the young heaps to the
@@ -695,9 +711,7 @@ static void opt_age(struct opt_state *st, const struct view *v)
  * the window. Returns how many were planned. */
 static size_t opt_plan_reservations(struct opt_state *st, const struct view *v)
 {
-    size_t npop = 0;
-    size_t m = opt_take(st, &st->big, OPT_AGED, st->window, st->win, &npop);
-    opt_put_back(st, &st->big, 0, npop);
+    size_t m = opt_take(st, v, &st->big, OPT_AGED, st->window, st->win);
     for (size_t i = 0; i < m; i++) {
         uint32_t j = st->win[i].job;
         if (view_job(v, j).pods > 1) {
@@ -736,12 +750,8 @@ static void opt_plan(struct opt_state *st, const struct view *v)
     opt_heap_compact(st, &st->aged, OPT_AGED, v->queue_len);
     opt_heap_compact(st, &st->big, OPT_AGED, v->queue_len);
     size_t room = st->window - opt_plan_reservations(st, v);
-    size_t npop = 0;
-    size_t m = opt_take(st, &st->aged, OPT_AGED, room, st->win, &npop);
-    size_t aged_pop = npop;
-    m += opt_take(st, &st->young, OPT_YOUNG, room - m, st->win + m, &npop);
-    opt_put_back(st, &st->aged, 0, aged_pop);
-    opt_put_back(st, &st->young, aged_pop, npop);
+    size_t m = opt_take(st, v, &st->aged, OPT_AGED, room, st->win);
+    m += opt_take(st, v, &st->young, OPT_YOUNG, room - m, st->win + m);
     qsort(st->win, m, sizeof *st->win, opt_cmp_key);
     for (size_t i = 0; i < m && !view_stopping(v); i++) { /* a stopped run plans no more */
         struct opt_slot s;
@@ -787,16 +797,24 @@ static double opt_key_of(const struct view *v, uint32_t j, double len)
     return 0;
 }
 
+/* Job j's key in the configured order, of the current estimates. It is a function of
+ * the job's length, which opt_len keeps with the job's other cached estimates, so it is
+ * not kept itself. A job that waited reserve_after_s is ordered by submission in its
+ * heaps: when the estimates change, its length is asked again only when a plan takes
+ * it (opt_take), not for every such job at once (opt_rebuild), and that first asks its
+ * estimates by opt_len as opt_rebuild would have, in the same order (which sets the
+ * job's known flag), so they come out the same. */
 static double opt_order_key(struct opt_state *st, const struct view *v, uint32_t j)
 {
     return opt_key_of(v, j, opt_len(st, v, j));
 }
 
-/* The estimates changed (see "Learning" above): every queued job gets its key in the
- * configured order afresh, in queue order, and the young heap is built again from
- * them (its entry numbers keep the queue's order on ties; the other heaps are by
- * submission). Each running job is predicted again, and a node whose jobs' predicted
- * ends moved has its bound rebuilt. O(queue + nodes). */
+/* The estimates changed (see "Learning" above): every queued job that has not waited
+ * reserve_after_s gets its key in the configured order afresh, in queue order, and the
+ * young heap is built again from them (its entry numbers keep the queue's order on
+ * ties; the other heaps are by submission, and a job in them gets its key when a plan
+ * takes it: opt_order_key). Each running job is predicted again, and a node whose
+ * jobs' predicted ends moved has its bound rebuilt. O(queue + nodes). */
 /* Running job a's predicted run time as the estimates give it now (opt_run_on its
  * pods' nodes, gathered in st->g_nodes). */
 static double opt_pred_run_now(struct opt_state *st, const struct view *v, uint32_t a)
@@ -811,10 +829,10 @@ static void opt_rebuild(struct opt_state *st, const struct view *v)
 {
     st->young.n = 0;
     for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j]) {
-        st->okey[j] = opt_order_key(st, v, j);
-        if (st->stage[j] == OPT_YOUNG)
-            opt_heap_push(&st->young, (struct opt_hent){.k1 = st->okey[j], .k2 = st->entry[j],
-                                                        .job = j, .gen = st->gen[j]});
+        if (st->stage[j] != OPT_YOUNG)
+            continue; /* keyed when a plan takes it (opt_order_key) */
+        opt_heap_push(&st->young, (struct opt_hent){.k1 = opt_order_key(st, v, j),
+                                                    .k2 = st->entry[j], .job = j, .gen = st->gen[j]});
     }
     bool pods_moved = false;
     for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
@@ -856,8 +874,8 @@ static void opt_job_event(void *state, const struct view *v, uint32_t j, enum po
         st->gen[j]++;
         st->entry[j] = st->seq++;
         st->stage[j] = OPT_YOUNG;
-        st->okey[j] = opt_order_key(st, v, j);
-        struct opt_hent x = {.k1 = st->okey[j], .k2 = st->entry[j], .job = j, .gen = st->gen[j]};
+        struct opt_hent x = {.k1 = opt_order_key(st, v, j), .k2 = st->entry[j], .job = j,
+                             .gen = st->gen[j]};
         opt_heap_push(&st->young, x);
         x.k1 = view_job(v, j).submit_s;
         opt_heap_push(&st->aging, x);
@@ -975,8 +993,9 @@ static void opt_check_est(const struct opt_state *st, const struct view *v, uint
 /* The queue's stages and the nodes' lists of running jobs agree with the view: a job
  * is in a stage exactly while queued, n_big counts the aged jobs of reserve_min_gpus
  * GPUs or more, and every job of the bookkeeping is on its node's list. What comes
- * from the estimates follows the current ones: a queued job's key and young-heap
- * entry, its cached estimates, and a running job's predicted run. (The node index is
+ * from the estimates follows the current ones: a queued job's young-heap entry and
+ * cached estimates (for a job that waited reserve_after_s, once a plan took it since
+ * they changed: opt_order_key), and a running job's predicted run. (The node index is
  * checked search by search: opt_check_search.) */
 static void opt_check(const void *state, const struct view *v)
 {
@@ -1007,13 +1026,14 @@ static void opt_check(const void *state, const struct view *v)
     CPN_ASSERT(staged == v->queue_len && big == st->n_big);
     for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j]) {
         CPN_ASSERT(st->stage[j] != OPT_OUT);
+        if (st->stage[j] == OPT_AGED && (st->est_ver[j] != v->est_version || isnan(st->len[j])))
+            continue; /* not taken since the estimates changed: keyed when taken */
         opt_check_est(st, v, j);
-        CPN_ASSERT(st->okey[j] == opt_key_of(v, j, st->len[j]));
     }
     for (size_t k = 0; k < st->young.n; k++) {
         const struct opt_hent *x = &((const struct opt_hent *)st->young.v)[k];
         if (opt_current(st, x, OPT_YOUNG))
-            CPN_ASSERT(x->k1 == st->okey[x->job]);
+            CPN_ASSERT(x->k1 == opt_key_of(v, x->job, st->len[x->job]));
     }
     for (uint32_t n = 0; n < v->cl->n_nodes; n++)
         for (uint32_t a = st->node_head[n]; a != VIEW_NONE; a = st->job_next[a]) {

@@ -28,6 +28,9 @@ struct opt_hent {
 /* Where a job stands in the queue's heaps. */
 enum { OPT_OUT = 0, OPT_YOUNG, OPT_AGED };
 
+/* Groups a search keeps in order as it lists them (opt_order_groups). */
+#define OPT_GTOP 4
+
 /* A group a search may look at: no slot there finishes before lb. */
 struct opt_gkey {
     double lb;
@@ -76,9 +79,12 @@ struct opt_state {
     size_t n_len_grp;
     struct opt_gkey *grp_order; /* [n_grp] scratch: the groups a search may look at */
     bool grp_sorted;       /* scratch: grp_order is in search order already */
+    size_t grp_placed;     /* scratch: grp_order[0..grp_placed) are the first in that order */
+    size_t grp_m;          /* the groups in grp_order, listed for job grp_job at scheduling */
+    uint32_t grp_job;      /* point grp_point, est_version grp_ver and trees grp_tree */
+    uint64_t grp_point, grp_ver, grp_tree;
+    uint64_t tree_gen;     /* changes of the groups' trees so far */
     double *grp_dur;       /* [n_grp] scratch: transfer + run of the job on the group */
-    double *grp_run;       /* [n_grp] scratch: its run alone there (no CPU contention) */
-    double *grp_cpu;       /* [n_grp] scratch: the CPU cores it would keep busy there */
     double *site_xfer;     /* [sites] transfer estimates of job xfer_job to each site (NAN:
                             * not asked) at scheduling point xfer_point: the network does
                             * not change within one, and a reservation searches twice */
@@ -87,6 +93,8 @@ struct opt_state {
     uint64_t point;        /* scheduling points begun */
     int8_t *tp_ok;         /* [types] scratch of one pass over the groups: -1 not asked yet,
                             * 1 the job may run on the type and its memory fits, else 0 */
+    uint32_t tp_job;       /* the job and est_version of the last pass (opt_types_reset) */
+    uint64_t tp_ver;
     double *tp_run, *tp_mem, *tp_cpu; /* [types] its estimates there, when tp_ok is 1 */
     uint32_t *node_grp;    /* [nodes] its group, VIEW_NONE for a node without GPUs */
     uint32_t *node_pos;    /* [nodes] its position in the group */
@@ -127,13 +135,13 @@ struct opt_state {
     uint64_t *entry;     /* [jobs] its entry number: the queue's order */
     uint32_t *gen;       /* [jobs] its pods so far */
     uint8_t *stage;      /* [jobs] OPT_OUT, OPT_YOUNG or OPT_AGED */
-    double *okey;        /* [jobs] its key in the configured order */
-    struct heap young;     /* not yet waited reserve_after_s: by (okey, entry) */
+    struct heap young;     /* not yet waited reserve_after_s: by (key in the configured
+                            * order, opt_order_key in optimal.c; entry) */
     struct heap aging;     /* the same jobs by (submit time, entry) */
     struct heap aged;      /* waited reserve_after_s: by (submit time, entry) */
     struct heap big;       /* those of them with reserve_min_gpus GPUs or more */
     size_t n_big;          /* how many jobs that is */
-    struct opt_hent *popped; /* [3 * window + 3] scratch: entries taken off to be put back */
+    struct heap front;     /* scratch of opt_take: indices of the records to read next */
     uint32_t *fresh;     /* [jobs] jobs queued since the last scheduling point */
     uint32_t *fresh_gen; /* [jobs] their pods */
     size_t n_fresh;

@@ -63,24 +63,6 @@ double opt_est_cpu(struct opt_state *st, const struct view *v, uint32_t j, uint3
     return st->est_cpu[(size_t)j * v->cl->n_types + type];
 }
 
-/* True when node n could ever take job j: enough GPUs, of a type the job may run on
- * (view_job_runs_on), holding its predicted memory, and CPU and memory capacity for its
- * requests. Sets its predicted run time and peak memory per GPU there (not when the job
- * may not run on the node's type). */
-static bool opt_can_host(struct opt_state *st, const struct view *v, uint32_t j, uint32_t n,
-                         double *run_s, double *mem_gib)
-{
-    const struct node *nd = &v->cl->nodes[n];
-    const struct view_job jd = view_job(v, j), *jb = &jd;
-    if (nd->gpu_count < jb->gpus || nd->cpus + VIEW_FIT_EPS < jb->cpus ||
-        nd->mem_gib + VIEW_FIT_EPS < jb->mem_gib)
-        return false;
-    if (nd->gpu_count > 0 && !view_job_runs_on(v, j, nd->type))
-        return false;
-    opt_est(st, v, j, nd->type, run_s, mem_gib);
-    return *mem_gib <= v->cl->types[nd->type].mem_gib;
-}
-
 bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j)
 {
     opt_est_current(st, v, j);
@@ -101,9 +83,18 @@ static bool opt_group_may_host(const struct opt_group *g, const struct view_job 
            g->max_mem_gib + VIEW_FIT_EPS >= jb->mem_gib;
 }
 
-/* Starts a pass over the groups for one job: no GPU type asked yet. */
-static void opt_types_reset(struct opt_state *st, const struct view *v)
+/* Starts a pass over the groups for job j: no GPU type asked yet, unless the last pass
+ * was of the same job at the same est_version. Its answers then stand (they depend on
+ * nothing else), and a type it did not ask is asked at its first group as before: the
+ * estimates it asked are cached, so asking again would change nothing, and the types
+ * still to ask come in the same order. A reservation's two searches, and a job's
+ * opt_len and its first search, ask each type once. */
+static void opt_types_reset(struct opt_state *st, const struct view *v, uint32_t j)
 {
+    if (st->tp_job == j && st->tp_ver == v->est_version)
+        return;
+    st->tp_job = j;
+    st->tp_ver = v->est_version;
     memset(st->tp_ok, -1, v->cl->n_types * sizeof *st->tp_ok);
 }
 
@@ -157,7 +148,7 @@ double opt_len(struct opt_state *st, const struct view *v, uint32_t j)
     if (isnan(st->len[j])) {
         const struct view_job jd = view_job(v, j), *jb = &jd;
         double best = INFINITY;
-        opt_types_reset(st, v);
+        opt_types_reset(st, v, j);
         for (size_t i = 0; i < st->n_len_grp; i++) {
             const struct opt_group *g = &st->grp[st->len_grp[i]];
             if (opt_group_may_host(g, jb) && opt_type_ok(st, v, j, g->type) &&
@@ -225,43 +216,85 @@ double *opt_tree_at(struct opt_state *st, const struct opt_group *g, size_t i)
     return &st->tree[g->tree + i * 2 * g->max_gpus];
 }
 
-/* Sorts t[0..n) ascending (sign 1) or descending (sign -1): at most 16 GPUs. */
-static void opt_sort(double *t, uint32_t n, double sign)
+/* Sorts t[0..n) ascending (at most 16 GPUs). */
+static void opt_sort_up(double *t, uint32_t n)
 {
     for (uint32_t a = 1; a < n; a++) {
         double x = t[a];
         uint32_t b = a;
-        for (; b > 0 && sign * t[b - 1] > sign * x; b--)
+        for (; b > 0 && t[b - 1] > x; b--)
             t[b] = t[b - 1];
         t[b] = x;
     }
+}
+
+/* Sorts t[0..n) descending: the same moves as sorting the negated values ascending
+ * (-a > -b exactly when a < b, NaN comparing false both ways). */
+static void opt_sort_down(double *t, uint32_t n)
+{
+    for (uint32_t a = 1; a < n; a++) {
+        double x = t[a];
+        uint32_t b = a;
+        for (; b > 0 && t[b - 1] < x; b--)
+            t[b] = t[b - 1];
+        t[b] = x;
+    }
+}
+
+/* The bits of x (a value that compares equal may differ: -0, NaN). */
+static inline uint64_t opt_bits(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
 }
 
 /* Sets node n's leaf and updates the ancestors. Per GPU (any order): t, a lower bound
  * of when it frees (-INFINITY: free now and nothing planned on it); gap, when the first
  * job planned on it starts if it is free now (INFINITY: none), -INFINITY if busy. A
  * node can start a job of k GPUs lasting d now only if its k-th greatest gap is at
- * least now + d, and later no sooner than its k-th least t. */
+ * least now + d, and later no sooner than its k-th least t. A tree node whose values
+ * come out bit for bit as they were leaves its ancestors as they are (each is a
+ * function of its two children only): most rebuilds of a node change nothing, or
+ * nothing above a level or two. */
 static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n, double *t, double *gap)
 {
     struct opt_group *g = &st->grp[st->node_grp[n]];
     uint32_t cnt = v->cl->nodes[n].gpu_count, K = g->max_gpus;
-    opt_sort(t, cnt, 1);
-    opt_sort(gap, cnt, -1);
+    double x[2 * CLUSTER_MAX_NODE_GPUS];
+    size_t bytes = 2 * (size_t)K * sizeof x[0];
+    opt_sort_up(t, cnt);
+    opt_sort_down(gap, cnt);
     size_t i = g->leaves + st->node_pos[n];
-    double *leaf = opt_tree_at(st, g, i);
     for (uint32_t k = 0; k < K; k++) {
-        leaf[k] = k < cnt ? t[k] : INFINITY;
-        leaf[K + k] = k < cnt ? gap[k] : -INFINITY;
+        x[k] = k < cnt ? t[k] : INFINITY;
+        x[K + k] = k < cnt ? gap[k] : -INFINITY;
     }
+    double *at = opt_tree_at(st, g, i);
+    if (memcmp(at, x, bytes) == 0)
+        return;
+    memcpy(at, x, bytes);
+    st->tree_gen++;
     for (i /= 2; i > 0; i /= 2) {
-        double *p = opt_tree_at(st, g, i), *l = opt_tree_at(st, g, 2 * i), *r = l + 2 * K;
+        double *p = opt_tree_at(st, g, i);
+        const double *l = opt_tree_at(st, g, 2 * i), *r = l + 2 * K;
+        bool changed = false;
         for (uint32_t k = 0; k < K; k++) {
-            p[k] = l[k] < r[k] ? l[k] : r[k];
-            p[K + k] = l[K + k] > r[K + k] ? l[K + k] : r[K + k];
+            double lo = l[k] < r[k] ? l[k] : r[k], hi = l[K + k] > r[K + k] ? l[K + k] : r[K + k];
+            changed |= opt_bits(lo) != opt_bits(p[k]) || opt_bits(hi) != opt_bits(p[K + k]);
+            p[k] = lo;
+            p[K + k] = hi;
         }
+        if (!changed)
+            return;
     }
 }
+
+/* fmax(x, now) for a start bound x and a now that is not NaN, inline: it is asked at
+ * every tree node a search looks at, and a call costs more than the comparison. (Only
+ * a tie of -0 and +0 could come out with another sign than fmax's; a bound is only
+ * compared, and added to a duration, so not even that would change a decision.) */
+static inline double opt_not_before(double x, double now) { return x > now ? x : now; }
 
 /* The least start that a node below tree node i of group g could give a job of k GPUs
  * lasting dur, never before now; *can_now tells whether one of them may take it at once
@@ -279,7 +312,7 @@ static inline double opt_bound(struct opt_state *st, const struct view *v, const
         if (*can_now)
             return v->now;
     }
-    return fmax(x[k - 1], v->now);
+    return opt_not_before(x[k - 1], v->now);
 }
 
 /* Node n's bound from its running jobs alone (no plan): a GPU no job of the policy's
@@ -427,11 +460,11 @@ static double opt_first_free(const struct opt_state *st, const struct node *nd, 
 }
 
 /* Whether job j can start on node n now, lasting dur seconds; fills gpu[] if so. */
-static bool opt_fits_now(const struct opt_state *st, const struct view *v, uint32_t j,
-                         uint32_t n, double dur, double mem, bool alone, uint32_t *gpu)
+static bool opt_fits_now(const struct opt_state *st, const struct view *v,
+                         const struct view_job *jb, uint32_t n, double dur, double mem, bool alone,
+                         uint32_t *gpu)
 {
     const struct node *nd = &v->cl->nodes[n];
-    const struct view_job jd = view_job(v, j), *jb = &jd;
     double now = v->now, gpu_mem = v->cl->types[nd->type].mem_gib;
     if (st->ready[n] > now || st->alone[n] != VIEW_NONE || !view_node_eligible(v, n))
         return false; /* (the scrape may be live: a standing plan checks it again) */
@@ -467,7 +500,7 @@ static uint32_t opt_group_at(struct opt_state *st, size_t i, size_t m)
         double lb = o[i].lb;
         uint32_t grp = o[i].grp;
         for (size_t q = i + 1; q < m; q++)
-            if (o[q].lb < lb || (o[q].lb == lb && o[q].grp < grp)) {
+            if (o[q].lb < lb || (o[q].lb == lb && o[q].grp < grp)) { /* (opt_gkey_less) */
                 b = q;
                 lb = o[q].lb;
                 grp = o[q].grp;
@@ -476,26 +509,55 @@ static uint32_t opt_group_at(struct opt_state *st, size_t i, size_t m)
         o[i] = o[b];
         o[b] = t;
     }
+    if (st->grp_placed < i + 1)
+        st->grp_placed = i + 1;
     return o[i].grp;
 }
 
+/* One search for job j in one group: what the visited nodes are compared with. */
+struct opt_search {
+    uint32_t job;
+    struct view_job jb; /* what it declares (asked once per search) */
+    double dur;      /* transfer + run on the group, with no CPU contention: a bound */
+    double run;      /* the run part of it */
+    double cpu;      /* the CPU cores the job would keep busy on the group */
+    double mem;      /* its predicted peak memory per GPU there */
+    bool uniform;    /* the group is uniform: its nodes are all as large as its maxima */
+    bool alone;      /* an unseen model: needs the whole node, the bounds do not apply */
+    bool now_only;   /* only places where it starts at once */
+    bool reserve;    /* a reservation: start when enough GPUs free, ties to res_node */
+    bool found;
+    struct opt_slot best;
+};
+
+/* The order of the groups a search looks at: by bound, ties to the lower group index. */
+static inline bool opt_gkey_less(const struct opt_gkey *a, const struct opt_gkey *b)
+{
+    return a->lb < b->lb || (a->lb == b->lb && a->grp < b->grp);
+}
+
 /* Lists in grp_order the groups that could take job j, with its transfer + run there
- * and the bound of its finish there; returns how many there are. opt_group_at takes
- * them in order of that bound. Transfer estimates are asked once per site. */
-static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint32_t j)
+ * and the bound of its finish there; returns how many there are. Transfer estimates
+ * are asked once per site. A search usually looks at two or three groups of some 25,
+ * so the first OPT_GTOP in order are kept sorted as they are listed (each of the
+ * others costs one comparison) and put first: opt_group_at orders the rest only if a
+ * search gets that far (grp_placed tells how many are in place). */
+static size_t opt_order_groups(struct opt_state *st, const struct view *v, const struct opt_search *s)
 {
     const struct cluster *cl = v->cl;
-    const struct view_job jd = view_job(v, j), *jb = &jd;
-    bool alone = opt_unseen(st, v, j);
+    const struct view_job *jb = &s->jb;
+    uint32_t j = s->job;
+    bool alone = s->alone;
     if (st->xfer_job != j || st->xfer_point != st->point) {
         for (size_t si = 0; si < cl->n_sites; si++)
             st->site_xfer[si] = NAN;
         st->xfer_job = j;
         st->xfer_point = st->point;
     }
-    size_t m = 0;
+    struct opt_gkey top[OPT_GTOP], *rest = st->grp_order + OPT_GTOP;
+    size_t nt = 0, nr = 0;
     bool nan_lb = false;
-    opt_types_reset(st, v);
+    opt_types_reset(st, v, j);
     for (uint32_t i = 0; i < st->n_grp; i++) {
         const struct opt_group *g = &st->grp[i];
         if (!opt_group_may_host(g, jb) || !opt_type_ok(st, v, j, g->type))
@@ -504,17 +566,36 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, uint3
             st->site_xfer[g->site] = view_transfer_estimate_s(v, j, g->site);
         double dur = st->site_xfer[g->site] + st->tp_run[g->type];
         st->grp_dur[i] = dur;
-        st->grp_run[i] = st->tp_run[g->type];
-        st->grp_cpu[i] = st->tp_cpu[g->type];
         /* No slot of the group finishes before its tree's bound (or now) plus dur. */
         bool can_now;
         double lb = opt_bound(st, v, g, 1, jb->gpus, dur, alone, false, &can_now) + dur;
         nan_lb |= isnan(lb);
-        st->grp_order[m++] = (struct opt_gkey){.lb = lb, .grp = i};
+        struct opt_gkey e = {.lb = lb, .grp = i};
+        if (nt == OPT_GTOP && !opt_gkey_less(&e, &top[OPT_GTOP - 1])) {
+            rest[nr++] = e;
+            continue;
+        }
+        if (nt == OPT_GTOP)
+            rest[nr++] = top[--nt];
+        size_t q = nt++;
+        for (; q > 0 && opt_gkey_less(&e, &top[q - 1]); q--)
+            top[q] = top[q - 1];
+        top[q] = e;
     }
+    memcpy(st->grp_order, top, nt * sizeof top[0]);
+    size_t m = nt + nr;
+    st->grp_placed = nt;
     /* A NaN bound compares as neither before nor after: the groups are then sorted at
-     * once as they always were, by insertion in index order (it stops at a NaN). */
+     * once as they always were, by insertion in index order (it stops at a NaN), from
+     * index order (all the group indices differ). */
     st->grp_sorted = nan_lb;
+    for (size_t q = 1; nan_lb && q < m; q++) {
+        struct opt_gkey x = st->grp_order[q];
+        size_t k = q;
+        for (; k > 0 && st->grp_order[k - 1].grp > x.grp; k--)
+            st->grp_order[k] = st->grp_order[k - 1];
+        st->grp_order[k] = x;
+    }
     for (size_t q = 1; nan_lb && q < m; q++) {
         struct opt_gkey x = st->grp_order[q];
         size_t k = q;
@@ -538,25 +619,15 @@ static bool opt_slot_better(const struct opt_slot *c, const struct opt_slot *b)
 
 /* ---- branch and bound over a group's nodes ---- */
 
-/* One search for job j in one group: what the visited nodes are compared with. */
-struct opt_search {
-    uint32_t job;
-    double dur;      /* transfer + run on the group, with no CPU contention: a bound */
-    double run;      /* the run part of it */
-    double cpu;      /* the CPU cores the job would keep busy on the group */
-    bool alone;      /* an unseen model: needs the whole node, the bounds do not apply */
-    bool now_only;   /* only places where it starts at once */
-    bool reserve;    /* a reservation: start when enough GPUs free, ties to res_node */
-    bool found;
-    struct opt_slot best;
-};
-
 /* Points search s at group gi: the job's estimates there. */
 static void opt_search_group_set(const struct opt_state *st, struct opt_search *s, uint32_t gi)
 {
+    uint32_t t = st->grp[gi].type;
     s->dur = st->grp_dur[gi];
-    s->run = st->grp_run[gi];
-    s->cpu = st->grp_cpu[gi];
+    s->run = st->tp_run[t];
+    s->cpu = st->tp_cpu[t];
+    s->mem = st->tp_mem[t];
+    s->uniform = st->grp[gi].uniform;
 }
 
 /* Whether a node of a subtree whose start bound is lb, where a job may (can_now) or
@@ -579,16 +650,20 @@ static bool opt_could_beat(const struct opt_state *st, const struct opt_search *
     return lo < s->best.node;
 }
 
-/* Evaluates node n exactly for the search, as the plan's state of it says. */
+/* Evaluates node n exactly for the search, as the plan's state of it says. Its group
+ * is one that opt_order_groups listed: the job may run on its GPU type and its
+ * predicted memory fits a GPU there (opt_type_ok), and the group's maxima hold its
+ * requests. So all that is left of "could the node ever take it" is the node's own
+ * size, and in a uniform group not even that. */
 static void opt_visit(struct opt_state *st, const struct view *v, struct opt_search *s, uint32_t n)
 {
     const struct cluster *cl = v->cl;
-    const struct view_job jd = view_job(v, s->job), *jb = &jd;
-    double run, mem;
-    if (!opt_can_host(st, v, s->job, n, &run, &mem))
+    const struct view_job *jb = &s->jb;
+    const struct node *nd = &cl->nodes[n];
+    if (!s->uniform && (nd->gpu_count < jb->gpus || nd->cpus + VIEW_FIT_EPS < jb->cpus ||
+                        nd->mem_gib + VIEW_FIT_EPS < jb->mem_gib))
         return;
     opt_touch(st, v, n);
-    const struct node *nd = &cl->nodes[n];
     struct opt_slot c = {.node = n, .ngpus = jb->gpus};
     /* Its run there slowed by the CPU contention the scrape predicts (never faster, so
      * s->dur stays a bound of what any node of the group gives); for a later pod of a
@@ -611,7 +686,7 @@ static void opt_visit(struct opt_state *st, const struct view *v, struct opt_sea
         }
         return;
     }
-    if (opt_fits_now(st, v, s->job, n, dur, mem, s->alone, c.gpu)) {
+    if (opt_fits_now(st, v, jb, n, dur, s->mem, s->alone, c.gpu)) {
         c.now = true;
         c.start = v->now;
     } else if (s->now_only) {
@@ -636,14 +711,22 @@ struct opt_frame {
 
 /* Visits, in node order, the nodes of group gi that could beat the best found so far:
  * a subtree is skipped when its bound (the least time k GPUs of one of its nodes may
- * free, and never before now) cannot. */
+ * free, and never before now) cannot. The bound is opt_bound's, with what does not
+ * change within the group worked out once: the tree node's k-th values are read at
+ * fixed offsets, and now + dur, which opt_bound's gap test adds up at every tree node,
+ * is the same sum each time. */
 static void opt_search_group(struct opt_state *st, const struct view *v, uint32_t gi,
                              struct opt_search *s)
 {
     struct opt_group *g = &st->grp[gi];
-    uint32_t k = view_job(v, s->job).gpus;
+    uint32_t k = s->jb.gpus;
     if (k > g->max_gpus)
         return; /* no node of the group has k GPUs */
+    const double *tree = &st->tree[g->tree];
+    const uint32_t *nodes = &st->grp_nodes[g->first];
+    size_t stride = 2 * (size_t)g->max_gpus, kth = k - 1, gap = g->max_gpus + kth;
+    bool bounded = k > 0 && !s->alone; /* (else opt_bound has no bound: now) */
+    double now = v->now, end_now = v->now + s->dur;
     struct opt_frame stack[64]; /* depth-first: at most two per level */
     size_t top = 0;
     stack[top++] = (struct opt_frame){.i = 1, .lo = 0, .width = g->leaves};
@@ -652,21 +735,26 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
         uint32_t lo = stack[top].lo, width = stack[top].width;
         if (lo >= g->count)
             continue;
-        if (k > 0 && opt_tree_at(st, g, i)[k - 1] == INFINITY)
+        const double *x = tree + i * stride;
+        if (k > 0 && x[kth] == INFINITY)
             continue; /* no node below has k GPUs */
-        bool can_now;
-        double lb = opt_bound(st, v, g, i, k, s->dur, s->alone, s->reserve, &can_now);
-        if (!opt_could_beat(st, s, lb, can_now, st->grp_nodes[g->first + lo]))
+        bool can_now = true;
+        double lb = now;
+        if (bounded && s->reserve)
+            lb = opt_not_before(x[kth], now);
+        else if (bounded && !(can_now = end_now <= x[gap] + OPT_TIME_EPS_S))
+            lb = opt_not_before(x[kth], now);
+        if (!opt_could_beat(st, s, lb, can_now, nodes[lo]))
             continue;
         if (width == 1) {
-            opt_visit(st, v, s, st->grp_nodes[g->first + lo]);
+            opt_visit(st, v, s, nodes[lo]);
             continue;
         }
         /* The child with the lower bound first: a good slot found early prunes more. */
         uint32_t half = width / 2;
         struct opt_frame l = {.i = 2 * i, .lo = lo, .width = half};
         struct opt_frame r = {.i = 2 * i + 1, .lo = lo + half, .width = half};
-        if (k > 0 && !s->alone && opt_tree_at(st, g, r.i)[k - 1] < opt_tree_at(st, g, l.i)[k - 1]) {
+        if (bounded && tree[r.i * stride + kth] < tree[l.i * stride + kth]) {
             stack[top++] = l;
             stack[top++] = r;
         } else {
@@ -726,7 +814,20 @@ static bool opt_run_search(struct opt_state *st, const struct view *v, struct op
                            struct opt_slot *out)
 {
     const struct opt_search s0 = s;
-    size_t m = opt_order_groups(st, v, s.job);
+    /* The list of groups (and the order found of it so far) depends on the job, the
+     * point (now, and the transfers), the estimates and the trees: a search of the same
+     * job with none of them changed since the last one (a reservation's try at starting
+     * now, after its reservation was searched) takes it as it stands, provided the
+     * types' answers it reads (tp_run, ...) are still the job's. */
+    size_t m = st->grp_m;
+    if (st->grp_job != s.job || st->grp_point != st->point || st->grp_ver != v->est_version ||
+        st->grp_tree != st->tree_gen || st->tp_job != s.job || st->tp_ver != v->est_version) {
+        m = st->grp_m = opt_order_groups(st, v, &s);
+        st->grp_job = s.job;
+        st->grp_point = st->point;
+        st->grp_ver = v->est_version;
+        st->grp_tree = st->tree_gen;
+    }
     uint32_t held = s.reserve ? st->res_node[s.job] : VIEW_NONE;
     if (held != VIEW_NONE)
         for (size_t i = 0; i < m; i++)
@@ -735,10 +836,10 @@ static bool opt_run_search(struct opt_state *st, const struct view *v, struct op
                 opt_visit(st, v, &s, held);
             }
     for (size_t i = 0; i < m; i++) {
-        uint32_t gi = opt_group_at(st, i, m);
-        opt_search_group_set(st, &s, gi);
+        uint32_t gi = i < st->grp_placed ? st->grp_order[i].grp : opt_group_at(st, i, m);
         if (s.found && st->grp_order[i].lb > s.best.finish)
             break;
+        opt_search_group_set(st, &s, gi);
         opt_search_group(st, v, gi, &s);
     }
     if (policy_check_indexes)
@@ -754,7 +855,8 @@ static bool opt_run_search(struct opt_state *st, const struct view *v, struct op
 bool opt_best_slot(struct opt_state *st, const struct view *v, uint32_t j, bool now_only,
                    struct opt_slot *best)
 {
-    struct opt_search s = {.job = j, .alone = opt_unseen(st, v, j), .now_only = now_only};
+    struct opt_search s = {.job = j, .jb = view_job(v, j), .alone = opt_unseen(st, v, j),
+                           .now_only = now_only};
     return opt_run_search(st, v, s, best);
 }
 
@@ -763,7 +865,8 @@ bool opt_best_slot(struct opt_state *st, const struct view *v, uint32_t j, bool 
 bool opt_reserve_slot(struct opt_state *st, const struct view *v, uint32_t j,
                       struct opt_slot *res)
 {
-    struct opt_search s = {.job = j, .alone = opt_unseen(st, v, j), .reserve = true};
+    struct opt_search s = {.job = j, .jb = view_job(v, j), .alone = opt_unseen(st, v, j),
+                           .reserve = true};
     return opt_run_search(st, v, s, res);
 }
 
