@@ -216,26 +216,15 @@ double *opt_tree_at(struct opt_state *st, const struct opt_group *g, size_t i)
     return &st->tree[g->tree + i * 2 * g->max_gpus];
 }
 
-/* Sorts t[0..n) ascending (at most 16 GPUs). */
-static void opt_sort_up(double *t, uint32_t n)
+/* Sorts t[0..n) ascending, or descending when `down` (at most 16 GPUs); inline, so each
+ * caller's direction is a constant. Descending makes the moves of sorting the negated
+ * values ascending (-a > -b exactly when a < b, NaN comparing false both ways). */
+static inline void opt_sort(double *t, uint32_t n, bool down)
 {
     for (uint32_t a = 1; a < n; a++) {
         double x = t[a];
         uint32_t b = a;
-        for (; b > 0 && t[b - 1] > x; b--)
-            t[b] = t[b - 1];
-        t[b] = x;
-    }
-}
-
-/* Sorts t[0..n) descending: the same moves as sorting the negated values ascending
- * (-a > -b exactly when a < b, NaN comparing false both ways). */
-static void opt_sort_down(double *t, uint32_t n)
-{
-    for (uint32_t a = 1; a < n; a++) {
-        double x = t[a];
-        uint32_t b = a;
-        for (; b > 0 && t[b - 1] < x; b--)
+        for (; b > 0 && (down ? t[b - 1] < x : t[b - 1] > x); b--)
             t[b] = t[b - 1];
         t[b] = x;
     }
@@ -263,8 +252,8 @@ static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n,
     uint32_t cnt = v->cl->nodes[n].gpu_count, K = g->max_gpus;
     double x[2 * CLUSTER_MAX_NODE_GPUS];
     size_t bytes = 2 * (size_t)K * sizeof x[0];
-    opt_sort_up(t, cnt);
-    opt_sort_down(gap, cnt);
+    opt_sort(t, cnt, false);
+    opt_sort(gap, cnt, true);
     size_t i = g->leaves + st->node_pos[n];
     for (uint32_t k = 0; k < K; k++) {
         x[k] = k < cnt ? t[k] : INFINITY;
@@ -300,19 +289,30 @@ static inline double opt_not_before(double x, double now) { return x > now ? x :
  * lasting dur, never before now; *can_now tells whether one of them may take it at once
  * (k GPUs free now with a gap of dur before any planned job). A job running alone, or
  * taking no GPU, has no bound. A reservation waits for its GPUs, gaps or not. */
+/* opt_bound at tree node values x, with what does not change within a group's search
+ * worked out by the caller: `bounded` (k > 0 and not alone), the offsets of the k-th
+ * least free time (kth = k - 1) and k-th greatest gap (gap = max_gpus + k - 1), and
+ * end_now = now + dur. x is read only when bounded. */
+static inline double opt_bound_at(const double *x, size_t kth, size_t gap, double now,
+                                  double end_now, bool bounded, bool reserve, bool *can_now)
+{
+    *can_now = true;
+    if (!bounded)
+        return now;
+    if (!reserve) {
+        *can_now = end_now <= x[gap] + OPT_TIME_EPS_S;
+        if (*can_now)
+            return now;
+    }
+    return opt_not_before(x[kth], now);
+}
+
 static inline double opt_bound(struct opt_state *st, const struct view *v, const struct opt_group *g,
                         size_t i, uint32_t k, double dur, bool alone, bool reserve, bool *can_now)
 {
-    *can_now = true;
-    if (alone || k == 0)
-        return v->now;
-    const double *x = opt_tree_at(st, g, i);
-    if (!reserve) {
-        *can_now = v->now + dur <= x[g->max_gpus + k - 1] + OPT_TIME_EPS_S;
-        if (*can_now)
-            return v->now;
-    }
-    return opt_not_before(x[k - 1], v->now);
+    bool bounded = k > 0 && !alone;
+    return opt_bound_at(bounded ? opt_tree_at(st, g, i) : NULL, k - 1, g->max_gpus + (size_t)k - 1,
+                        v->now, v->now + dur, bounded, reserve, can_now);
 }
 
 /* Node n's bound from its running jobs alone (no plan): a GPU no job of the policy's
@@ -711,10 +711,10 @@ struct opt_frame {
 
 /* Visits, in node order, the nodes of group gi that could beat the best found so far:
  * a subtree is skipped when its bound (the least time k GPUs of one of its nodes may
- * free, and never before now) cannot. The bound is opt_bound's, with what does not
+ * free, and never before now) cannot. The bound is opt_bound_at's, with what does not
  * change within the group worked out once: the tree node's k-th values are read at
- * fixed offsets, and now + dur, which opt_bound's gap test adds up at every tree node,
- * is the same sum each time. */
+ * fixed offsets, and now + dur, which opt_bound's gap test would add up at every tree
+ * node, is the same sum each time. */
 static void opt_search_group(struct opt_state *st, const struct view *v, uint32_t gi,
                              struct opt_search *s)
 {
@@ -725,7 +725,7 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
     const double *tree = &st->tree[g->tree];
     const uint32_t *nodes = &st->grp_nodes[g->first];
     size_t stride = 2 * (size_t)g->max_gpus, kth = k - 1, gap = g->max_gpus + kth;
-    bool bounded = k > 0 && !s->alone; /* (else opt_bound has no bound: now) */
+    bool bounded = k > 0 && !s->alone; /* (else there is no bound: now) */
     double now = v->now, end_now = v->now + s->dur;
     struct opt_frame stack[64]; /* depth-first: at most two per level */
     size_t top = 0;
@@ -738,12 +738,8 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
         const double *x = tree + i * stride;
         if (k > 0 && x[kth] == INFINITY)
             continue; /* no node below has k GPUs */
-        bool can_now = true;
-        double lb = now;
-        if (bounded && s->reserve)
-            lb = opt_not_before(x[kth], now);
-        else if (bounded && !(can_now = end_now <= x[gap] + OPT_TIME_EPS_S))
-            lb = opt_not_before(x[kth], now);
+        bool can_now;
+        double lb = opt_bound_at(x, kth, gap, now, end_now, bounded, s->reserve, &can_now);
         if (!opt_could_beat(st, s, lb, can_now, nodes[lo]))
             continue;
         if (width == 1) {
