@@ -109,7 +109,9 @@ struct cat_model *cat_model_add(struct catalog *c, const char *name, const char 
 {
     cpn_grow((void **)&c->models, &c->cap, c->nmodels + 1, sizeof *c->models);
     struct cat_model *m = &c->models[c->nmodels++];
-    *m = (struct cat_model){.name = cpn_strdup(name), .family = family, .params_m = params_m};
+    *m = (struct cat_model){.name = cpn_strdup(name), .family = family,
+                            .bytes_per_sample = cat_family_find(family)->bytes_per_sample,
+                            .params_m = params_m};
     return m;
 }
 
@@ -427,9 +429,7 @@ const unsigned *catalog_model_batches(const struct catalog *c, int model, size_t
 
 double catalog_bytes_per_sample(const struct catalog *c, int model)
 {
-    const struct cat_family *f = cat_family_find(model_at(c, model)->family);
-    CPN_ASSERT(f);
-    return f->bytes_per_sample;
+    return model_at(c, model)->bytes_per_sample;
 }
 
 double catalog_cpu_ms_per_sample(const struct catalog *c, int model)

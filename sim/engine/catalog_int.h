@@ -99,6 +99,7 @@ struct cat_mem {
 struct cat_model {
     char *name;
     const char *family; /* points into cat_families */
+    double bytes_per_sample; /* its family's, read at each placement: no search by name */
     double params_m;
     bool on_h100;
     struct cat_point *pts; /* ascending batch once loaded */
@@ -129,7 +130,7 @@ struct catalog {
 const struct cat_family *cat_family_find(const char *name);
 /* Index of the model called name, or -1. */
 int cat_model_index(const struct catalog *c, const char *name);
-/* Appends a model with no points. */
+/* Appends a model with no points; family is the name of one of cat_families. */
 struct cat_model *cat_model_add(struct catalog *c, const char *name, const char *family,
                                 double params_m);
 /* The point of `batch`, added (with nothing measured) when absent. */

@@ -64,12 +64,10 @@ static void on_background(struct sim *s, uint32_t n)
 static bool job_profile(const struct sim *s, uint32_t j, uint32_t n, struct profile *p)
 {
     const struct job *jb = &s->jobs->v[j];
-    const struct gpu_type *gt = &s->cl->types[s->cl->nodes[n].type];
     *p = (struct profile){0};
     if (jb->model < 0)
         return false;
-    int rc = catalog_lookup(s->cat, jb->model, jb->batch, gt->cat_type, gt->speed, jb->gpus, p);
-    CPN_ASSERT(rc == 0);
+    view_source_true_profile(s->view.src, s->cl, jb, s->cl->nodes[n].type, p);
     return true;
 }
 

@@ -53,6 +53,9 @@ struct view_source {
     const struct predictor *pred;
     const struct net *net;
     struct view_memo memo;
+    /* The catalogue's profiles by the same key (their entries' p, nothing learnt): the
+     * truth the engine runs each placed job by (view_source_true_profile). */
+    struct view_memo cat_memo;
     bool truth;            /* the oracle or noisy: may see a job's duration_s, gpu_mem_gib */
     struct learner *learn; /* what completed runs taught; NULL: learning is off */
     double prior_run_s;    /* a duration job's run time before any history */
@@ -73,6 +76,13 @@ static void memo_clear(struct memo_entry *t, size_t cap)
         t[i].model = -1;
 }
 
+static void memo_init(struct view_memo *m)
+{
+    m->cap = VIEW_MEMO_INITIAL;
+    m->t = cpn_calloc(m->cap, sizeof *m->t);
+    memo_clear(m->t, m->cap);
+}
+
 struct view_source *view_source_create(const struct catalog *cat, const struct jobset *jobs,
                                        const struct predictor *pred, const struct net *net,
                                        bool learn, double prior_run_s)
@@ -86,9 +96,8 @@ struct view_source *view_source_create(const struct catalog *cat, const struct j
     src->steps = cpn_malloc((src->n_steps ? src->n_steps : 1) * sizeof *src->steps);
     for (size_t j = 0; j < src->n_steps; j++)
         src->steps[j] = NAN;
-    src->memo.cap = VIEW_MEMO_INITIAL;
-    src->memo.t = cpn_calloc(src->memo.cap, sizeof *src->memo.t);
-    memo_clear(src->memo.t, src->memo.cap);
+    memo_init(&src->memo);
+    memo_init(&src->cat_memo);
     return src;
 }
 
@@ -97,6 +106,7 @@ void view_source_destroy(struct view_source *src)
     if (!src)
         return;
     free(src->memo.t);
+    free(src->cat_memo.t);
     free(src->steps);
     learner_destroy(src->learn);
     free(src);
@@ -137,28 +147,44 @@ static double view_job_noise(const struct view_source *src, uint32_t j, unsigned
     return src->pred ? predictor_job_noise(src->pred, j, what) : 1.0;
 }
 
+/* The entry of (model, batch, gpus) on a cluster GPU type in memo m, with its profile
+ * made on first use: pred's prediction, or the catalogue's when pred is NULL. The
+ * pointer is valid until the next call on m. */
+static struct memo_entry *memo_entry_of(struct view_memo *m, const struct predictor *pred,
+                                        const struct catalog *cat, const struct cluster *cl,
+                                        const struct job *jb, uint32_t type)
+{
+    if ((m->n + 1) * 2 > m->cap)
+        memo_grow(m);
+    struct memo_entry *e = memo_slot(m, jb->model, jb->batch, type, jb->gpus);
+    if (e->model >= 0)
+        return e;
+    const struct gpu_type *gt = &cl->types[type];
+    struct profile p;
+    int rc = pred ? predictor_profile(pred, jb->model, jb->batch, gt->cat_type, gt->speed,
+                                      jb->gpus, &p)
+                  : catalog_lookup(cat, jb->model, jb->batch, gt->cat_type, gt->speed, jb->gpus, &p);
+    CPN_ASSERT(rc == 0);
+    bool known = pred ? predictor_knows(pred, jb->model) : true;
+    *e = (struct memo_entry){.model = jb->model, .batch = jb->batch, .type = type,
+                             .gpus = jb->gpus, .p = p, .known = known};
+    m->n++;
+    return e;
+}
+
 /* The memo's entry of (model, batch, gpus) on a cluster GPU type, with the predicted
  * profile (made on first use). The pointer is valid until the next call. */
 static struct memo_entry *predicted_entry(struct view_source *src, const struct cluster *cl,
                                           const struct job *jb, uint32_t type)
 {
-    if ((src->memo.n + 1) * 2 > src->memo.cap)
-        memo_grow(&src->memo);
-    struct memo_entry *e = memo_slot(&src->memo, jb->model, jb->batch, type, jb->gpus);
-    if (e->model >= 0)
-        return e;
-    const struct gpu_type *gt = &cl->types[type];
-    struct profile p;
-    int rc = src->pred ? predictor_profile(src->pred, jb->model, jb->batch, gt->cat_type, gt->speed,
-                                           jb->gpus, &p)
-                       : catalog_lookup(src->cat, jb->model, jb->batch, gt->cat_type, gt->speed,
-                                        jb->gpus, &p);
-    CPN_ASSERT(rc == 0);
-    bool known = src->pred ? predictor_knows(src->pred, jb->model) : true;
-    *e = (struct memo_entry){.model = jb->model, .batch = jb->batch, .type = type,
-                             .gpus = jb->gpus, .p = p, .known = known};
-    src->memo.n++;
-    return e;
+    return memo_entry_of(&src->memo, src->pred, src->cat, cl, jb, type);
+}
+
+void view_source_true_profile(struct view_source *src, const struct cluster *cl,
+                              const struct job *jb, uint32_t type, struct profile *out)
+{
+    CPN_ASSERT(jb->model >= 0);
+    *out = memo_entry_of(&src->cat_memo, NULL, src->cat, cl, jb, type)->p;
 }
 
 /* The learnt corrections of a catalogue model's predicted profile on a cluster type.

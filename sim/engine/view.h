@@ -19,7 +19,9 @@
 #define VIEW_FIT_EPS 1e-9
 
 struct catalog;
+struct job;
 struct jobset;
+struct profile;
 struct predictor;
 struct net;
 struct nodeidx;
@@ -49,6 +51,12 @@ struct view_source *view_source_create(const struct catalog *cat, const struct j
                                        const struct predictor *pred, const struct net *net,
                                        bool learn, double prior_run_s);
 void view_source_destroy(struct view_source *src); /* NULL is a no-op */
+/* For the engine alone (a policy never sees the truth): the catalogue's profile of job
+ * jb, which has a model, on cluster GPU type `type`, which the engine runs the job by.
+ * Memoised by the predictions' key, since the engine asks at every placement and a
+ * catalogue look-up scans the model's tables. */
+void view_source_true_profile(struct view_source *src, const struct cluster *cl,
+                              const struct job *jb, uint32_t type, struct profile *out);
 /* The controller learns that job j completed a run of run_s seconds (start to end, all
  * that slowed it included; NaN when the run shared a GPU with another job, which teaches
  * nothing of its run alone) with peak GPU memory peak_gib per GPU on GPUs of cluster type
