@@ -242,7 +242,12 @@ uint32_t nodeidx_first(const struct nodeidx *ix, size_t from, double cpu, double
     unsigned bits = idle ? 32 - (unsigned)__builtin_clz(idle) : 0;
     struct query q = {.cpu = cpu - NODEIDX_SLACK, .mem = mem - NODEIDX_SLACK, .idle = idle,
                       .level = bits < NODEIDX_LEVELS ? bits : NODEIDX_LEVELS - 1};
+    /* Entered at the largest subtree that begins at `from` (the root for 0): its
+     * nodes are those a climb from the leaf would try first, and a search from the
+     * start then goes down from the root instead of climbing the tree's left edge
+     * first. */
     size_t k = ix->leaves + from;
+    k >>= __builtin_ctzll((unsigned long long)k);
     for (;;) {
         if (fits(ix, k, &q)) {
             if (k >= ix->leaves)
