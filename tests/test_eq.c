@@ -142,8 +142,9 @@ Test(eq, keyed_events_random_against_model)
     eq_free(&q);
 }
 
-/* Pushes, moves, cancels and pops interleaved, each pop checked against the least
- * (t, seq) of a brute-force list of the live events: the exact order, ties included. */
+/* Pushes, moves, cancels, the stream's pushes and pops interleaved, each pop checked
+ * against the least (t, seq) of a brute-force list of the live events: the exact
+ * order, ties included, whether the least waits in the heap or beside it. */
 Test(eq, interleaved_exact_order_against_model)
 {
     enum { K = 32, MAX = 4096 };
@@ -151,8 +152,10 @@ Test(eq, interleaved_exact_order_against_model)
         double t;
         uint64_t seq;
         uint32_t key;
+        bool stream;
     } live[MAX];
     size_t n = 0;
+    bool streaming = false; /* the stream's event is pending */
     struct eq q;
     eq_init(&q);
     cr_assert_eq(eq_reserve_keys(&q, K), 0);
@@ -160,7 +163,7 @@ Test(eq, interleaved_exact_order_against_model)
     gsl_rng_set(rng, 11);
     double now = 0;
     for (int step = 0; step < 20000; step++) {
-        unsigned long op = gsl_rng_uniform_int(rng, 8);
+        unsigned long op = gsl_rng_uniform_int(rng, 9);
         double t = now + (double)gsl_rng_uniform_int(rng, 5);
         uint32_t k = (uint32_t)gsl_rng_uniform_int(rng, K);
         size_t at = n;
@@ -168,12 +171,16 @@ Test(eq, interleaved_exact_order_against_model)
             if (live[i].key == k)
                 at = i;
         if (op < 2 && n < MAX) {
-            live[n++] = (struct mev){t, q.next_seq, EQ_NOKEY};
+            live[n++] = (struct mev){t, q.next_seq, EQ_NOKEY, false};
             eq_push(&q, t, EV_SAMPLE, 0, 0);
+        } else if (op == 8 && !streaming && n < MAX) {
+            live[n++] = (struct mev){t, q.next_seq, EQ_NOKEY, true};
+            eq_push_stream(&q, t, EV_ARRIVAL, 0, 0);
+            streaming = true;
         } else if (op < 4) {
             if (at == n)
                 n++;
-            live[at] = (struct mev){t, q.next_seq, k};
+            live[at] = (struct mev){t, q.next_seq, k, false};
             eq_schedule(&q, k, t, EV_END, k, 0);
         } else if (op < 5) {
             if (at < n)
@@ -189,6 +196,8 @@ Test(eq, interleaved_exact_order_against_model)
             cr_assert(e.t == live[m].t && e.seq == live[m].seq && e.key == live[m].key,
                       "step %d: popped (%g, %llu), model (%g, %llu)", step, e.t,
                       (unsigned long long)e.seq, live[m].t, (unsigned long long)live[m].seq);
+            cr_assert_eq(e.kind == EV_ARRIVAL, live[m].stream, "step %d", step);
+            streaming &= !live[m].stream;
             now = e.t;
             live[m] = live[--n];
         }

@@ -24,7 +24,12 @@
  * Together they took a pop on the 100,000-job benchmark from 489 to 346 instructions,
  * and a third off the CPU time of a replay of its queue's operations; the branchless
  * bookkeeping costs 6% more instructions per pop than a branch, and saves 10% of the
- * time. */
+ * time.
+ *
+ * One event waits beside the heap: the stream's (eq_push_stream), the next job's
+ * arrival, of which there is one at a time. A pop compares it with the heap's least
+ * instead of sifting it in and out: an arrival is one event in six of a run, and each
+ * had cost a push and a pop through the heap. */
 #include "eq.h"
 
 #include <math.h>
@@ -290,6 +295,13 @@ void eq_push(struct eq *q, double t, enum ev_kind kind, uint32_t job, uint32_t g
     q->ev[eq_rise(eq_sift_of(q), q->n++, ev_key(&e))] = e;
 }
 
+void eq_push_stream(struct eq *q, double t, enum ev_kind kind, uint32_t job, uint32_t gen)
+{
+    CPN_ASSERT(!q->has_stream);
+    q->stream = eq_event(q, t, kind, job, gen, EQ_NOKEY);
+    q->has_stream = 1;
+}
+
 void eq_schedule(struct eq *q, uint32_t key, double t, enum ev_kind kind, uint32_t job,
                  uint32_t gen)
 {
@@ -323,8 +335,20 @@ void eq_cancel(struct eq *q, uint32_t key)
     }
 }
 
+/* True when the stream's event is the earliest: there is one, and it orders before
+ * the heap's least, if any. */
+static inline int eq_stream_first(const struct eq *q)
+{
+    return q->has_stream && (q->n == 0 || ev_key(&q->stream) < ev_key(&q->ev[0]));
+}
+
 int eq_pop(struct eq *q, struct event *out)
 {
+    if (eq_stream_first(q)) {
+        *out = q->stream;
+        q->has_stream = 0;
+        return 1;
+    }
     if (q->n == 0)
         return 0;
     *out = q->ev[0];
@@ -334,4 +358,9 @@ int eq_pop(struct eq *q, struct event *out)
     return 1;
 }
 
-const struct event *eq_peek(const struct eq *q) { return q->n ? &q->ev[0] : NULL; }
+const struct event *eq_peek(const struct eq *q)
+{
+    if (eq_stream_first(q))
+        return &q->stream;
+    return q->n ? &q->ev[0] : NULL;
+}

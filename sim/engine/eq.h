@@ -64,6 +64,10 @@ struct eq {
     uint32_t *scratch;    /* page[npages]: where events without a key write (eq.c) */
     size_t nspare;
     size_t nkeys, npages;
+    /* The pending event of the stream (eq_push_stream), beside the heap; valid while
+     * has_stream. */
+    struct event stream;
+    int has_stream;
 };
 
 void eq_init(struct eq *q);
@@ -76,6 +80,11 @@ uint32_t eq_reserve_keys(struct eq *q, size_t n);
 void eq_free(struct eq *q);
 /* Adds an event; t must be finite and >= 0. */
 void eq_push(struct eq *q, double t, enum ev_kind kind, uint32_t job, uint32_t gen);
+/* Adds the next event of the queue's one stream: events of which at most one is
+ * pending at a time (the next job to arrive, whose handler pushes the one after). It
+ * waits beside the heap, neither sifted in nor out, and pops in its (t, seq) order
+ * among the heap's events as a pushed one would. t as for eq_push. */
+void eq_push_stream(struct eq *q, double t, enum ev_kind kind, uint32_t job, uint32_t gen);
 /* Adds the event of `key`, or moves it when the key has one already; the moved event
  * takes a new seq, so it orders as if it had just been pushed. */
 void eq_schedule(struct eq *q, uint32_t key, double t, enum ev_kind kind, uint32_t job,
@@ -86,6 +95,6 @@ void eq_cancel(struct eq *q, uint32_t key);
 int eq_pop(struct eq *q, struct event *out);
 /* The earliest event without removing it, or NULL when empty. */
 const struct event *eq_peek(const struct eq *q);
-static inline size_t eq_size(const struct eq *q) { return q->n; }
+static inline size_t eq_size(const struct eq *q) { return q->n + (q->has_stream != 0); }
 
 #endif

@@ -465,11 +465,13 @@ static inline uint32_t sim_arrival(const struct sim *s, size_t k)
     return s->arrival_order ? s->arrival_order[k] : (uint32_t)k;
 }
 
+/* The arrivals are the event queue's stream: one is pending at a time, each pushed by
+ * the one before. */
 static void push_next_arrival(struct sim *s)
 {
     if (s->next_arrival < s->jobs->n) {
         uint32_t j = sim_arrival(s, s->next_arrival);
-        eq_push(&s->eq, s->jobs->v[j].submit_s, EV_ARRIVAL, j, 0);
+        eq_push_stream(&s->eq, s->jobs->v[j].submit_s, EV_ARRIVAL, j, 0);
     }
 }
 
