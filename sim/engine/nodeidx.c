@@ -108,8 +108,9 @@ static int max_block(float *restrict dst, const float *restrict l, const float *
 }
 
 /* Recomputes subtree k's maxima from its children's. Returns true when any changed
- * (when none did, its ancestors need no update either). */
-static bool pull(const struct nodeidx *ix, size_t k)
+ * (when none did, its ancestors need no update either). Inlined into the climbs, as
+ * GCC would not do by itself: a climb is a few pulls, each a few vector operations. */
+static inline __attribute__((always_inline)) bool pull(const struct nodeidx *ix, size_t k)
 {
     int changed = max_block(ix->max + k * W, ix->max + 2 * k * W, ix->max + (2 * k + 1) * W);
     uint32_t il = ix->idle[2 * k], ir = ix->idle[2 * k + 1], idle = il > ir ? il : ir;
