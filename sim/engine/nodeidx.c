@@ -226,7 +226,7 @@ static inline bool fits(const struct nodeidx *ix, size_t k, const struct query *
     return m[q->level] >= q->cpu && m[NODEIDX_LEVELS + q->level] >= q->mem;
 }
 
-/* The search starts at leaf `from` and climbs: at each left child on the way up it
+/* The search starts at `from` (below) and climbs: at each left child on the way up it
  * tries the right sibling's subtree. A caller walking the fitting nodes one after the
  * other (from = the last one + 1) so climbs only as high as the next one lies, instead
  * of descending from the root each time. A subtree that fits is entered at its left
