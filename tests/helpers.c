@@ -66,6 +66,14 @@ void run_create(struct run *r, const char *cluster_json, const char *const *sets
     create(r, cluster_json, sets, n_sets, jobs_csv, pol, NULL);
 }
 
+void run_create_pods(struct run *r, const char *cluster_json, const char *const *sets,
+                     size_t n_sets, const char *jobs_csv, const struct policy_ops *pol,
+                     const uint32_t *pods)
+{
+    next_pods = pods;
+    run_create(r, cluster_json, sets, n_sets, jobs_csv, pol);
+}
+
 void run_free(struct run *r)
 {
     sim_destroy(r->s);

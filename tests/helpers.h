@@ -37,6 +37,10 @@ void run_start_pods(struct run *r, const char *cluster_json, const char *const *
  * r->s (and r->js) first, then runs it. */
 void run_create(struct run *r, const char *cluster_json, const char *const *sets, size_t n_sets,
                 const char *jobs_csv, const struct policy_ops *pol);
+/* As run_create, with job j (in input order) of pods[j] pods. */
+void run_create_pods(struct run *r, const char *cluster_json, const char *const *sets,
+                     size_t n_sets, const char *jobs_csv, const struct policy_ops *pol,
+                     const uint32_t *pods);
 void run_free(struct run *r);
 /* Loads the cluster (as "c.json") and the jobs (as "j.csv") and creates a fifo sim
  * from them (asserting that both load); returns sim_create's code and message. */

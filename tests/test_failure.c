@@ -393,14 +393,14 @@ Test(failure, signal_while_writing_the_outputs)
     cr_assert_eq(mkdir(dir, 0755), 0);
     volatile sig_atomic_t flag = SIGTERM;
     struct report_meta m = {.policy = "fifo", .seed = 1, .predictor = "oracle", .stop = &flag};
-    int rc = report_write_run(dir, r.s, &m, NULL, err, sizeof err);
+    int rc = report_write_run(dir, r.s, &m, NULL, NULL, err, sizeof err);
     cr_assert_eq(rc, CPN_ESTOP, "rc %d: %s", rc, err);
     cr_assert_not_null(strstr(err, "stopped by signal 15 while writing the outputs"), "%s", err);
     assert_not_complete("w");
     cr_assert(!exists("w/jobs.csv"));
     cr_assert_eq(sh("test -z \"$(ls -A %s)\"", dir), 0, "temporaries left in %s", dir);
     flag = 0;
-    cr_assert_eq(report_write_run(dir, r.s, &m, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(report_write_run(dir, r.s, &m, NULL, NULL, err, sizeof err), 0, "%s", err);
     cr_assert(exists("w/jobs.csv") && exists("w/summary.json"));
     run_free(&r);
 }
@@ -423,7 +423,7 @@ Test(failure, the_timeline_is_committed_beside_the_outputs)
         struct afile tl = {0};
         cr_assert_eq(afile_open(&tl, dir, "timeline.csv", err, sizeof err), 0, "%s", err);
         fprintf(tl.f, "round %d\n", round);
-        int rc = report_write_run(dir, r.s, &m, &tl, err, sizeof err);
+        int rc = report_write_run(dir, r.s, &m, &tl, NULL, err, sizeof err);
         cr_assert_null(tl.f);
         cr_assert_eq(sh("test \"$(cat %s/timeline.csv)\" = 'round %d'", dir, round), 0);
         if (round == 0) {

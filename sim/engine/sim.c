@@ -216,6 +216,19 @@ static void release(struct sim *s, uint32_t j, bool done)
     gang_wan_refresh(s);
 }
 
+/* Job j, done or failed, may complete a longer prefix of ended jobs: s->final is told
+ * how long (sim.h). Each job is looked at once over the run. */
+static void final_advance(struct sim *s, uint32_t j)
+{
+    if (!s->final || j != s->final_jobs)
+        return;
+    size_t k = j + 1, n = s->jobs->n;
+    while (k < n && (s->rt[k].state == JS_DONE || s->rt[k].state == JS_FAILED))
+        k++;
+    s->final_jobs = k;
+    s->final->ended(s->final->ctx, k);
+}
+
 static void job_ends(struct sim *s, uint32_t j, enum job_state st)
 {
     struct jobrt *r = &s->rt[j];
@@ -230,6 +243,7 @@ static void job_ends(struct sim *s, uint32_t j, enum job_state st)
             s->st.failed++;
         if (s->now > s->st.last_end_s)
             s->st.last_end_s = s->now;
+        final_advance(s, j);
     }
     controller_notify_end(s, j);
 }

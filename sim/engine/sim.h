@@ -244,6 +244,8 @@ struct sim {
     const volatile sig_atomic_t *stop;
     /* Borrowed; NULL for none. Set by the caller after sim_create (see below). */
     const struct sim_progress *progress;
+    const struct sim_final *final;
+    size_t final_jobs;      /* with final: jobs 0 .. final_jobs - 1 are done or failed */
     struct sim_gangs *gang; /* NULL unless some job has pods > 1 */
 };
 
@@ -254,6 +256,19 @@ struct sim {
 #define SIM_PROGRESS_EVERY 4096u
 struct sim_progress {
     void (*report)(void *ctx, const struct sim *s);
+    void *ctx;
+};
+
+/* Who is told as the jobs end for good, so that it may write their results while the
+ * run goes on (jobs.csv, sim/io/report.c): sim_run calls ended, on the thread that runs
+ * it, each time the prefix of jobs (in input order) that are done or failed grows, with
+ * its length k. Nothing changes those jobs' results any more (their entries of rt,
+ * job_node, job_placed_s, pred_run_s, alone_run_s and attempts, their slots' job_gpus,
+ * the gangs' placed and timeouts), so another thread may read them from then on; the
+ * other jobs' results are final only once sim_run has returned. Set by the caller after
+ * sim_create; ended may not touch the simulation. */
+struct sim_final {
+    void (*ended)(void *ctx, size_t k);
     void *ctx;
 };
 
@@ -322,7 +337,8 @@ int sim_run(struct sim *s, char *err, size_t errlen);
  * the view's source and its predictor, the queue, the node index, the arrival order,
  * the slots' links and the jobs' origins), so that the outputs' arrays do not add to the
  * run's peak memory. The run's results stay: the outputs (sim/io/report.c) read them,
- * and sim_destroy frees the rest. Nothing may run the sim again. NULL is a no-op. */
+ * on another thread too (sim_final), and sim_destroy frees the rest. Nothing may run
+ * the sim again. NULL is a no-op. */
 void sim_release_loop(struct sim *s);
 void sim_destroy(struct sim *s); /* NULL is a no-op */
 

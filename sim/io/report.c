@@ -357,21 +357,32 @@ static void job_row(struct cells *c, const struct jobs_csv *jc, size_t j)
     cells_ch(c, '\n');
 }
 
-/* Two threads write jobs.csv: block k of the rows is formatted by thread k % 2 into its
- * own buffer, and written when block k - 1 has been (the threads take turns at the
- * file), so that each formats and writes half the blocks while the other formats. A
- * block goes to the file's descriptor in one write call (a block is larger than the
- * FILE's buffer would make a call), and the disk is asked to start writing every few
- * blocks, so that the fsync of the commit finds most of the file written. */
-struct jobs_turns {
-    const struct jobs_csv *jc;
+/* Two threads write jobs.csv, a block of rows at a time: each takes the next block,
+ * formats it into its own buffer, and writes it when the block before it has been
+ * written (the threads take turns at the file), so that each formats while the other
+ * writes. The writer's own thread starts as the run does: a block becomes ready when
+ * its jobs and all those before it have ended for good (report_jobs_ended), so that
+ * most of the file is written while the run goes on, and no formatted block waits in
+ * memory for an earlier one. When the run ends every block is ready, and the caller's
+ * thread takes the rest in turn with it. A block goes to the file's descriptor in one
+ * write call (a block is larger than the FILE's buffer would make a call), and the disk
+ * is asked to start writing every few blocks, so that the fsync of the commit finds
+ * most of the file written. */
+struct report_jobs {
+    struct afile af;  /* the file, when report_jobs_open opened it */
+    struct jobs_csv jc;
     FILE *f;
     int fd;           /* f's descriptor, written directly; -1: fwrite to f (no descriptor) */
     int werr;         /* the errno of the first write that failed, else 0 */
     size_t block_rows, blocks;
+    struct cpn_thread *thread; /* the writer's thread; NULL: the caller writes every block */
+    size_t ready_rows;/* ended jobs that make one more block ready (the run's thread's) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    size_t ready;     /* blocks whose rows are final */
+    size_t taken;     /* blocks a thread has taken to format */
     size_t next;      /* the block to be written next */
+    bool stop;        /* the run failed: no more blocks */
 };
 
 /* Blocks between two starts of the disk's writing: 1 to 2 MiB of a large run's
@@ -379,106 +390,179 @@ struct jobs_turns {
 enum { REPORT_WRITEBACK_BLOCKS = 8 };
 
 /* Writes n bytes of block k (the caller's turn). */
-static void jobs_put(struct jobs_turns *t, size_t k, const char *b, size_t n)
+static void jobs_put(struct report_jobs *w, size_t k, const char *b, size_t n)
 {
-    if (t->fd < 0) {
-        fwrite(b, 1, n, t->f);
+    if (w->fd < 0) {
+        fwrite(b, 1, n, w->f);
         return;
     }
-    while (n && !t->werr) {
-        ssize_t w = write(t->fd, b, n);
-        if (w < 0 && errno != EINTR)
-            t->werr = errno ? errno : EIO;
-        if (w > 0) {
-            b += w;
-            n -= (size_t)w;
+    while (n && !w->werr) {
+        ssize_t r = write(w->fd, b, n);
+        if (r < 0 && errno != EINTR)
+            w->werr = errno ? errno : EIO;
+        if (r > 0) {
+            b += r;
+            n -= (size_t)r;
         }
     }
-    if (!t->werr && k % REPORT_WRITEBACK_BLOCKS == REPORT_WRITEBACK_BLOCKS - 1)
-        cpn_start_writeback(t->fd);
+    if (!w->werr && k % REPORT_WRITEBACK_BLOCKS == REPORT_WRITEBACK_BLOCKS - 1)
+        cpn_start_writeback(w->fd);
 }
 
-/* Formats and writes the blocks first, first + 2, ... */
-static void jobs_blocks(struct jobs_turns *t, size_t first, size_t step)
+/* Takes, formats and writes blocks while there are any to take: the writer's thread
+ * waits for blocks to become ready; the caller's thread comes when all are. Returns
+ * when every block has been taken, or the writer stops. */
+static void jobs_work(struct report_jobs *w)
 {
     struct cells c = {0};
-    size_t n = t->jc->s->jobs->n;
-    for (size_t k = first; k < t->blocks; k += step) {
+    size_t n = w->jc.s->jobs->n;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->stop && w->taken == w->ready && w->taken < w->blocks)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (w->stop || w->taken == w->blocks)
+            break;
+        size_t k = w->taken++;
+        pthread_mutex_unlock(&w->mu);
         c.n = 0;
-        size_t end = (k + 1) * t->block_rows < n ? (k + 1) * t->block_rows : n;
-        for (size_t j = k * t->block_rows; j < end; j++)
-            job_row(&c, t->jc, j);
-        if (step > 1) {
-            pthread_mutex_lock(&t->mu);
-            while (t->next != k)
-                pthread_cond_wait(&t->cv, &t->mu);
-            pthread_mutex_unlock(&t->mu);
-        }
-        jobs_put(t, k, c.b, c.n);
-        if (step > 1) {
-            pthread_mutex_lock(&t->mu);
-            t->next = k + 1;
-            pthread_cond_broadcast(&t->cv);
-            pthread_mutex_unlock(&t->mu);
-        }
+        size_t end = (k + 1) * w->block_rows < n ? (k + 1) * w->block_rows : n;
+        for (size_t j = k * w->block_rows; j < end; j++)
+            job_row(&c, &w->jc, j);
+        pthread_mutex_lock(&w->mu);
+        while (!w->stop && w->next != k)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (w->stop)
+            break;
+        pthread_mutex_unlock(&w->mu);
+        jobs_put(w, k, c.b, c.n);
+        pthread_mutex_lock(&w->mu);
+        w->next = k + 1;
+        pthread_cond_broadcast(&w->cv);
     }
+    pthread_mutex_unlock(&w->mu);
     free(c.b);
 }
 
-static int jobs_odd_blocks(void *arg)
+static int jobs_thread(void *arg)
 {
-    jobs_blocks(arg, 1, 2);
+    jobs_work(arg);
     return 0;
+}
+
+/* The first `blocks` blocks are ready to be written. */
+static void jobs_ready(struct report_jobs *w, size_t blocks)
+{
+    pthread_mutex_lock(&w->mu);
+    if (blocks > w->ready) {
+        w->ready = blocks;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Writes jobs.csv's header to f and readies the rows' writer, its thread started when
+ * `thread` and there are two blocks or more (and a thread can start). */
+static void jobs_begin(struct report_jobs *w, FILE *f, const struct sim *s, size_t block_rows,
+                       bool thread)
+{
+    const struct cluster *cl = s->cl;
+    w->jc = (struct jobs_csv){.s = s, .pods = jobset_has_pods(s->jobs)};
+    fputs("id,model,batch,submit_s,site,node,gpus,gpu_ids,transfer_start_s,start_s,end_s,wait_s,jct_s,"
+          "cpu_lost_s,pred_run_s,oom_kills,attempts,status",
+          f);
+    fputs(w->jc.pods ? ",pods,pod_nodes,pod_gpu_ids,gang_timeouts\n" : "\n", f);
+    w->jc.plain_site = cpn_malloc((cl->n_sites ? cl->n_sites : 1) * sizeof *w->jc.plain_site);
+    for (size_t i = 0; i < cl->n_sites; i++)
+        w->jc.plain_site[i] = !needs_quotes(cl->sites[i].name);
+    /* The header through f, then the rows to its descriptor. */
+    w->f = f;
+    w->fd = fflush(f) == 0 ? fileno(f) : -1;
+    w->block_rows = block_rows ? block_rows : 1;
+    w->blocks = (s->jobs->n + w->block_rows - 1) / w->block_rows;
+    w->ready_rows = w->block_rows < s->jobs->n ? w->block_rows : s->jobs->n;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    if (thread && w->blocks >= 2)
+        w->thread = cpn_thread_start(jobs_thread, w);
+}
+
+/* Stops the writer's thread, if any (when stop, before it takes another block), and
+ * frees what jobs_begin took. */
+static void jobs_end(struct report_jobs *w, bool stop)
+{
+    if (stop) {
+        pthread_mutex_lock(&w->mu);
+        w->stop = true;
+        pthread_cond_broadcast(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+    }
+    if (w->thread)
+        cpn_thread_join(w->thread);
+    w->thread = NULL;
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    free(w->jc.plain_site);
+    w->jc.plain_site = NULL;
+}
+
+/* Writes the rows not yet written, every job's row being final. Returns 0, or -1 with
+ * errno on a write error. */
+static int jobs_finish(struct report_jobs *w)
+{
+    jobs_ready(w, w->blocks);
+    jobs_work(w);
+    jobs_end(w, false);
+    if (w->werr) {
+        errno = w->werr;
+        return -1;
+    }
+    return ferror(w->f) ? -1 : 0;
+}
+
+void report_jobs_ended(void *ctx, size_t k)
+{
+    struct report_jobs *w = ctx;
+    /* Only this thread writes ready: its check needs no lock. */
+    if (k < w->ready_rows || !w->thread)
+        return;
+    size_t n = w->jc.s->jobs->n, blocks = k == n ? w->blocks : k / w->block_rows;
+    w->ready_rows = (blocks + 1) * w->block_rows < n ? (blocks + 1) * w->block_rows : n;
+    jobs_ready(w, blocks);
 }
 
 int report_jobs_csv_blocks(FILE *f, const struct sim *s, size_t block_rows, bool threads)
 {
-    const struct cluster *cl = s->cl;
-    struct jobs_csv jc = {.s = s, .pods = jobset_has_pods(s->jobs)};
-    fputs("id,model,batch,submit_s,site,node,gpus,gpu_ids,transfer_start_s,start_s,end_s,wait_s,jct_s,"
-          "cpu_lost_s,pred_run_s,oom_kills,attempts,status",
-          f);
-    fputs(jc.pods ? ",pods,pod_nodes,pod_gpu_ids,gang_timeouts\n" : "\n", f);
-    jc.plain_site = cpn_malloc((cl->n_sites ? cl->n_sites : 1) * sizeof *jc.plain_site);
-    for (size_t i = 0; i < cl->n_sites; i++)
-        jc.plain_site[i] = !needs_quotes(cl->sites[i].name);
-    /* The header through f, then the rows to its descriptor. */
-    int fd = fflush(f) == 0 ? fileno(f) : -1;
-    struct jobs_turns t = {.jc = &jc, .f = f, .fd = fd, .block_rows = block_rows ? block_rows : 1};
-    t.blocks = (s->jobs->n + t.block_rows - 1) / t.block_rows;
-    struct cpn_thread *other = NULL;
-    if (threads && t.blocks >= 2) {
-        pthread_mutex_init(&t.mu, NULL);
-        pthread_cond_init(&t.cv, NULL);
-        other = cpn_thread_start(jobs_odd_blocks, &t);
-        if (!other) {
-            pthread_cond_destroy(&t.cv);
-            pthread_mutex_destroy(&t.mu);
-        }
-    }
-    if (other) {
-        jobs_blocks(&t, 0, 2);
-        cpn_thread_join(other);
-        pthread_cond_destroy(&t.cv);
-        pthread_mutex_destroy(&t.mu);
-    } else {
-        jobs_blocks(&t, 0, 1);
-    }
-    free(jc.plain_site);
-    if (t.werr) {
-        errno = t.werr;
-        return -1;
-    }
-    return ferror(f) ? -1 : 0;
+    struct report_jobs w = {0};
+    jobs_begin(&w, f, s, block_rows, threads);
+    return jobs_finish(&w);
 }
-
-/* Rows per block of jobs.csv: about 128 KiB of a million-job run's. A run of fewer
- * than two blocks' jobs writes with one thread. */
-enum { REPORT_JOBS_BLOCK = 2048 };
 
 int report_jobs_csv(FILE *f, const struct sim *s)
 {
     return report_jobs_csv_blocks(f, s, REPORT_JOBS_BLOCK, true);
+}
+
+int report_jobs_open(struct report_jobs **out, const char *dir, const struct sim *s,
+                     size_t block_rows, char *err, size_t errlen)
+{
+    struct report_jobs *w = cpn_calloc(1, sizeof *w);
+    int rc = afile_open(&w->af, dir, "jobs.csv", err, errlen);
+    if (rc) {
+        free(w);
+        return rc;
+    }
+    jobs_begin(w, w->af.f, s, block_rows, true);
+    *out = w;
+    return CPN_OK;
+}
+
+void report_jobs_abort(struct report_jobs *jobs)
+{
+    if (!jobs)
+        return;
+    jobs_end(jobs, true);
+    afile_abort(&jobs->af);
+    free(jobs);
 }
 
 static void add_num_or_null(cJSON *o, const char *k, bool ok, double v)
@@ -726,31 +810,31 @@ static int stopped(const struct report_meta *m, char *err, size_t errlen)
 }
 
 int report_write_run(const char *dir, const struct sim *s, const struct report_meta *m,
-                     struct afile *timeline, char *err, size_t errlen)
+                     struct afile *timeline, struct report_jobs *jobs, char *err, size_t errlen)
 {
     if (timeline)
         afile_commit_start(timeline);
-    struct afile af = {0};
     char *txt = NULL;
-    int rc = afile_open(&af, dir, "jobs.csv", err, errlen);
-    if (!rc && report_jobs_csv(af.f, s) != 0) {
+    int rc = jobs ? CPN_OK : report_jobs_open(&jobs, dir, s, REPORT_JOBS_BLOCK, err, errlen);
+    if (!rc && jobs_finish(jobs) != 0) {
         int e = errno;
-        afile_abort(&af);
+        afile_abort(&jobs->af);
         rc = cpn_fail(err, errlen, CPN_EIO, "%s/jobs.csv: write failed: %s", dir, strerror(e));
     } else if (!rc && (rc = stopped(m, err, errlen)) != 0) {
-        afile_abort(&af);
+        afile_abort(&jobs->af);
     } else if (!rc) {
         /* The summary is worked out while the disk takes jobs.csv. */
-        afile_commit_start(&af);
+        afile_commit_start(&jobs->af);
         txt = report_summary_json(s, m);
     }
     /* The timeline's error first: its file comes first in the directory's order. */
     char terr[CPN_ERR_LEN] = "";
     int trc = timeline ? afile_commit_finish(timeline, terr, sizeof terr) : CPN_OK;
-    if (af.bg) {
-        int jrc = afile_commit_finish(&af, trc ? NULL : err, errlen);
+    if (jobs && jobs->af.bg) {
+        int jrc = afile_commit_finish(&jobs->af, trc ? NULL : err, errlen);
         rc = rc ? rc : jrc;
     }
+    free(jobs);
     if (trc) {
         free(txt);
         return cpn_fail(err, errlen, trc, "%s", terr);
@@ -759,6 +843,7 @@ int report_write_run(const char *dir, const struct sim *s, const struct report_m
         free(txt);
         return rc;
     }
+    struct afile af = {0};
     if ((rc = afile_open(&af, dir, "summary.json", err, errlen)) != 0) {
         free(txt);
         return rc;

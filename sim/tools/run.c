@@ -218,37 +218,44 @@ int run_simulation(const struct run_request *req, struct run_result *res, char *
                                    report_timeline_skip, report_timeline_end, &rows};
     if (!rc)
         rc = sim_create(&s, cl, cat, &js, pol, pred, &timeline, err, errlen);
+    /* jobs.csv is written as the run goes, as its jobs end for good. */
+    struct report_jobs *jobs = NULL;
+    if (!rc)
+        rc = report_jobs_open(&jobs, req->out, s, REPORT_JOBS_BLOCK, err, errlen);
+    struct sim_final final = {report_jobs_ended, jobs};
     if (!rc) {
         s->stop = req->stop;
         s->seed = req->seed;
+        s->final = &final;
     }
     double t0 = cpn_wall_s();
     struct run_progress prog = {.f = req->progress, .t0 = t0, .after_s = req->progress_after_s};
     struct sim_progress hook = {run_progress_report, &prog};
     if (!rc && req->progress)
         s->progress = &hook;
-    if (!rc)
-        rc = sim_run(s, err, errlen);
+    if (!rc && (rc = sim_run(s, err, errlen)) == CPN_EIO) {
+        /* the timeline: name its directory, as afile does */
+        char msg[CPN_ERR_LEN];
+        snprintf(msg, sizeof msg, "%s", err);
+        cpn_fail(err, errlen, CPN_EIO, "%s/%s", req->out, msg);
+    }
     if (prog.shown) {
         fputs("\r\033[K", prog.f);
         fflush(prog.f);
     }
     if (!rc && req->stop && *req->stop) /* a signal after the last event */
         rc = cpn_fail(err, errlen, CPN_ESTOP, "stopped by signal %d", (int)*req->stop);
-    if (rc == CPN_EIO && s) { /* the timeline: name its directory, as afile does */
-        char msg[CPN_ERR_LEN];
-        snprintf(msg, sizeof msg, "%s", err);
-        cpn_fail(err, errlen, CPN_EIO, "%s/%s", req->out, msg);
-    }
     double wall = cpn_wall_s() - t0;
-    if (rc)
-        afile_abort(&tl); /* else report_write_run commits it */
+    if (rc) { /* else report_write_run commits them */
+        afile_abort(&tl);
+        report_jobs_abort(jobs);
+    }
     struct report_meta m = {.policy = pol->name, .seed = req->seed, .predictor = req->predictor,
                             .sets = req->sets, .n_sets = req->n_sets, .wall_s = wall,
                             .stop = req->stop};
     if (!rc) {
         sim_release_loop(s); /* before the outputs' arrays: a run's peak memory was there */
-        rc = report_write_run(req->out, s, &m, &tl, err, errlen);
+        rc = report_write_run(req->out, s, &m, &tl, jobs, err, errlen);
     }
     if (!rc && res) {
         const struct sim_stats *st = &s->st;
