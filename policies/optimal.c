@@ -291,10 +291,8 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
         const struct opt_group *g = &st->grp[gi];
         for (size_t i = 0; i < 2 * (size_t)g->leaves; i++) {
             double *x = opt_tree_at(st, g, i);
-            for (uint32_t q = 0; q < g->max_gpus; q++) {
-                x[q] = INFINITY;
-                x[g->max_gpus + q] = -INFINITY;
-            }
+            for (uint32_t q = 0; q < 2 * g->max_gpus; q++)
+                x[q] = INFINITY; /* no node has q / 2 + 1 GPUs (opt_leaf_set) */
         }
     }
     st->stale = opt_alloc(cl->n_nodes, sizeof *st->stale);
@@ -345,6 +343,8 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->est_run = opt_alloc(nj * nt, sizeof *st->est_run);
     st->est_mem = opt_alloc(nj * nt, sizeof *st->est_mem);
     st->est_cpu = opt_alloc(nj * nt, sizeof *st->est_cpu);
+    st->runs_on = opt_alloc(nj * nt, sizeof *st->runs_on);
+    memset(st->runs_on, -1, nj * nt * sizeof *st->runs_on);
     for (size_t i = 0; i < nj * nt; i++)
         st->est_run[i] = NAN;
     st->known = opt_alloc(nj, sizeof *st->known);
@@ -425,6 +425,7 @@ static void opt_destroy(void *state)
     free(st->est_run);
     free(st->est_mem);
     free(st->est_cpu);
+    free(st->runs_on);
     free(st->known);
     free(st->len);
     free(st->est_ver);

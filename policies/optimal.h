@@ -59,7 +59,8 @@ struct opt_undo {
 /* Nodes of one site and one GPU type, in index order: a job's transfer and run
  * estimates are the same on all of them. The maxima reject a job no node can take.
  * The group's segment tree holds, per tree node and per k in 1..max_gpus, the least
- * k-th smallest GPU free-time bound over the nodes below (INFINITY: none has k GPUs). */
+ * k-th smallest GPU free-time bound over the nodes below (INFINITY: none has k GPUs)
+ * and, beside it, the greatest k-th gap end negated (opt_leaf_set). */
 struct opt_group {
     uint32_t site, type;
     uint32_t first, count; /* into grp_nodes */
@@ -121,6 +122,8 @@ struct opt_state {
     double *est_run;     /* [jobs * types] predicted run time alone; NAN until asked */
     double *est_mem;     /* [jobs * types] predicted peak memory per GPU */
     double *est_cpu;     /* [jobs * types] predicted CPU cores busy at full speed */
+    int8_t *runs_on;     /* [jobs * types] view_job_runs_on (what the job declares, which
+                          * no est_version changes); -1 until asked */
     int8_t *known;       /* [jobs] 1 known model, 0 unseen, -1 not asked yet */
     double *len;         /* [jobs] predicted run time on its fastest node; NAN until asked */
     uint64_t *est_ver;   /* [jobs] the est_version its cached estimates above are of */
@@ -205,7 +208,8 @@ double opt_est_cpu(struct opt_state *st, const struct view *v, uint32_t j, uint3
 bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j);
 /* Predicted run time on the fastest node that could take job j; INFINITY if none. */
 double opt_len(struct opt_state *st, const struct view *v, uint32_t j);
-/* Tree node i of group g: [max_gpus] least k-th free times, then greatest gap ends. */
+/* Tree node i of group g: per k, the least k-th free time, then the greatest k-th gap
+ * end negated. */
 double *opt_tree_at(struct opt_state *st, const struct opt_group *g, size_t i);
 /* Node n's bound from its running jobs alone (no plan), and from this plan's state. */
 void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n);

@@ -101,8 +101,11 @@ static void opt_types_reset(struct opt_state *st, const struct view *v, uint32_t
 /* Asks opt_type_ok's question of type t for job j, the first time in a pass. */
 static void opt_type_ask(struct opt_state *st, const struct view *v, uint32_t j, uint32_t t)
 {
+    int8_t *runs = &st->runs_on[(size_t)j * v->cl->n_types + t];
+    if (*runs < 0)
+        *runs = view_job_runs_on(v, j, t);
     st->tp_ok[t] = 0;
-    if (view_job_runs_on(v, j, t)) {
+    if (*runs) {
         opt_est(st, v, j, t, &st->tp_run[t], &st->tp_mem[t]);
         st->tp_cpu[t] = st->est_cpu[(size_t)j * v->cl->n_types + t];
         st->tp_ok[t] = st->tp_mem[t] <= v->cl->types[t].mem_gib;
@@ -209,8 +212,8 @@ static double opt_job_free_s(const struct opt_state *st, const struct view *v, u
 
 /* ---- the groups' segment trees ---- */
 
-/* Tree node i of group g: [max_gpus] least k-th free times (ascending k), then
- * [max_gpus] greatest k-th gap ends. */
+/* Tree node i of group g: per k (ascending), the least k-th free time, then the
+ * negated greatest k-th gap end (see opt_leaf_set). */
 double *opt_tree_at(struct opt_state *st, const struct opt_group *g, size_t i)
 {
     return &st->tree[g->tree + i * 2 * g->max_gpus];
@@ -242,39 +245,44 @@ static inline uint64_t opt_bits(double x)
  * of when it frees (-INFINITY: free now and nothing planned on it); gap, when the first
  * job planned on it starts if it is free now (INFINITY: none), -INFINITY if busy. A
  * node can start a job of k GPUs lasting d now only if its k-th greatest gap is at
- * least now + d, and later no sooner than its k-th least t. A tree node whose values
- * come out bit for bit as they were leaves its ancestors as they are (each is a
- * function of its two children only): most rebuilds of a node change nothing, or
- * nothing above a level or two. */
+ * least now + d, and later no sooner than its k-th least t. A tree node holds, per k,
+ * the k-th least t and the k-th greatest gap negated, side by side: a search for k GPUs
+ * then reads one cache line of a tree node, not two, and a parent is the least of its
+ * children value by value (the greatest of two gaps is the least of their negations,
+ * to the bit: negating flips the sign bit only), a loop the compiler vectorizes. A tree
+ * node whose values come out bit for bit as they were leaves its ancestors as they are
+ * (each is a function of its two children only): most rebuilds of a node change
+ * nothing, or nothing above a level or two. */
 static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n, double *t, double *gap)
 {
     struct opt_group *g = &st->grp[st->node_grp[n]];
     uint32_t cnt = v->cl->nodes[n].gpu_count, K = g->max_gpus;
     double x[2 * CLUSTER_MAX_NODE_GPUS];
-    size_t bytes = 2 * (size_t)K * sizeof x[0];
+    size_t w = 2 * (size_t)K;
     opt_sort(t, cnt, false);
     opt_sort(gap, cnt, true);
     size_t i = g->leaves + st->node_pos[n];
     for (uint32_t k = 0; k < K; k++) {
-        x[k] = k < cnt ? t[k] : INFINITY;
-        x[K + k] = k < cnt ? gap[k] : -INFINITY;
+        x[2 * k] = k < cnt ? t[k] : INFINITY;
+        x[2 * k + 1] = k < cnt ? -gap[k] : INFINITY;
     }
     double *at = opt_tree_at(st, g, i);
-    if (memcmp(at, x, bytes) == 0)
+    if (memcmp(at, x, w * sizeof x[0]) == 0)
         return;
-    memcpy(at, x, bytes);
+    memcpy(at, x, w * sizeof x[0]);
     st->tree_gen++;
     for (i /= 2; i > 0; i /= 2) {
-        double *p = opt_tree_at(st, g, i);
-        const double *l = opt_tree_at(st, g, 2 * i), *r = l + 2 * K;
-        bool changed = false;
-        for (uint32_t k = 0; k < K; k++) {
-            double lo = l[k] < r[k] ? l[k] : r[k], hi = l[K + k] > r[K + k] ? l[K + k] : r[K + k];
-            changed |= opt_bits(lo) != opt_bits(p[k]) || opt_bits(hi) != opt_bits(p[K + k]);
-            p[k] = lo;
-            p[K + k] = hi;
+        double *restrict p = opt_tree_at(st, g, i);
+        const double *restrict l = opt_tree_at(st, g, 2 * i), *restrict r = l + w;
+        uint64_t diff0 = 0, diff1 = 0; /* the bits that changed */
+        for (size_t q = 0; q < w; q += 2) { /* a k's pair at a time, in one vector */
+            double lo0 = l[q] < r[q] ? l[q] : r[q], lo1 = l[q + 1] < r[q + 1] ? l[q + 1] : r[q + 1];
+            diff0 |= opt_bits(lo0) ^ opt_bits(p[q]);
+            diff1 |= opt_bits(lo1) ^ opt_bits(p[q + 1]);
+            p[q] = lo0;
+            p[q + 1] = lo1;
         }
-        if (!changed)
+        if ((diff0 | diff1) == 0)
             return;
     }
 }
@@ -290,17 +298,17 @@ static inline double opt_not_before(double x, double now) { return x > now ? x :
  * (k GPUs free now with a gap of dur before any planned job). A job running alone, or
  * taking no GPU, has no bound. A reservation waits for its GPUs, gaps or not. */
 /* opt_bound at tree node values x, with what does not change within a group's search
- * worked out by the caller: `bounded` (k > 0 and not alone), the offsets of the k-th
- * least free time (kth = k - 1) and k-th greatest gap (gap = max_gpus + k - 1), and
+ * worked out by the caller: `bounded` (k > 0 and not alone), the offset of the k-th
+ * least free time (kth = 2 (k - 1); the k-th greatest gap, negated, follows it), and
  * end_now = now + dur. x is read only when bounded. */
-static inline double opt_bound_at(const double *x, size_t kth, size_t gap, double now,
-                                  double end_now, bool bounded, bool reserve, bool *can_now)
+static inline double opt_bound_at(const double *x, size_t kth, double now, double end_now,
+                                  bool bounded, bool reserve, bool *can_now)
 {
     *can_now = true;
     if (!bounded)
         return now;
     if (!reserve) {
-        *can_now = end_now <= x[gap] + OPT_TIME_EPS_S;
+        *can_now = end_now <= -x[kth + 1] + OPT_TIME_EPS_S;
         if (*can_now)
             return now;
     }
@@ -311,8 +319,8 @@ static inline double opt_bound(struct opt_state *st, const struct view *v, const
                         size_t i, uint32_t k, double dur, bool alone, bool reserve, bool *can_now)
 {
     bool bounded = k > 0 && !alone;
-    return opt_bound_at(bounded ? opt_tree_at(st, g, i) : NULL, k - 1, g->max_gpus + (size_t)k - 1,
-                        v->now, v->now + dur, bounded, reserve, can_now);
+    return opt_bound_at(bounded ? opt_tree_at(st, g, i) : NULL, 2 * ((size_t)k - 1), v->now,
+                        v->now + dur, bounded, reserve, can_now);
 }
 
 /* Node n's bound from its running jobs alone (no plan): a GPU no job of the policy's
@@ -724,7 +732,7 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
         return; /* no node of the group has k GPUs */
     const double *tree = &st->tree[g->tree];
     const uint32_t *nodes = &st->grp_nodes[g->first];
-    size_t stride = 2 * (size_t)g->max_gpus, kth = k - 1, gap = g->max_gpus + kth;
+    size_t stride = 2 * (size_t)g->max_gpus, kth = 2 * ((size_t)k - 1);
     bool bounded = k > 0 && !s->alone; /* (else there is no bound: now) */
     double now = v->now, end_now = v->now + s->dur;
     struct opt_frame stack[64]; /* depth-first: at most two per level */
@@ -739,7 +747,7 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
         if (k > 0 && x[kth] == INFINITY)
             continue; /* no node below has k GPUs */
         bool can_now;
-        double lb = opt_bound_at(x, kth, gap, now, end_now, bounded, s->reserve, &can_now);
+        double lb = opt_bound_at(x, kth, now, end_now, bounded, s->reserve, &can_now);
         if (!opt_could_beat(st, s, lb, can_now, nodes[lo]))
             continue;
         if (width == 1) {
