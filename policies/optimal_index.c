@@ -241,9 +241,10 @@ static inline uint64_t opt_bits(double x)
     return b;
 }
 
-/* Sets node n's leaf and updates the ancestors. Per GPU (any order): t, a lower bound
- * of when it frees (-INFINITY: free now and nothing planned on it); gap, when the first
- * job planned on it starts if it is free now (INFINITY: none), -INFINITY if busy. A
+/* Sets node n's leaf and updates the ancestors. Per GPU, t ascending: a lower bound of
+ * when it frees (-INFINITY: free now and nothing planned on it); gap descending (opt_sort
+ * of each): when the first job planned on it starts if it is free now (INFINITY: none),
+ * -INFINITY if busy. A
  * node can start a job of k GPUs lasting d now only if its k-th greatest gap is at
  * least now + d, and later no sooner than its k-th least t. A tree node holds, per k,
  * the k-th least t and the k-th greatest gap negated, side by side: a search for k GPUs
@@ -253,14 +254,13 @@ static inline uint64_t opt_bits(double x)
  * node whose values come out bit for bit as they were leaves its ancestors as they are
  * (each is a function of its two children only): most rebuilds of a node change
  * nothing, or nothing above a level or two. */
-static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n, double *t, double *gap)
+static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n, const double *t,
+                         const double *gap)
 {
     struct opt_group *g = &st->grp[st->node_grp[n]];
     uint32_t cnt = v->cl->nodes[n].gpu_count, K = g->max_gpus;
     double x[2 * CLUSTER_MAX_NODE_GPUS];
     size_t w = 2 * (size_t)K;
-    opt_sort(t, cnt, false);
-    opt_sort(gap, cnt, true);
     size_t i = g->leaves + st->node_pos[n];
     for (uint32_t k = 0; k < K; k++) {
         x[2 * k] = k < cnt ? t[k] : INFINITY;
@@ -347,6 +347,9 @@ void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n)
             t[g] = fmax(t[g], free_s);
         }
     }
+    /* t holds no NaN (fmax drops one), so its -INFINITY come first once sorted: the gaps
+     * then come out in descending order, as a sort of them would leave them. */
+    opt_sort(t, nd->gpu_count, false);
     for (uint32_t q = 0; q < nd->gpu_count; q++)
         gap[q] = t[q] == -INFINITY ? INFINITY : -INFINITY;
     opt_leaf_set(st, v, n, t, gap);
@@ -365,6 +368,8 @@ void opt_leaf_plan(struct opt_state *st, const struct view *v, uint32_t n)
         t[q] = open ? -INFINITY : st->avail[g];
         gap[q] = st->free_now[g] ? st->gap_end[g] : -INFINITY;
     }
+    opt_sort(t, nd->gpu_count, false);
+    opt_sort(gap, nd->gpu_count, true);
     opt_leaf_set(st, v, n, t, gap);
     if (!st->is_stale[n]) {
         st->is_stale[n] = 1;
