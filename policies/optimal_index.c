@@ -783,7 +783,8 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
  * only at a later scheduling point must still build it then. So the nodes' plan
  * epochs, their running-alone marks and the job's known flag are put back after.
  * (The other per-node scratch is rebuilt by the next touch; pruning ended jobs off a
- * node's list changes nothing a later walk would see.) */
+ * node's list changes nothing a later walk would see.) The copies of the trees' roots
+ * that listed the groups must also be their roots, bit for bit. */
 static void opt_check_search(struct opt_state *st, const struct view *v, const struct opt_search *s0,
                              size_t m, const struct opt_search *got)
 {
@@ -811,6 +812,10 @@ static void opt_check_search(struct opt_state *st, const struct view *v, const s
     st->known[s0->job] = known;
     free(epoch);
     free(alone);
+    for (uint32_t gi = 0; gi < st->n_grp; gi++)
+        for (uint32_t k = 0; k < st->grp[gi].max_gpus; k++)
+            CPN_ASSERT(memcmp(&st->roots[((size_t)k * st->n_grp + gi) * 2],
+                              opt_tree_k(st, &st->grp[gi], k) + 2, 2 * sizeof(double)) == 0);
     CPN_ASSERT(all.found == got->found);
     if (all.found)
         CPN_ASSERT(all.best.node == got->best.node && all.best.now == got->best.now &&
