@@ -174,6 +174,9 @@ static void opt_unlink(struct opt_state *st, uint32_t j)
 
 static void *opt_alloc(size_t n, size_t size) { return cpn_calloc(n ? n : 1, size); }
 
+/* A cache line (bytes). */
+#define OPT_LINE 64
+
 /* ---- the queue's heaps ---- */
 
 static bool opt_hent_less(const void *a, const void *b, const void *ctx)
@@ -271,7 +274,10 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
             st->grp[st->n_grp++] = g;
         }
     }
-    st->tree = opt_alloc(tree, sizeof *st->tree);
+    /* A tree node and its sibling take 32 bytes at a multiple of 32 from the start
+     * (opt_tree_k), and a search reads both: from a line's start, they share one. */
+    st->tree_mem = opt_alloc(tree * sizeof *st->tree + OPT_LINE, 1);
+    st->tree = (double *)(((uintptr_t)st->tree_mem + OPT_LINE - 1) & ~(uintptr_t)(OPT_LINE - 1));
     /* A uniform group with the type and maxima of an earlier uniform group gives a job
      * the same answer in opt_len (its type is then asked already): opt_len looks only
      * at the first of such groups. */
@@ -287,16 +293,14 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
         if (!dup)
             st->len_grp[st->n_len_grp++] = gi;
     }
-    for (size_t gi = 0; gi < st->n_grp; gi++) {
-        const struct opt_group *g = &st->grp[gi];
-        for (size_t i = 0; i < 2 * (size_t)g->leaves; i++) {
-            double *x = opt_tree_at(st, g, i);
-            for (uint32_t q = 0; q < g->max_gpus; q++) {
-                x[q] = INFINITY;
-                x[g->max_gpus + q] = -INFINITY;
-            }
-        }
-    }
+    uint32_t max_k = 0;
+    for (size_t gi = 0; gi < st->n_grp; gi++)
+        max_k = st->grp[gi].max_gpus > max_k ? st->grp[gi].max_gpus : max_k;
+    st->roots = opt_alloc((size_t)max_k * st->n_grp * 2, sizeof *st->roots);
+    for (size_t q = 0; q < (size_t)max_k * st->n_grp * 2; q++)
+        st->roots[q] = INFINITY;
+    for (size_t q = 0; q < tree; q++)
+        st->tree[q] = INFINITY; /* no node has the GPUs (opt_leaf_set) */
     st->stale = opt_alloc(cl->n_nodes, sizeof *st->stale);
     st->is_stale = opt_alloc(cl->n_nodes, sizeof *st->is_stale);
     st->grp_order = opt_alloc(st->n_grp + OPT_GTOP, sizeof *st->grp_order); /* (see opt_order_groups) */
@@ -345,6 +349,8 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->est_run = opt_alloc(nj * nt, sizeof *st->est_run);
     st->est_mem = opt_alloc(nj * nt, sizeof *st->est_mem);
     st->est_cpu = opt_alloc(nj * nt, sizeof *st->est_cpu);
+    st->runs_on = opt_alloc(nj * nt, sizeof *st->runs_on);
+    memset(st->runs_on, -1, nj * nt * sizeof *st->runs_on);
     for (size_t i = 0; i < nj * nt; i++)
         st->est_run[i] = NAN;
     st->known = opt_alloc(nj, sizeof *st->known);
@@ -405,7 +411,8 @@ static void opt_destroy(void *state)
     free(st->tp_cpu);
     free(st->node_grp);
     free(st->node_pos);
-    free(st->tree);
+    free(st->tree_mem);
+    free(st->roots);
     free(st->stale);
     free(st->is_stale);
     free(st->node_head);
@@ -425,6 +432,7 @@ static void opt_destroy(void *state)
     free(st->est_run);
     free(st->est_mem);
     free(st->est_cpu);
+    free(st->runs_on);
     free(st->known);
     free(st->len);
     free(st->est_ver);

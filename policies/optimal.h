@@ -58,8 +58,9 @@ struct opt_undo {
 
 /* Nodes of one site and one GPU type, in index order: a job's transfer and run
  * estimates are the same on all of them. The maxima reject a job no node can take.
- * The group's segment tree holds, per tree node and per k in 1..max_gpus, the least
- * k-th smallest GPU free-time bound over the nodes below (INFINITY: none has k GPUs). */
+ * The group has a segment tree per k in 1..max_gpus, whose nodes hold the least k-th
+ * smallest GPU free-time bound over the nodes below (INFINITY: none has k GPUs) and,
+ * beside it, the greatest k-th gap end negated (opt_leaf_set). */
 struct opt_group {
     uint32_t site, type;
     uint32_t first, count; /* into grp_nodes */
@@ -67,7 +68,7 @@ struct opt_group {
     double max_cpus, max_mem_gib;
     bool uniform;    /* every node has max_gpus GPUs, max_cpus CPUs and max_mem_gib memory */
     uint32_t leaves; /* a power of two >= count */
-    size_t tree;     /* offset of the tree in opt_state.tree: [2 * leaves * max_gpus] */
+    size_t tree;     /* offset of the trees in opt_state.tree: [max_gpus][2 * leaves][2] */
 };
 
 struct opt_state {
@@ -98,7 +99,11 @@ struct opt_state {
     double *tp_run, *tp_mem, *tp_cpu; /* [types] its estimates there, when tp_ok is 1 */
     uint32_t *node_grp;    /* [nodes] its group, VIEW_NONE for a node without GPUs */
     uint32_t *node_pos;    /* [nodes] its position in the group */
-    double *tree;          /* every group's segment tree */
+    double *tree;          /* every group's segment trees, from a cache line's start */
+    void *tree_mem;        /* their allocation */
+    double *roots;         /* [k][n_grp][2] a copy of each group's root for k + 1 GPUs, k
+                            * below every group's max_gpus: a search's list of groups
+                            * reads one row, a few cache lines (opt_order_groups) */
     uint32_t *stale;       /* nodes whose bound holds this plan's bookings */
     size_t n_stale;
     uint8_t *is_stale;     /* [nodes] */
@@ -121,6 +126,8 @@ struct opt_state {
     double *est_run;     /* [jobs * types] predicted run time alone; NAN until asked */
     double *est_mem;     /* [jobs * types] predicted peak memory per GPU */
     double *est_cpu;     /* [jobs * types] predicted CPU cores busy at full speed */
+    int8_t *runs_on;     /* [jobs * types] view_job_runs_on (what the job declares, which
+                          * no est_version changes); -1 until asked */
     int8_t *known;       /* [jobs] 1 known model, 0 unseen, -1 not asked yet */
     double *len;         /* [jobs] predicted run time on its fastest node; NAN until asked */
     uint64_t *est_ver;   /* [jobs] the est_version its cached estimates above are of */
@@ -205,8 +212,6 @@ double opt_est_cpu(struct opt_state *st, const struct view *v, uint32_t j, uint3
 bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j);
 /* Predicted run time on the fastest node that could take job j; INFINITY if none. */
 double opt_len(struct opt_state *st, const struct view *v, uint32_t j);
-/* Tree node i of group g: [max_gpus] least k-th free times, then greatest gap ends. */
-double *opt_tree_at(struct opt_state *st, const struct opt_group *g, size_t i);
 /* Node n's bound from its running jobs alone (no plan), and from this plan's state. */
 void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n);
 void opt_leaf_plan(struct opt_state *st, const struct view *v, uint32_t n);

@@ -101,8 +101,11 @@ static void opt_types_reset(struct opt_state *st, const struct view *v, uint32_t
 /* Asks opt_type_ok's question of type t for job j, the first time in a pass. */
 static void opt_type_ask(struct opt_state *st, const struct view *v, uint32_t j, uint32_t t)
 {
+    int8_t *runs = &st->runs_on[(size_t)j * v->cl->n_types + t];
+    if (*runs < 0)
+        *runs = view_job_runs_on(v, j, t);
     st->tp_ok[t] = 0;
-    if (view_job_runs_on(v, j, t)) {
+    if (*runs) {
         opt_est(st, v, j, t, &st->tp_run[t], &st->tp_mem[t]);
         st->tp_cpu[t] = st->est_cpu[(size_t)j * v->cl->n_types + t];
         st->tp_ok[t] = st->tp_mem[t] <= v->cl->types[t].mem_gib;
@@ -209,11 +212,10 @@ static double opt_job_free_s(const struct opt_state *st, const struct view *v, u
 
 /* ---- the groups' segment trees ---- */
 
-/* Tree node i of group g: [max_gpus] least k-th free times (ascending k), then
- * [max_gpus] greatest k-th gap ends. */
-double *opt_tree_at(struct opt_state *st, const struct opt_group *g, size_t i)
+/* Group g's tree for jobs of k + 1 GPUs: node i's pair at [2 i] (see opt_leaf_set). */
+static inline double *opt_tree_k(const struct opt_state *st, const struct opt_group *g, uint32_t k)
 {
-    return &st->tree[g->tree + i * 2 * g->max_gpus];
+    return &st->tree[g->tree + (size_t)k * 4 * g->leaves];
 }
 
 /* Sorts t[0..n) ascending, or descending when `down` (at most 16 GPUs); inline, so each
@@ -238,45 +240,55 @@ static inline uint64_t opt_bits(double x)
     return b;
 }
 
-/* Sets node n's leaf and updates the ancestors. Per GPU (any order): t, a lower bound
- * of when it frees (-INFINITY: free now and nothing planned on it); gap, when the first
- * job planned on it starts if it is free now (INFINITY: none), -INFINITY if busy. A
- * node can start a job of k GPUs lasting d now only if its k-th greatest gap is at
- * least now + d, and later no sooner than its k-th least t. A tree node whose values
- * come out bit for bit as they were leaves its ancestors as they are (each is a
- * function of its two children only): most rebuilds of a node change nothing, or
+/* Sets node n's leaf and updates the ancestors. Per GPU, t ascending: a lower bound of
+ * when it frees (-INFINITY: free now and nothing planned on it); gap descending (opt_sort
+ * of each): when the first job planned on it starts if it is free now (INFINITY: none),
+ * -INFINITY if busy. A node can start a job of k GPUs lasting d now only if its k-th
+ * greatest gap is at least now + d, and later no sooner than its k-th least t.
+ *
+ * A group keeps a tree per k (opt_tree_k), each node a pair: the least k-th t of the
+ * nodes below and their greatest k-th gap negated (INFINITY, both, when none has k
+ * GPUs). A search for k GPUs reads only its k's tree, where a node is 16 bytes and two
+ * siblings share a cache line, and the top levels of every group fit in a few lines. A
+ * parent is the least of its children value by value: the greatest of two gaps is the
+ * least of their negations to the bit (negating flips the sign bit only). A tree node
+ * whose values come out bit for bit as they were leaves its ancestors as they are (each
+ * is a function of its two children only): most rebuilds of a node change nothing, or
  * nothing above a level or two. */
-static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n, double *t, double *gap)
+static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n, const double *t,
+                         const double *gap)
 {
     struct opt_group *g = &st->grp[st->node_grp[n]];
     uint32_t cnt = v->cl->nodes[n].gpu_count, K = g->max_gpus;
-    double x[2 * CLUSTER_MAX_NODE_GPUS];
-    size_t bytes = 2 * (size_t)K * sizeof x[0];
-    opt_sort(t, cnt, false);
-    opt_sort(gap, cnt, true);
-    size_t i = g->leaves + st->node_pos[n];
+    double *tree = opt_tree_k(st, g, 0);
+    size_t per_k = 4 * (size_t)g->leaves, i = g->leaves + st->node_pos[n];
+    uint64_t diff = 0; /* the bits that changed */
     for (uint32_t k = 0; k < K; k++) {
-        x[k] = k < cnt ? t[k] : INFINITY;
-        x[K + k] = k < cnt ? gap[k] : -INFINITY;
+        double *x = tree + k * per_k + 2 * i;
+        double lo = k < cnt ? t[k] : INFINITY, ngap = k < cnt ? -gap[k] : INFINITY;
+        diff |= (opt_bits(lo) ^ opt_bits(x[0])) | (opt_bits(ngap) ^ opt_bits(x[1]));
+        x[0] = lo;
+        x[1] = ngap;
     }
-    double *at = opt_tree_at(st, g, i);
-    if (memcmp(at, x, bytes) == 0)
+    if (diff == 0)
         return;
-    memcpy(at, x, bytes);
     st->tree_gen++;
     for (i /= 2; i > 0; i /= 2) {
-        double *p = opt_tree_at(st, g, i);
-        const double *l = opt_tree_at(st, g, 2 * i), *r = l + 2 * K;
-        bool changed = false;
+        diff = 0;
         for (uint32_t k = 0; k < K; k++) {
-            double lo = l[k] < r[k] ? l[k] : r[k], hi = l[K + k] > r[K + k] ? l[K + k] : r[K + k];
-            changed |= opt_bits(lo) != opt_bits(p[k]) || opt_bits(hi) != opt_bits(p[K + k]);
-            p[k] = lo;
-            p[K + k] = hi;
+            double *restrict p = tree + k * per_k + 2 * i;
+            const double *restrict c = tree + k * per_k + 4 * i; /* children 2i, 2i + 1 */
+            double lo = c[0] < c[2] ? c[0] : c[2], ngap = c[1] < c[3] ? c[1] : c[3];
+            diff |= (opt_bits(lo) ^ opt_bits(p[0])) | (opt_bits(ngap) ^ opt_bits(p[1]));
+            p[0] = lo;
+            p[1] = ngap;
         }
-        if (!changed)
+        if (diff == 0)
             return;
     }
+    uint32_t gi = st->node_grp[n]; /* the roots changed */
+    for (uint32_t k = 0; k < K; k++)
+        memcpy(&st->roots[((size_t)k * st->n_grp + gi) * 2], tree + k * per_k + 2, 2 * sizeof *tree);
 }
 
 /* fmax(x, now) for a start bound x and a now that is not NaN, inline: it is asked at
@@ -285,36 +297,35 @@ static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n,
  * compared, and added to a duration, so not even that would change a decision.) */
 static inline double opt_not_before(double x, double now) { return x > now ? x : now; }
 
-/* The least start that a node below tree node i of group g could give a job of k GPUs
- * lasting dur, never before now; *can_now tells whether one of them may take it at once
- * (k GPUs free now with a gap of dur before any planned job). A job running alone, or
- * taking no GPU, has no bound. A reservation waits for its GPUs, gaps or not. */
-/* opt_bound at tree node values x, with what does not change within a group's search
- * worked out by the caller: `bounded` (k > 0 and not alone), the offsets of the k-th
- * least free time (kth = k - 1) and k-th greatest gap (gap = max_gpus + k - 1), and
- * end_now = now + dur. x is read only when bounded. */
-static inline double opt_bound_at(const double *x, size_t kth, size_t gap, double now,
-                                  double end_now, bool bounded, bool reserve, bool *can_now)
+/* The least start that a node below a tree node (x, its pair in the tree of k GPUs)
+ * could give a job of k GPUs lasting dur, never before now; *can_now tells whether one
+ * of them may take it at once (k GPUs free now with a gap of dur before any planned
+ * job). A job running alone, or taking no GPU, has no bound: the caller passes bounded
+ * (k > 0 and not alone), and x is read only when it is true. A reservation waits for
+ * its GPUs, gaps or not. end_now is now + dur, worked out once by a caller that asks
+ * at many tree nodes. */
+static inline double opt_bound_at(const double *x, double now, double end_now, bool bounded,
+                                  bool reserve, bool *can_now)
 {
     *can_now = true;
     if (!bounded)
         return now;
     if (!reserve) {
-        *can_now = end_now <= x[gap] + OPT_TIME_EPS_S;
+        *can_now = end_now <= -x[1] + OPT_TIME_EPS_S;
         if (*can_now)
             return now;
     }
-    return opt_not_before(x[kth], now);
+    return opt_not_before(x[0], now);
 }
 
-static inline double opt_bound(struct opt_state *st, const struct view *v, const struct opt_group *g,
-                        size_t i, uint32_t k, double dur, bool alone, bool reserve, bool *can_now)
+/* opt_bound_at at the root of group gi's tree for k GPUs, from its copy in roots. */
+static inline double opt_root_bound(const struct opt_state *st, const struct view *v, uint32_t gi,
+                                    uint32_t k, double dur, bool alone, bool *can_now)
 {
     bool bounded = k > 0 && !alone;
-    return opt_bound_at(bounded ? opt_tree_at(st, g, i) : NULL, k - 1, g->max_gpus + (size_t)k - 1,
-                        v->now, v->now + dur, bounded, reserve, can_now);
+    return opt_bound_at(bounded ? &st->roots[((size_t)(k - 1) * st->n_grp + gi) * 2] : NULL,
+                        v->now, v->now + dur, bounded, false, can_now);
 }
-
 /* Node n's bound from its running jobs alone (no plan): a GPU no job of the policy's
  * list holds may free now (-INFINITY); a busy one at its job's predicted end, or, past
  * that, a poll interval from now, as a plan now would compute it. A later plan puts a
@@ -339,6 +350,9 @@ void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n)
             t[g] = fmax(t[g], free_s);
         }
     }
+    /* t holds no NaN (fmax drops one), so its -INFINITY come first once sorted: the gaps
+     * then come out in descending order, as a sort of them would leave them. */
+    opt_sort(t, nd->gpu_count, false);
     for (uint32_t q = 0; q < nd->gpu_count; q++)
         gap[q] = t[q] == -INFINITY ? INFINITY : -INFINITY;
     opt_leaf_set(st, v, n, t, gap);
@@ -357,6 +371,8 @@ void opt_leaf_plan(struct opt_state *st, const struct view *v, uint32_t n)
         t[q] = open ? -INFINITY : st->avail[g];
         gap[q] = st->free_now[g] ? st->gap_end[g] : -INFINITY;
     }
+    opt_sort(t, nd->gpu_count, false);
+    opt_sort(gap, nd->gpu_count, true);
     opt_leaf_set(st, v, n, t, gap);
     if (!st->is_stale[n]) {
         st->is_stale[n] = 1;
@@ -568,7 +584,7 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, const
         st->grp_dur[i] = dur;
         /* No slot of the group finishes before its tree's bound (or now) plus dur. */
         bool can_now;
-        double lb = opt_bound(st, v, g, 1, jb->gpus, dur, alone, false, &can_now) + dur;
+        double lb = opt_root_bound(st, v, i, jb->gpus, dur, alone, &can_now) + dur;
         nan_lb |= isnan(lb);
         struct opt_gkey e = {.lb = lb, .grp = i};
         if (nt == OPT_GTOP && !opt_gkey_less(&e, &top[OPT_GTOP - 1])) {
@@ -712,9 +728,9 @@ struct opt_frame {
 /* Visits, in node order, the nodes of group gi that could beat the best found so far:
  * a subtree is skipped when its bound (the least time k GPUs of one of its nodes may
  * free, and never before now) cannot. The bound is opt_bound_at's, with what does not
- * change within the group worked out once: the tree node's k-th values are read at
- * fixed offsets, and now + dur, which opt_bound's gap test would add up at every tree
- * node, is the same sum each time. */
+ * change within the group worked out once: the tree of k GPUs is found once, and
+ * now + dur, which opt_bound's gap test would add up at every tree node, is the same sum
+ * each time. */
 static void opt_search_group(struct opt_state *st, const struct view *v, uint32_t gi,
                              struct opt_search *s)
 {
@@ -722,9 +738,8 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
     uint32_t k = s->jb.gpus;
     if (k > g->max_gpus)
         return; /* no node of the group has k GPUs */
-    const double *tree = &st->tree[g->tree];
+    const double *tree = opt_tree_k(st, g, k > 0 ? k - 1 : 0); /* (read only for k > 0) */
     const uint32_t *nodes = &st->grp_nodes[g->first];
-    size_t stride = 2 * (size_t)g->max_gpus, kth = k - 1, gap = g->max_gpus + kth;
     bool bounded = k > 0 && !s->alone; /* (else there is no bound: now) */
     double now = v->now, end_now = v->now + s->dur;
     struct opt_frame stack[64]; /* depth-first: at most two per level */
@@ -735,11 +750,11 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
         uint32_t lo = stack[top].lo, width = stack[top].width;
         if (lo >= g->count)
             continue;
-        const double *x = tree + i * stride;
-        if (k > 0 && x[kth] == INFINITY)
+        const double *x = tree + 2 * i;
+        if (k > 0 && x[0] == INFINITY)
             continue; /* no node below has k GPUs */
         bool can_now;
-        double lb = opt_bound_at(x, kth, gap, now, end_now, bounded, s->reserve, &can_now);
+        double lb = opt_bound_at(x, now, end_now, bounded, s->reserve, &can_now);
         if (!opt_could_beat(st, s, lb, can_now, nodes[lo]))
             continue;
         if (width == 1) {
@@ -750,7 +765,7 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
         uint32_t half = width / 2;
         struct opt_frame l = {.i = 2 * i, .lo = lo, .width = half};
         struct opt_frame r = {.i = 2 * i + 1, .lo = lo + half, .width = half};
-        if (bounded && tree[r.i * stride + kth] < tree[l.i * stride + kth]) {
+        if (bounded && tree[2 * r.i] < tree[2 * l.i]) {
             stack[top++] = l;
             stack[top++] = r;
         } else {
@@ -768,7 +783,8 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
  * only at a later scheduling point must still build it then. So the nodes' plan
  * epochs, their running-alone marks and the job's known flag are put back after.
  * (The other per-node scratch is rebuilt by the next touch; pruning ended jobs off a
- * node's list changes nothing a later walk would see.) */
+ * node's list changes nothing a later walk would see.) The copies of the trees' roots
+ * that listed the groups must also be their roots, bit for bit. */
 static void opt_check_search(struct opt_state *st, const struct view *v, const struct opt_search *s0,
                              size_t m, const struct opt_search *got)
 {
@@ -796,6 +812,10 @@ static void opt_check_search(struct opt_state *st, const struct view *v, const s
     st->known[s0->job] = known;
     free(epoch);
     free(alone);
+    for (uint32_t gi = 0; gi < st->n_grp; gi++)
+        for (uint32_t k = 0; k < st->grp[gi].max_gpus; k++)
+            CPN_ASSERT(memcmp(&st->roots[((size_t)k * st->n_grp + gi) * 2],
+                              opt_tree_k(st, &st->grp[gi], k) + 2, 2 * sizeof(double)) == 0);
     CPN_ASSERT(all.found == got->found);
     if (all.found)
         CPN_ASSERT(all.best.node == got->best.node && all.best.now == got->best.now &&
