@@ -58,6 +58,9 @@ static void job_moved(const void *e, size_t i, void *ctx)
     }
 }
 
+/* A new group's room, in jobs (it doubles as they come). */
+#define GROUP_FIRST_JOBS 4
+
 static const struct heap_ops group_ops = {
     .size = sizeof(struct group_rec), .less = by_vfinish, .moved = job_moved};
 
@@ -126,7 +129,11 @@ static uint32_t group_new(struct sim *s, uint32_t n, uint16_t mask, bool gang)
     } else {
         cpn_grow((void **)&s->groups, &s->cap_groups, s->n_groups + 1, sizeof *s->groups);
         g = (uint32_t)s->n_groups++;
-        s->groups[g].heap = (struct heap){0};
+        /* Room for GROUP_FIRST_JOBS records, the bytes that the first 16 bare indices
+         * took (cpn_grow starts at 16): most groups hold one job (every job with GPUs
+         * of its own), and 16 records would add 192 bytes to each of thousands. */
+        s->groups[g].heap = (struct heap){
+            .v = cpn_malloc(GROUP_FIRST_JOBS * sizeof(struct group_rec)), .cap = GROUP_FIRST_JOBS};
     }
     CPN_ASSERT(g < s->jobs->n); /* a group holds a running job: its key is in range */
     struct sim_group *G = &s->groups[g];
