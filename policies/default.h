@@ -6,7 +6,7 @@
 #ifndef CPN_DEFAULT_H
 #define CPN_DEFAULT_H
 
-#include "../sim/base/heap.h"
+#include "../sim/base/util.h"
 #include "../sim/engine/policy.h"
 
 /* What makes two nodes alike (no padding: compared with memcmp). */
@@ -31,13 +31,20 @@ static inline int64_t dflt_llround(double x)
     return i + (x - (double)i >= 0.5);
 }
 
-/* A class: its nodes (uint32_t) in the project's min-heap by node index. */
+/* A class: its nodes in a binary min-heap by node index (default_nodes.c). */
 struct dflt_class {
     struct dflt_ckey key;
     int64_t cap_milli, cap_bytes; /* its nodes' CPU and memory in Kubernetes units */
-    struct heap nodes;
+    uint32_t *nodes;              /* [cap_nodes], the heap in nodes[0..n_nodes) */
+    uint32_t n_nodes, cap_nodes;
     uint32_t next;     /* the next class of its hash bucket, or of the free list */
     uint32_t site_pos; /* its position in its site's list */
+    uint32_t bucket;   /* its hash bucket */
+    /* The bind's memo (default.c, dflt_class_score): the filter and score of the
+     * class's nodes for jobs of shape memo_shape (-1: filtered out), or memo_shape
+     * VIEW_NONE. A class's key never changes while it lives. */
+    uint32_t memo_shape;
+    int32_t memo_score;
 };
 
 struct dflt_nodes {
@@ -56,7 +63,7 @@ struct dflt_nodes {
 /* The class's lowest-numbered node (the class has one at least). */
 static inline uint32_t dflt_class_first(const struct dflt_class *c)
 {
-    return *(const uint32_t *)c->nodes.v;
+    return c->nodes[0];
 }
 
 /* The class's lowest-numbered node that is not one of excl[0..n_excl), or VIEW_NONE

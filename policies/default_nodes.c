@@ -8,21 +8,43 @@
 
 #include "default.h"
 
-/* ---- a class's heap of nodes, by index (their positions in node_pos) ---- */
+/* ---- a class's heap of nodes, by index (their positions in node_pos) ----
+ *
+ * Its own sifts on bare node indices rather than heap.h's records: every placement and
+ * every learnt end moves a node between classes, a removal from one heap and a push on
+ * another, and through heap.h's callbacks for order and position each move cost about
+ * 190 instructions. Node indices are distinct, so the heap's shape decides nothing:
+ * only its least nodes are read (dflt_class_first, dflt_class_first_but). */
 
-static bool dflt_node_less(const void *a, const void *b, const void *ctx)
+/* Puts node n at index i of class c's heap. */
+static void dflt_heap_put(struct dflt_nodes *x, struct dflt_class *c, size_t i, uint32_t n)
 {
-    (void)ctx;
-    return *(const uint32_t *)a < *(const uint32_t *)b;
+    c->nodes[i] = n;
+    x->node_pos[n] = (uint32_t)i;
 }
 
-static void dflt_node_moved(const void *e, size_t i, void *ctx)
+/* Moves the hole at index i up to where node n belongs and puts n there. */
+static void dflt_heap_up(struct dflt_nodes *x, struct dflt_class *c, size_t i, uint32_t n)
 {
-    ((struct dflt_nodes *)ctx)->node_pos[*(const uint32_t *)e] = (uint32_t)i;
+    while (i > 0 && n < c->nodes[(i - 1) / 2]) {
+        dflt_heap_put(x, c, i, c->nodes[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    dflt_heap_put(x, c, i, n);
 }
 
-static const struct heap_ops dflt_node_ops = {
-    .size = sizeof(uint32_t), .less = dflt_node_less, .moved = dflt_node_moved};
+/* Moves the hole at index i down to where node n belongs and puts n there. */
+static void dflt_heap_down(struct dflt_nodes *x, struct dflt_class *c, size_t i, uint32_t n)
+{
+    for (size_t ch = 2 * i + 1; ch < c->n_nodes; i = ch, ch = 2 * i + 1) {
+        if (ch + 1 < c->n_nodes && c->nodes[ch + 1] < c->nodes[ch])
+            ch++;
+        if (n < c->nodes[ch])
+            break;
+        dflt_heap_put(x, c, i, c->nodes[ch]);
+    }
+    dflt_heap_put(x, c, i, n);
+}
 
 struct dflt_ckey dflt_key_of(const struct view *v, uint32_t n)
 {
@@ -42,13 +64,17 @@ struct dflt_ckey dflt_key_of(const struct view *v, uint32_t n)
     return k;
 }
 
-static size_t dflt_key_hash(const struct dflt_nodes *x, const struct dflt_ckey *k)
+/* The bucket of key k: its six words, each times an odd constant, summed and mixed
+ * once (a placement and a learnt end each hash the node's new key; a mix per word
+ * had cost 100 instructions). */
+static uint32_t dflt_key_hash(const struct dflt_nodes *x, const struct dflt_ckey *k)
 {
-    uint64_t w[6], h = 0x9E3779B97F4A7C15ull;
+    uint64_t w[6];
     memcpy(w, k, sizeof w);
-    for (size_t i = 0; i < 6; i++)
-        h = cpn_mix64(h ^ w[i]);
-    return (size_t)h & x->mask;
+    uint64_t h = w[0] * 0x9E3779B97F4A7C15ull + w[1] * 0xC2B2AE3D27D4EB4Full +
+                 w[2] * 0x165667B19E3779F9ull + w[3] * 0xD6E8FEB86659FD93ull +
+                 w[4] * 0xFF51AFD7ED558CCDull + w[5] * 0xC4CEB9FE1A85EC53ull;
+    return (uint32_t)(cpn_mix64(h) & x->mask);
 }
 
 /* ---- classes ---- */
@@ -56,7 +82,7 @@ static size_t dflt_key_hash(const struct dflt_nodes *x, const struct dflt_ckey *
 /* The class of key k, made (empty, listed in its site) when there is none. */
 static uint32_t dflt_class_get(struct dflt_nodes *x, const struct dflt_ckey *k)
 {
-    size_t b = dflt_key_hash(x, k);
+    uint32_t b = dflt_key_hash(x, k);
     for (uint32_t c = x->bucket[b]; c != VIEW_NONE; c = x->cls[c].next)
         if (memcmp(&x->cls[c].key, k, sizeof *k) == 0)
             return c;
@@ -67,12 +93,15 @@ static uint32_t dflt_class_get(struct dflt_nodes *x, const struct dflt_ckey *k)
     } else {
         cpn_grow((void **)&x->cls, &x->cap_cls, x->n_cls + 1, sizeof *x->cls);
         c = (uint32_t)x->n_cls++;
-        x->cls[c].nodes = (struct heap){0};
+        x->cls[c].nodes = NULL;
+        x->cls[c].n_nodes = x->cls[c].cap_nodes = 0;
     }
     struct dflt_class *cl = &x->cls[c]; /* a freed class's heap is empty, its array kept */
     cl->key = *k;
     cl->cap_milli = dflt_llround(k->cpus * DFLT_MILLI_PER_CPU);
     cl->cap_bytes = dflt_llround(k->mem_gib * DFLT_BYTES_PER_GIB);
+    cl->memo_shape = VIEW_NONE;
+    cl->bucket = b;
     cl->next = x->bucket[b];
     x->bucket[b] = c;
     uint32_t s = k->site;
@@ -89,7 +118,7 @@ static uint32_t dflt_class_get(struct dflt_nodes *x, const struct dflt_ckey *k)
 static void dflt_class_drop(struct dflt_nodes *x, uint32_t c)
 {
     struct dflt_class *cl = &x->cls[c];
-    uint32_t *p = &x->bucket[dflt_key_hash(x, &cl->key)];
+    uint32_t *p = &x->bucket[cl->bucket];
     while (*p != c)
         p = &x->cls[*p].next;
     *p = cl->next;
@@ -102,16 +131,27 @@ static void dflt_class_drop(struct dflt_nodes *x, uint32_t c)
 
 static void dflt_class_add(struct dflt_nodes *x, uint32_t c, uint32_t n)
 {
-    heap_push(&x->cls[c].nodes, &dflt_node_ops, x, &n);
+    struct dflt_class *cl = &x->cls[c];
+    if (cl->n_nodes == cl->cap_nodes) {
+        cl->cap_nodes = cl->cap_nodes ? 2 * cl->cap_nodes : 16;
+        cl->nodes = cpn_realloc(cl->nodes, cl->cap_nodes * sizeof *cl->nodes);
+    }
+    dflt_heap_up(x, cl, cl->n_nodes++, n);
     x->node_cls[n] = c;
 }
 
 static void dflt_class_remove(struct dflt_nodes *x, uint32_t n)
 {
     uint32_t c = x->node_cls[n];
-    heap_remove(&x->cls[c].nodes, &dflt_node_ops, x, x->node_pos[n], NULL);
-    if (x->cls[c].nodes.n == 0)
+    struct dflt_class *cl = &x->cls[c];
+    size_t i = x->node_pos[n];
+    uint32_t last = cl->nodes[--cl->n_nodes];
+    if (cl->n_nodes == 0)
         dflt_class_drop(x, c);
+    else if (i < cl->n_nodes && i > 0 && last < cl->nodes[(i - 1) / 2])
+        dflt_heap_up(x, cl, i, last);
+    else if (i < cl->n_nodes)
+        dflt_heap_down(x, cl, i, last);
 }
 
 void dflt_nodes_init(struct dflt_nodes *x, const struct view *v)
@@ -143,7 +183,7 @@ void dflt_nodes_init(struct dflt_nodes *x, const struct view *v)
 void dflt_nodes_free(struct dflt_nodes *x)
 {
     for (size_t c = 0; c < x->n_cls; c++)
-        heap_free(&x->cls[c].nodes);
+        free(x->cls[c].nodes);
     free(x->cls);
     free(x->bucket);
     free(x->node_cls);
@@ -169,11 +209,11 @@ void dflt_nodes_check(const struct dflt_nodes *x, const struct view *v)
     for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
         struct dflt_ckey k = dflt_key_of(v, n);
         const struct dflt_class *c = &x->cls[x->node_cls[n]];
-        const uint32_t *heap = c->nodes.v, i = x->node_pos[n];
+        const uint32_t *heap = c->nodes, i = x->node_pos[n];
         CPN_ASSERT(memcmp(&c->key, &k, sizeof k) == 0);
         CPN_ASSERT(c->cap_milli == dflt_llround(v->cl->nodes[n].cpus * DFLT_MILLI_PER_CPU) &&
                    c->cap_bytes == dflt_llround(v->cl->nodes[n].mem_gib * DFLT_BYTES_PER_GIB));
-        CPN_ASSERT(i < c->nodes.n && heap[i] == n);
+        CPN_ASSERT(i < c->n_nodes && heap[i] == n);
         CPN_ASSERT(i == 0 || heap[(i - 1) / 2] < n);
     }
 }
@@ -193,7 +233,7 @@ uint32_t dflt_class_first_but(const struct dflt_class *c, const uint32_t *excl, 
     /* The heap's least nodes in order, from the top down: each node taken that is
      * excluded lets its two children in. At most n_excl are taken before one is not,
      * so the frontier never holds more than n_excl + 2. */
-    const uint32_t *h = c->nodes.v;
+    const uint32_t *h = c->nodes;
     size_t n = 1;
     frontier[0] = 0;
     while (n > 0) {
@@ -205,7 +245,7 @@ uint32_t dflt_class_first_but(const struct dflt_class *c, const uint32_t *excl, 
         if (!dflt_excluded(h[at], excl, n_excl))
             return h[at];
         frontier[b] = frontier[--n];
-        for (size_t ch = 2 * (size_t)at + 1; ch <= 2 * (size_t)at + 2 && ch < c->nodes.n; ch++)
+        for (size_t ch = 2 * (size_t)at + 1; ch <= 2 * (size_t)at + 2 && ch < c->n_nodes; ch++)
             frontier[n++] = (uint32_t)ch;
     }
     return VIEW_NONE;

@@ -700,10 +700,11 @@ Test(policies, a_stop_ends_the_scheduling_point)
 
 /* default judges each class of alike nodes by its lowest-numbered node
  * (policies/default_nodes.c); its check hook, on here, compares every node's class with
- * its bookkeeping at the start and end of every scheduling point, and the run with the
- * checks must schedule as the run without: with jobs sharing GPUs, with GPUs as a
- * resource, and with live metrics and learnt ends at once (classes move at every
- * placement and end). */
+ * its bookkeeping, each class's nodes with heap order and each class's memoized filter
+ * and score with what its key gives, at the start and end of every scheduling point,
+ * and the run with the checks must schedule as the run without: with jobs sharing
+ * GPUs, with GPUs as a resource, and with live metrics and learnt ends at once (classes
+ * move at every placement and end). */
 Test(default_policy, node_classes_follow_the_bookkeeping)
 {
     char *jobs = mixed_jobs(400, 0.5);

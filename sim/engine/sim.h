@@ -74,7 +74,11 @@ struct sim_group {
     double gpu_rate;  /* the slowest time-slicing share of its GPUs */
     double rate;      /* its jobs' progress rate: gpu_rate x its node's factor */
     double cores;     /* the sum of its jobs' cpu_cores */
-    struct heap heap; /* its jobs (uint32_t indices) by (vfinish, index) */
+    struct heap heap; /* its jobs by (vfinish, index): sim_share.c's records */
+    /* The least job's record, copied as it reaches the heap's top: the group's END is
+     * set from here, where reading the heap's array had cost a cache miss. */
+    double top_vfinish;
+    uint32_t top_job, top_gen;
     uint32_t node;
     uint32_t next, prev; /* in its node's list (sim.node_group_head); next: free list */
     uint16_t mask;    /* its GPUs: bit i is the node's GPU gpu_first + i */
