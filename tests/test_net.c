@@ -172,8 +172,8 @@ Test(net, missing_route_is_a_configuration_error)
  * changes, and whether a site holds a model's image in a bit of their own. This wraps
  * fifo so that at every scheduling point it asks the estimate of every queued job to
  * every site, in a shuffled order and twice; with policy_check_indexes on, the net
- * compares each answer with a fresh look at the routes and the caches (net.c,
- * est_route_of and cache_has). A random queue of three models' jobs from two origins
+ * compares each answer, to the bit, with an estimate read afresh from the routes'
+ * links and the caches' hash (net.c, net_estimate_job_s). A random queue of three models' jobs from two origins
  * keeps flows starting and ending and caches of 12 GiB evicting 5 GiB images. */
 extern const struct policy_ops fifo_policy;
 

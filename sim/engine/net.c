@@ -377,16 +377,14 @@ static void image_bit(struct net *n, uint32_t site, uint32_t item, bool on)
     n->image_at[b / 64] = on ? n->image_at[b / 64] | bit : n->image_at[b / 64] & ~bit;
 }
 
-/* Whether site's cache holds item now: cache_find, but a bit for a model's image. */
-static bool cache_has(const struct net *n, uint32_t site, uint32_t item)
+/* Whether site's cache holds item now: cache_find, but a bit for a model's image
+ * unless `fresh` (the checks' look at the hash alone). */
+static inline bool cache_has(const struct net *n, uint32_t site, uint32_t item, bool fresh)
 {
-    if (item >= n->n_models)
+    if (fresh || item >= n->n_models)
         return cache_find(n, site, item) != NET_NONE;
     size_t b = (size_t)item * n->n_sites + site;
-    bool on = n->image_at[b / 64] >> (b % 64) & 1;
-    if (policy_check_indexes)
-        CPN_ASSERT(on == (cache_find(n, site, item) != NET_NONE));
-    return on;
+    return n->image_at[b / 64] >> (b % 64) & 1;
 }
 
 static void lru_unlink(struct net *n, uint32_t e)
@@ -521,17 +519,23 @@ static double weights_gib(const struct net *n, uint32_t j)
     return m >= 0 ? n->weights_gib[m] : 0;
 }
 
-double net_job_gib(const struct net *n, uint32_t j, uint32_t site)
+/* net_job_gib, reading the caches as cache_has does. */
+static inline double job_gib(const struct net *n, uint32_t j, uint32_t site, bool fresh)
 {
     const struct job *jb = &n->js->v[j];
     if (n->origin[j] == site)
         return 0;
     double gib = weights_gib(n, j);
-    if (jb->image_gib > 0 && !cache_has(n, site, image_item(n, j)))
+    if (jb->image_gib > 0 && !cache_has(n, site, image_item(n, j), fresh))
         gib += jb->image_gib;
-    if (jb->data_gib > 0 && !cache_has(n, site, data_item(n, j)))
+    if (jb->data_gib > 0 && !cache_has(n, site, data_item(n, j), fresh))
         gib += jb->data_gib;
     return gib;
+}
+
+double net_job_gib(const struct net *n, uint32_t j, uint32_t site)
+{
+    return job_gib(n, j, site, false);
 }
 
 /* ---- flows and max-min sharing ---- */
@@ -886,35 +890,55 @@ bool net_flow_done(struct net *n, uint32_t j, uint32_t gen, double now)
     return true;
 }
 
-/* The memo's slot of the route from `from` to `to`, brought up to date: its latency,
- * and its share unless the latency is infinite (no route). The memo is no part of
- * the network's state, so a const net fills it. */
-static const struct est_route *est_route_of(const struct net *n, uint32_t from, uint32_t to)
+/* The route part of an estimate from `from` to `to`, read afresh: its latency, and
+ * its share unless the latency is infinite (no route). */
+static void est_route_fill(const struct net *n, uint32_t from, uint32_t to, struct est_route *r)
 {
-    size_t key = (size_t)n->row_of[from] * n->n_sites + to;
-    struct est_route *m = &n->est_route[key & n->est_mask];
-    if (m->ver != n->flow_ver || m->key != key) {
-        m->ver = n->flow_ver;
-        m->key = key;
-        m->latency_s = route_of(n, from, to)->latency_s;
-        m->share = isfinite(m->latency_s) ? route_share(n, from, to, SHARE_ONE_MORE) : INFINITY;
+    r->latency_s = route_of(n, from, to)->latency_s;
+    r->share = isfinite(r->latency_s) ? route_share(n, from, to, SHARE_ONE_MORE) : INFINITY;
+}
+
+/* net_estimate_job_s, with the route part from the memo (brought up to date; the memo
+ * is no part of the network's state, so a const net fills it) and the caches read by
+ * cache_has; or, when `fresh`, all of it read afresh. */
+static inline double estimate_s(const struct net *n, uint32_t j, uint32_t site, bool fresh)
+{
+    double gib = job_gib(n, j, site, fresh);
+    if (gib <= 0)
+        return 0;
+    struct est_route now, *r = &now;
+    if (fresh) {
+        est_route_fill(n, n->origin[j], site, r);
+    } else {
+        size_t key = (size_t)n->row_of[n->origin[j]] * n->n_sites + site;
+        r = &n->est_route[key & n->est_mask];
+        if (r->ver != n->flow_ver || r->key != key) {
+            r->ver = n->flow_ver;
+            r->key = key;
+            est_route_fill(n, n->origin[j], site, r);
+        }
     }
-    if (policy_check_indexes) /* the memo answers as a fresh look would */
-        CPN_ASSERT(m->latency_s == route_of(n, from, to)->latency_s &&
-                   (!isfinite(m->latency_s) || m->share == route_share(n, from, to, SHARE_ONE_MORE)));
-    return m;
+    if (!isfinite(r->latency_s))
+        return INFINITY;
+    return r->latency_s + gib / r->share;
+}
+
+/* The estimate read afresh, for the checks (out of the estimates' way). */
+static __attribute__((noinline)) double estimate_fresh_s(const struct net *n, uint32_t j,
+                                                         uint32_t site)
+{
+    return estimate_s(n, j, site, true);
 }
 
 double net_estimate_job_s(const struct net *n, const struct jobset *js, uint32_t j, uint32_t site)
 {
     (void)js;
-    double gib = net_job_gib(n, j, site);
-    if (gib <= 0)
-        return 0;
-    const struct est_route *r = est_route_of(n, n->origin[j], site);
-    if (!isfinite(r->latency_s))
-        return INFINITY;
-    return r->latency_s + gib / r->share;
+    double s = estimate_s(n, j, site, false);
+    if (policy_check_indexes) { /* the memo and the image bits answer as a fresh look */
+        double f = estimate_fresh_s(n, j, site);
+        CPN_ASSERT(memcmp(&s, &f, sizeof s) == 0);
+    }
+    return s;
 }
 
 /* ---- the all-reduce of distributed jobs between sites ---- */
