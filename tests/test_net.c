@@ -167,3 +167,100 @@ Test(net, missing_route_is_a_configuration_error)
     cr_assert_not_null(strstr(err, "no route"), "%s", err);
     cr_assert_not_null(strstr(err, "j.csv:2"), "%s", err);
 }
+
+/* The transfer estimates keep each route's share while no link's count of flows
+ * changes, and whether a site holds a model's image in a bit of their own. This wraps
+ * fifo so that at every scheduling point it asks the estimate of every queued job to
+ * every site, in a shuffled order and twice; with policy_check_indexes on, the net
+ * compares each answer, to the bit, with an estimate read afresh from the routes'
+ * links and the caches' hash (net.c, net_estimate_job_s). A random queue of three models' jobs from two origins
+ * keeps flows starting and ending and caches of 12 GiB evicting 5 GiB images. */
+extern const struct policy_ops fifo_policy;
+
+static uint64_t est_rng = 1;
+
+static uint32_t est_rand(uint32_t below)
+{
+    est_rng = est_rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(est_rng >> 33) % below;
+}
+
+static uint64_t est_asks;
+
+static void ask_every_estimate(void *state, const struct view *v)
+{
+    (void)state;
+    uint32_t asks[512][2];
+    size_t na = 0;
+    for (uint32_t j = v->queue_head; j != VIEW_NONE && na < 512; j = v->queue_next[j])
+        for (uint32_t s = 0; s < v->cl->n_sites && na < 512; s++)
+            asks[na][0] = j, asks[na++][1] = s;
+    for (size_t i = na; i > 1; i--) {
+        size_t k = est_rand((uint32_t)i);
+        uint32_t t[2] = {asks[i - 1][0], asks[i - 1][1]};
+        asks[i - 1][0] = asks[k][0], asks[i - 1][1] = asks[k][1];
+        asks[k][0] = t[0], asks[k][1] = t[1];
+    }
+    for (size_t i = 0; i < 2 * na; i++) {
+        double e = view_transfer_estimate_s(v, asks[i % na][0], asks[i % na][1]);
+        cr_assert(e >= 0);
+        est_asks++;
+    }
+}
+
+static void random_queue_estimates(const char *cluster, uint64_t seed)
+{
+    static const char *const models[] = {"resnet50", "resnet18", "vgg16"};
+    char csv[16384];
+    int len = snprintf(csv, sizeof csv, HDR);
+    est_rng = seed;
+    for (int j = 0; j < 80; j++)
+        len += snprintf(csv + len, sizeof csv - (size_t)len, "j%d,%u,%s,64,1,%u,1,1,1,5,%s,%u,1\n", j,
+                        est_rand(400), models[est_rand(3)], est_rand(4), est_rand(2) ? "a" : "b",
+                        20 + est_rand(200));
+    cr_assert(len < (int)sizeof csv);
+    struct policy_ops asking = fifo_policy;
+    asking.begin = ask_every_estimate;
+    policy_check_indexes = true;
+    est_asks = 0;
+    struct run r;
+    run_create(&r, cluster, NULL, 0, csv, &asking);
+    char err[CPN_ERR_LEN];
+    cr_assert_eq(sim_run(r.s, err, sizeof err), 0, "%s", err);
+    cr_assert_gt(est_asks, 1000);
+    cr_assert_gt(net_stats(r.s->net)->evictions, 0);
+    cr_assert_gt(net_stats(r.s->net)->hits, 0);
+    run_free(&r);
+}
+
+#define EST_NODE(site) \
+    "{\"name\": \"" site "\", \"cache_gib\": 12, \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512," \
+    " \"gpu_type\": \"G\", \"gpus\": 2}]}"
+
+/* Routes of two and three links (max-min sharing). */
+Test(net, estimates_match_fresh_looks_on_a_chain)
+{
+    const char *cluster =
+        "{\"scrape_interval_s\": 0, \"completion\": \"event\","
+        " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"}},"
+        " \"sites\": [{\"name\": \"a\", \"nodes\": []}, " EST_NODE("b") ", " EST_NODE("c") ", " EST_NODE("d") "],"
+        " \"links\": [{\"a\": \"a\", \"b\": \"b\", \"gbps\": 10, \"latency_ms\": 10},"
+        "  {\"a\": \"b\", \"b\": \"c\", \"gbps\": 5, \"latency_ms\": 10},"
+        "  {\"a\": \"c\", \"b\": \"d\", \"gbps\": 10, \"latency_ms\": 10}]}";
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        random_queue_estimates(cluster, seed);
+}
+
+/* Every route one link (processor sharing). */
+Test(net, estimates_match_fresh_looks_on_a_mesh)
+{
+    const char *cluster =
+        "{\"scrape_interval_s\": 0, \"completion\": \"event\","
+        " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"}},"
+        " \"sites\": [{\"name\": \"a\", \"nodes\": []}, " EST_NODE("b") ", " EST_NODE("c") "],"
+        " \"links\": [{\"a\": \"a\", \"b\": \"b\", \"gbps\": 10, \"latency_ms\": 10},"
+        "  {\"a\": \"a\", \"b\": \"c\", \"gbps\": 5, \"latency_ms\": 20},"
+        "  {\"a\": \"b\", \"b\": \"c\", \"gbps\": 10, \"latency_ms\": 10}]}";
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        random_queue_estimates(cluster, seed);
+}

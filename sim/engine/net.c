@@ -32,6 +32,7 @@
 #include "cluster.h"
 #include "eq.h"
 #include "job.h"
+#include "policy.h"
 #include "routes.h"
 #include "../base/heap.h"
 #include "../base/util.h"
@@ -50,6 +51,8 @@
  * to the jobs (2^20 buckets, 4 MiB, for a million), it stays in the processor's
  * caches, and an insertion or eviction no longer misses on its bucket. */
 #define NET_CACHE_MIN_BUCKETS 256
+/* Most slots of the memo of estimates' routes (est_route): 2 MiB. */
+#define NET_EST_MEMO (1 << 16)
 /* Links of a route a flow slot holds in itself; a longer route's links are in a block
  * of their own. Routes of one or two links are read with the slot, not after it. */
 #define NET_FLOW_INLINE_LINKS 2
@@ -136,6 +139,16 @@ struct net_job {
     uint32_t gen;        /* generation of its flow events */
 };
 
+/* The route part of a transfer estimate from an origin row to a site: the route's
+ * latency and the share one more flow would get on it (route_share, SHARE_ONE_MORE),
+ * as of flow_ver. */
+struct est_route {
+    uint64_t ver;        /* the net's flow_ver when made; 0: never */
+    double latency_s;
+    double share;
+    size_t key;          /* row x sites + site */
+};
+
 struct cache_entry {
     uint32_t item, site;
     double gib;
@@ -193,6 +206,20 @@ struct net {
                             * evicted since); [models + 2 * jobs] bits. Most jobs' data is
                             * never cached, and a look-up that needs no hash probe saves a
                             * cache miss per site the policies ask about */
+    /* Bit m x sites + s: model m's image is in site s's cache now. Jobs of a model share
+     * its image, so it is cached at most sites, and the estimates ask about it for
+     * every site they weigh: a bit, where cache_find would probe the hash. */
+    uint64_t *image_at;
+    double *weights_gib;   /* [models] the weights a job of each model moves */
+
+    /* Grows whenever a link's count of flows changes, which is all of a route's share
+     * that changes (capacities are fixed). The policies ask for the same routes' shares
+     * for job after job between two such changes: est_route keeps the last answer of
+     * each (origin row, site), a direct-mapped memo of est_mask + 1 slots (as many as
+     * routes up to NET_EST_MEMO, so that a small WAN never shares a slot). */
+    uint64_t flow_ver;
+    struct est_route *est_route;
+    size_t est_mask;
 
     struct net_stats st;
 };
@@ -342,6 +369,24 @@ static uint32_t cache_find(const struct net *n, uint32_t site, uint32_t item)
     return NET_NONE;
 }
 
+/* Sets whether model `item`'s image is in site's cache (image_at). */
+static void image_bit(struct net *n, uint32_t site, uint32_t item, bool on)
+{
+    size_t b = (size_t)item * n->n_sites + site;
+    uint64_t bit = (uint64_t)1 << (b % 64);
+    n->image_at[b / 64] = on ? n->image_at[b / 64] | bit : n->image_at[b / 64] & ~bit;
+}
+
+/* Whether site's cache holds item now: cache_find, but a bit for a model's image
+ * unless `fresh` (the checks' look at the hash alone). */
+static inline bool cache_has(const struct net *n, uint32_t site, uint32_t item, bool fresh)
+{
+    if (fresh || item >= n->n_models)
+        return cache_find(n, site, item) != NET_NONE;
+    size_t b = (size_t)item * n->n_sites + site;
+    return n->image_at[b / 64] >> (b % 64) & 1;
+}
+
 static void lru_unlink(struct net *n, uint32_t e)
 {
     struct cache_entry *ce = &n->entries[e];
@@ -381,6 +426,8 @@ static void cache_evict(struct net *n, uint32_t site)
         pp = &n->entries[*pp].hnext;
     *pp = ce->hnext;
     c->used_gib -= ce->gib;
+    if (ce->item < n->n_models)
+        image_bit(n, site, ce->item, false);
     if (c->head == NET_NONE)
         c->used_gib = 0;
     ce->hnext = n->free_entry;
@@ -447,6 +494,8 @@ static void cache_insert(struct net *n, uint32_t site, uint32_t item, double gib
                                          .prev = NET_NONE, .next = NET_NONE, .hnext = n->buckets[h]};
     n->buckets[h] = e;
     n->item_cached[item / 64] |= (uint64_t)1 << (item % 64);
+    if (item < n->n_models)
+        image_bit(n, site, item, true);
     lru_push_front(n, e);
     c->used_gib += gib;
 }
@@ -467,22 +516,26 @@ static uint32_t data_item(const struct net *n, uint32_t j)
 static double weights_gib(const struct net *n, uint32_t j)
 {
     int32_t m = n->js->v[j].model;
-    if (m < 0)
-        return 0;
-    return catalog_model_params_m(n->cat, m) * 1e6 * NET_BYTES_PER_PARAM / NET_BYTES_PER_GIB;
+    return m >= 0 ? n->weights_gib[m] : 0;
 }
 
-double net_job_gib(const struct net *n, uint32_t j, uint32_t site)
+/* net_job_gib, reading the caches as cache_has does. */
+static inline double job_gib(const struct net *n, uint32_t j, uint32_t site, bool fresh)
 {
     const struct job *jb = &n->js->v[j];
     if (n->origin[j] == site)
         return 0;
     double gib = weights_gib(n, j);
-    if (jb->image_gib > 0 && cache_find(n, site, image_item(n, j)) == NET_NONE)
+    if (jb->image_gib > 0 && !cache_has(n, site, image_item(n, j), fresh))
         gib += jb->image_gib;
-    if (jb->data_gib > 0 && cache_find(n, site, data_item(n, j)) == NET_NONE)
+    if (jb->data_gib > 0 && !cache_has(n, site, data_item(n, j), fresh))
         gib += jb->data_gib;
     return gib;
+}
+
+double net_job_gib(const struct net *n, uint32_t j, uint32_t site)
+{
+    return job_gib(n, j, site, false);
 }
 
 /* ---- flows and max-min sharing ---- */
@@ -513,6 +566,7 @@ static void link_add(struct net *n, uint32_t l, uint32_t f, uint32_t hop)
     cpn_grow((void **)&ls->flows, &ls->capflows, ls->nflows + 1, sizeof *ls->flows);
     flow_pos(&n->flows[f])[hop] = (uint32_t)ls->nflows;
     ls->flows[ls->nflows++] = f;
+    n->flow_ver++;
     ls->n_ar += n->flows[f].persist;
     link_counted(n, ls);
 }
@@ -521,6 +575,7 @@ static void link_remove(struct net *n, uint32_t l, uint32_t f, uint32_t hop)
 {
     struct link_state *ls = &n->links[l];
     uint32_t at = flow_pos(&n->flows[f])[hop], last = ls->flows[--ls->nflows];
+    n->flow_ver++;
     if (last != f) {
         ls->flows[at] = last;
         struct flow *lf = &n->flows[last];
@@ -717,6 +772,7 @@ uint32_t net_link_done(struct net *n, uint32_t l, uint32_t gen, double now)
     heap_pop(&ls->heap, &ps_ops, NULL, &top);
     uint32_t f = top.slot, j = top.job;
     ls->nflows--;
+    n->flow_ver++;
     flow_finish(n, f, now);
     ps_schedule(n, l, now);
     return j;
@@ -809,6 +865,7 @@ void net_flow_start(struct net *n, uint32_t j, uint32_t gen, double now)
         ps_advance(ls, now);
         struct ps_rec rec = {.vfinish = ls->vtime + fl->remaining_gib, .job = j, .slot = f};
         ls->nflows++;
+        n->flow_ver++;
         heap_push(&ls->heap, &ps_ops, NULL, &rec);
         ps_schedule(n, l, now);
         return;
@@ -833,16 +890,55 @@ bool net_flow_done(struct net *n, uint32_t j, uint32_t gen, double now)
     return true;
 }
 
+/* The route part of an estimate from `from` to `to`, read afresh: its latency, and
+ * its share unless the latency is infinite (no route). */
+static void est_route_fill(const struct net *n, uint32_t from, uint32_t to, struct est_route *r)
+{
+    r->latency_s = route_of(n, from, to)->latency_s;
+    r->share = isfinite(r->latency_s) ? route_share(n, from, to, SHARE_ONE_MORE) : INFINITY;
+}
+
+/* net_estimate_job_s, with the route part from the memo (brought up to date; the memo
+ * is no part of the network's state, so a const net fills it) and the caches read by
+ * cache_has; or, when `fresh`, all of it read afresh. */
+static inline double estimate_s(const struct net *n, uint32_t j, uint32_t site, bool fresh)
+{
+    double gib = job_gib(n, j, site, fresh);
+    if (gib <= 0)
+        return 0;
+    struct est_route now, *r = &now;
+    if (fresh) {
+        est_route_fill(n, n->origin[j], site, r);
+    } else {
+        size_t key = (size_t)n->row_of[n->origin[j]] * n->n_sites + site;
+        r = &n->est_route[key & n->est_mask];
+        if (r->ver != n->flow_ver || r->key != key) {
+            r->ver = n->flow_ver;
+            r->key = key;
+            est_route_fill(n, n->origin[j], site, r);
+        }
+    }
+    if (!isfinite(r->latency_s))
+        return INFINITY;
+    return r->latency_s + gib / r->share;
+}
+
+/* The estimate read afresh, for the checks (out of the estimates' way). */
+static __attribute__((noinline)) double estimate_fresh_s(const struct net *n, uint32_t j,
+                                                         uint32_t site)
+{
+    return estimate_s(n, j, site, true);
+}
+
 double net_estimate_job_s(const struct net *n, const struct jobset *js, uint32_t j, uint32_t site)
 {
     (void)js;
-    double gib = net_job_gib(n, j, site);
-    if (gib <= 0)
-        return 0;
-    const struct routes_entry *r = route_of(n, n->origin[j], site);
-    if (!isfinite(r->latency_s))
-        return INFINITY;
-    return r->latency_s + gib / route_share(n, n->origin[j], site, SHARE_ONE_MORE);
+    double s = estimate_s(n, j, site, false);
+    if (policy_check_indexes) { /* the memo and the image bits answer as a fresh look */
+        double f = estimate_fresh_s(n, j, site);
+        CPN_ASSERT(memcmp(&s, &f, sizeof s) == 0);
+    }
+    return s;
 }
 
 /* ---- the all-reduce of distributed jobs between sites ---- */
@@ -948,6 +1044,11 @@ int net_build_routes(struct net *n, const volatile sig_atomic_t *stop, char *err
     for (size_t i = 0; i < entries; i++)
         if (n->routes.e[i].nlinks > 1)
             n->ps = false;
+    size_t slots = 1;
+    while (slots < entries && slots < NET_EST_MEMO)
+        slots *= 2;
+    n->est_route = cpn_calloc(slots, sizeof *n->est_route);
+    n->est_mask = slots - 1;
     return CPN_OK;
 }
 
@@ -1039,6 +1140,7 @@ int net_create(struct net **out, const struct cluster *cl, const struct catalog 
     for (size_t l = 0; l < cl->n_links; l++)
         n->links[l].cap = gbps_to_gib_s(cl->links[l].gbps * cl->cfg.link_gbps_scale);
     n->free_flow = NET_NONE;
+    n->flow_ver = 1; /* a memo slot of version 0 was never made */
     n->jobs = cpn_malloc(js->n * sizeof *n->jobs);
     for (size_t j = 0; j < js->n; j++)
         n->jobs[j] = (struct net_job){.flow = NET_NONE, .gen = 0};
@@ -1058,6 +1160,10 @@ int net_create(struct net **out, const struct cluster *cl, const struct catalog 
     n->nbuckets = NET_CACHE_MIN_BUCKETS;
     n->buckets = cpn_malloc(n->nbuckets * sizeof *n->buckets);
     n->item_cached = cpn_calloc((n->n_models + 2 * js->n + 1 + 63) / 64, sizeof *n->item_cached);
+    n->image_at = cpn_calloc(((size_t)n->n_models * ns + 63) / 64 + 1, sizeof *n->image_at);
+    n->weights_gib = cpn_malloc(((size_t)n->n_models + 1) * sizeof *n->weights_gib);
+    for (uint32_t m = 0; m < n->n_models; m++)
+        n->weights_gib[m] = catalog_model_params_m(cat, (int)m) * 1e6 * NET_BYTES_PER_PARAM / NET_BYTES_PER_GIB;
     for (size_t b = 0; b < n->nbuckets; b++)
         n->buckets[b] = NET_NONE;
     *out = n;
@@ -1086,6 +1192,9 @@ void net_destroy(struct net *n)
     free(n->entries);
     free(n->buckets);
     free(n->item_cached);
+    free(n->est_route);
+    free(n->image_at);
+    free(n->weights_gib);
     free(n->ar_head);
     free(n->ar_marked);
     free(n->ar_dirty);
