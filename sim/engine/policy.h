@@ -119,8 +119,9 @@ struct policy_ops {
 };
 
 /* When true, the engine's wrappers call each policy's check hook at every scheduling
- * point, and optimal repeats every search of its node index as a scan of every node,
- * aborting on a difference. Tests turn it on; so does building with
+ * point, optimal repeats every search of its node index as a scan of every node, and
+ * the network compares each transfer estimate with one worked out afresh, aborting on a
+ * difference. Tests turn it on; so does building with
  * -DCPN_CHECK_INDEXES, as `make asan` does. Checks never change a decision. */
 extern bool policy_check_indexes;
 
