@@ -142,18 +142,31 @@ Test(eq, keyed_events_random_against_model)
     eq_free(&q);
 }
 
+/* An event of the brute-force models below: what the queue should hold. */
+struct mev {
+    double t;
+    uint64_t seq;
+    uint32_t key, job;
+    bool stream; /* the stream's (eq_push_stream) */
+};
+
+/* The index of the least (t, seq) among live[0..n), n > 0: the event the queue must pop. */
+static size_t mev_least(const struct mev *live, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 1; i < n; i++)
+        if (live[i].t < live[m].t || (live[i].t == live[m].t && live[i].seq < live[m].seq))
+            m = i;
+    return m;
+}
+
 /* Pushes, moves, cancels, the stream's pushes and pops interleaved, each pop checked
  * against the least (t, seq) of a brute-force list of the live events: the exact
  * order, ties included, whether the least waits in the heap or beside it. */
 Test(eq, interleaved_exact_order_against_model)
 {
     enum { K = 32, MAX = 4096 };
-    struct mev {
-        double t;
-        uint64_t seq;
-        uint32_t key;
-        bool stream;
-    } live[MAX];
+    struct mev live[MAX];
     size_t n = 0;
     bool streaming = false; /* the stream's event is pending */
     struct eq q;
@@ -171,26 +184,23 @@ Test(eq, interleaved_exact_order_against_model)
             if (live[i].key == k)
                 at = i;
         if (op < 2 && n < MAX) {
-            live[n++] = (struct mev){t, q.next_seq, EQ_NOKEY, false};
+            live[n++] = (struct mev){t, q.next_seq, EQ_NOKEY, 0, false};
             eq_push(&q, t, EV_SAMPLE, 0, 0);
         } else if (op == 8 && !streaming && n < MAX) {
-            live[n++] = (struct mev){t, q.next_seq, EQ_NOKEY, true};
+            live[n++] = (struct mev){t, q.next_seq, EQ_NOKEY, 0, true};
             eq_push_stream(&q, t, EV_ARRIVAL, 0, 0);
             streaming = true;
         } else if (op < 4) {
             if (at == n)
                 n++;
-            live[at] = (struct mev){t, q.next_seq, k, false};
+            live[at] = (struct mev){t, q.next_seq, k, 0, false};
             eq_schedule(&q, k, t, EV_END, k, 0);
         } else if (op < 5) {
             if (at < n)
                 live[at] = live[--n];
             eq_cancel(&q, k);
         } else if (n > 0) {
-            size_t m = 0;
-            for (size_t i = 1; i < n; i++)
-                if (live[i].t < live[m].t || (live[i].t == live[m].t && live[i].seq < live[m].seq))
-                    m = i;
+            size_t m = mev_least(live, n);
             struct event e;
             cr_assert(eq_pop(&q, &e));
             cr_assert(e.t == live[m].t && e.seq == live[m].seq && e.key == live[m].key,
@@ -297,11 +307,6 @@ Test(eq, negative_zero_ties_with_zero)
 Test(eq, deep_heap_exact_order_against_model)
 {
     enum { K = 3 * EQ_PAGE_KEYS + 100, MAX = 6000 };
-    struct mev {
-        double t;
-        uint64_t seq;
-        uint32_t key, job;
-    };
     static struct mev live[MAX];
     static int32_t at_of[K]; /* the key's entry in live, or -1 */
     size_t n = 0;
@@ -322,10 +327,7 @@ Test(eq, deep_heap_exact_order_against_model)
         if (roll < pop_below) {
             if (n == 0)
                 continue;
-            size_t m = 0;
-            for (size_t i = 1; i < n; i++)
-                if (live[i].t < live[m].t || (live[i].t == live[m].t && live[i].seq < live[m].seq))
-                    m = i;
+            size_t m = mev_least(live, n);
             struct event e;
             cr_assert(eq_pop(&q, &e));
             cr_assert(e.t == live[m].t && e.seq == live[m].seq && e.key == live[m].key &&
@@ -342,7 +344,7 @@ Test(eq, deep_heap_exact_order_against_model)
             if (n == MAX)
                 continue;
             uint32_t job = (uint32_t)step;
-            live[n++] = (struct mev){t, q.next_seq, EQ_NOKEY, job};
+            live[n++] = (struct mev){t, q.next_seq, EQ_NOKEY, job, false};
             eq_push(&q, t, EV_SAMPLE, job, 0);
         } else {
             uint32_t k = (uint32_t)gsl_rng_uniform_int(rng, K);
@@ -363,7 +365,7 @@ Test(eq, deep_heap_exact_order_against_model)
                 at_of[k] = (int32_t)n++;
             }
             uint32_t job = (uint32_t)step;
-            live[at_of[k]] = (struct mev){t, q.next_seq, k, job};
+            live[at_of[k]] = (struct mev){t, q.next_seq, k, job, false};
             eq_schedule(&q, k, t, EV_END, job, 0);
         }
         cr_assert_eq(eq_size(&q), n, "step %d", step);
