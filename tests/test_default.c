@@ -372,3 +372,40 @@ Test(default_site, idle_counts_match_a_scan_with_gpu_requests)
     const char *sets[] = {"scrape_interval_s=0", "gpu_as_resource=true"};
     checked_run(sets, 2);
 }
+
+/* ---- the eligible cohorts' sort ---- */
+
+/* A scheduling point merges its eligible cohorts of one shape, count of failures and
+ * site after sorting them (dflt_sort_elig): an insertion sort, or from 64 cohorts on
+ * two radix sorts. Three bursts of 100 jobs, 6 s apart, each of the same 100 shapes
+ * (their CPU requests) in another order, wait for one node of 2 GPUs, which frees one
+ * every 10 s or so. Each failed attempt parks a cohort per shape, and a scrape every
+ * 5 s makes those whose back-off has passed eligible at once: 476 points sort 64 or
+ * more, not in order of their shapes or ids, with cohorts of one shape and several
+ * counts of failures (494 times) or one count, which merge (98 times). With
+ * policy_check_indexes the sort asserts its order, and the checks change nothing. */
+Test(default_queue, many_cohorts_sort_as_a_comparison_would)
+{
+    const unsigned mul[3] = {37, 71, 13}; /* each burst's shapes: k * mul mod 100 */
+    size_t cap = 300 * 64 + sizeof HDR;
+    char *jobs = malloc(cap);
+    cr_assert_not_null(jobs);
+    size_t len = (size_t)snprintf(jobs, cap, "%s", HDR);
+    for (unsigned k = 0; k < 300; k++)
+        len += (size_t)snprintf(jobs + len, cap - len, "j%u,%u,-,1,1,0,1,%g,1,0,a,%u,10\n", k,
+                                6 * (k / 100), 0.1 * (1 + (k * mul[k / 100]) % 100), 20 + 5 * (k % 5));
+    struct run plain_run, r;
+    policy_check_indexes = false;
+    run_start(&plain_run, gres_cluster(2, 5), NULL, 0, jobs, "default");
+    policy_check_indexes = true;
+    run_start(&r, gres_cluster(2, 5), NULL, 0, jobs, "default");
+    policy_check_indexes = false;
+    cr_assert_eq(r.s->st.completed, r.js.n, "%zu of %zu jobs completed", r.s->st.completed, r.js.n);
+    for (size_t j = 0; j < r.js.n; j++)
+        cr_assert(r.s->rt[j].start_s == plain_run.s->rt[j].start_s &&
+                      r.s->rt[j].end_s == plain_run.s->rt[j].end_s,
+                  "job %zu runs differently with the checks", j);
+    run_free(&plain_run);
+    run_free(&r);
+    free(jobs);
+}
