@@ -81,18 +81,30 @@ uint16_t sim_pod_mask(const struct sim *s, uint32_t j, uint32_t k)
     return pod_mask_on(s, j, k, sim_pod_node(s, j, k));
 }
 
-/* The slowest time-slicing share of node n's GPUs of mask. */
+/* The slowest time-slicing share of node n's GPUs of mask: the share of its most
+ * shared GPU, as catalog_share_rate is 1 up to one job and 1 / (k x (1 + overhead))
+ * from two on, which does not grow with k even rounded (the product is rounded up or
+ * down monotonically, and so is its reciprocal). One share per group, where one per
+ * GPU had cost a call each. */
 static double mask_gpu_rate(const struct sim *s, uint32_t n, uint16_t mask)
 {
-    uint32_t first = s->cl->nodes[n].gpu_first;
-    double rate = 1.0;
+    const uint32_t *running = &s->gpu_running[s->cl->nodes[n].gpu_first];
+    uint32_t most = 0;
     /* The mask's set bits, lowest first, each cleared once read: a job's GPUs, not
      * every GPU of the node below its highest. */
     for (uint32_t m = mask; m != 0; m &= m - 1) {
-        double r = catalog_share_rate(s->cat, s->gpu_running[first + (uint32_t)__builtin_ctz(m)]);
-        if (r < rate)
-            rate = r;
+        uint32_t k = running[__builtin_ctz(m)];
+        most = k > most ? k : most;
     }
+    double rate = catalog_share_rate(s->cat, most);
+#ifdef CPN_CHECK_INDEXES /* the least of the GPUs' shares, as their slowest */
+    double least = 1.0;
+    for (uint32_t m = mask; m != 0; m &= m - 1) {
+        double r = catalog_share_rate(s->cat, running[__builtin_ctz(m)]);
+        least = r < least ? r : least;
+    }
+    CPN_ASSERT(rate == least);
+#endif
     return rate;
 }
 
