@@ -679,14 +679,17 @@ static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site,
     const uint8_t *runs = &st->runs[(size_t)jb->runs * v->cl->n_types];
     uint32_t best = VIEW_NONE;
     int64_t best_score = -1;
-    for (uint32_t i = 0; i < x->site_n[site]; i++) {
+    /* (The site's list, read once: a class's memo, stored in the loop, is of the type
+     * of the list's length, which the compiler had read again at every class.) */
+    const uint32_t *list = x->site_cls[site], n_list = x->site_n[site];
+    for (uint32_t i = 0; i < n_list; i++) {
         /* A site may hold a million classes: a stopped run ends the pass (what it
          * returns no longer matters: the run writes no result). */
         if ((i + 1) % DFLT_STOP_EVERY == 0 && view_stopping(v))
             return 0;
         /* The filter on the class's key, which holds its nodes' capacity and requests
          * (view_node_fits_requests of any of its nodes). */
-        struct dflt_class *c = &x->cls[x->site_cls[site][i]];
+        struct dflt_class *c = &x->cls[list[i]];
         int64_t score = dflt_class_score(c, shape, jb, gpu_res, runs);
         if (score < 0 || score < best_score)
             continue;
