@@ -340,9 +340,12 @@ void sim_gang_refresh(struct sim *s, uint32_t j) { gang_set_rate(s, j); }
 void sim_refresh_node(struct sim *s, uint32_t n, uint16_t changed)
 {
     const struct node *nd = &s->cl->nodes[n];
+    /* (The groups' array, read once: no group is made or freed here, and through s the
+     * compiler had read it again after every call.) */
+    struct sim_group *groups = s->groups;
     double demand = 0;
-    for (uint32_t g = s->node_group_head[n]; g != VIEW_NONE; g = s->groups[g].next) {
-        struct sim_group *G = &s->groups[g];
+    for (uint32_t g = s->node_group_head[n]; g != VIEW_NONE; g = groups[g].next) {
+        struct sim_group *G = &groups[g];
         if (G->mask & changed)
             G->gpu_rate = group_gpu_rate(s, G);
         demand += G->cores * G->gpu_rate;
@@ -359,9 +362,9 @@ void sim_refresh_node(struct sim *s, uint32_t n, uint16_t changed)
         node_lost_advance(s, n);
         s->node_factor[n] = factor;
     }
-    for (uint32_t g = s->node_group_head[n]; g != VIEW_NONE; g = s->groups[g].next)
-        if (all || (s->groups[g].mask & changed))
-            group_set_rate(s, g, s->groups[g].gpu_rate * factor);
+    for (uint32_t g = s->node_group_head[n]; g != VIEW_NONE; g = groups[g].next)
+        if (all || (groups[g].mask & changed))
+            group_set_rate(s, g, groups[g].gpu_rate * factor);
     for (uint32_t e = pod0, j, k; e != VIEW_NONE; e = s->gang->pod_next[e]) {
         pod_of(s, e, &j, &k);
         if (all || (sim_pod_mask(s, j, k) & changed))
