@@ -554,19 +554,17 @@ static inline bool opt_gkey_less(const struct opt_gkey *a, const struct opt_gkey
 
 /* Lists in grp_order the groups that could take job j, with its transfer + run there
  * and the bound of its finish there; returns how many there are. Transfer estimates
- * are asked once per site. A search usually looks at two or three groups of some 25,
+ * are asked once per site, all sites of groups in one call. A search usually looks at two or three groups of some 25,
  * so the first OPT_GTOP in order are kept sorted as they are listed (each of the
  * others costs one comparison) and put first: opt_group_at orders the rest only if a
  * search gets that far (grp_placed tells how many are in place). */
 static size_t opt_order_groups(struct opt_state *st, const struct view *v, const struct opt_search *s)
 {
-    const struct cluster *cl = v->cl;
     const struct view_job *jb = &s->jb;
     uint32_t j = s->job;
     bool alone = s->alone;
     if (st->xfer_job != j || st->xfer_point != st->point) {
-        for (size_t si = 0; si < cl->n_sites; si++)
-            st->site_xfer[si] = NAN;
+        view_transfer_estimates_s(v, j, st->grp_sites, st->n_grp_sites, st->site_xfer);
         st->xfer_job = j;
         st->xfer_point = st->point;
     }
@@ -574,12 +572,17 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, const
     size_t nt = 0, nr = 0;
     bool nan_lb = false;
     opt_types_reset(st, v, j);
+    /* A class's first group answers for the class, and the classes come in the order of
+     * their first groups: the types are asked in the order a pass asking at every group
+     * would ask them. */
+    for (size_t c = 0; c < st->n_cls; c++) {
+        const struct opt_group *g = &st->grp[st->cls_grp[c]];
+        st->cls_ok[c] = opt_group_may_host(g, jb) && opt_type_ok(st, v, j, g->type);
+    }
     for (uint32_t i = 0; i < st->n_grp; i++) {
-        const struct opt_group *g = &st->grp[i];
-        if (!opt_group_may_host(g, jb) || !opt_type_ok(st, v, j, g->type))
+        if (!st->cls_ok[st->grp_cls[i]])
             continue;
-        if (isnan(st->site_xfer[g->site]))
-            st->site_xfer[g->site] = view_transfer_estimate_s(v, j, g->site);
+        const struct opt_group *g = &st->grp[i];
         double dur = st->site_xfer[g->site] + st->tp_run[g->type];
         st->grp_dur[i] = dur;
         /* No slot of the group finishes before its tree's bound (or now) plus dur. */

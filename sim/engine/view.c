@@ -421,6 +421,17 @@ double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site)
     return net_estimate_job_s(v->src->net, v->src->jobs, j, site);
 }
 
+void view_transfer_estimates_s(const struct view *v, uint32_t j, const uint32_t *sites,
+                               size_t count, double *out)
+{
+    if (v->src->net) {
+        net_estimate_job_sites_s(v->src->net, j, sites, count, out);
+        return;
+    }
+    for (size_t i = 0; i < count; i++)
+        out[sites[i]] = 0.0;
+}
+
 static uint32_t idle_gpus_of(const struct view *v, uint32_t node)
 {
     const struct node *nd = &v->cl->nodes[node];
