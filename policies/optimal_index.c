@@ -240,11 +240,12 @@ static inline uint64_t opt_bits(double x)
     return b;
 }
 
-/* Sets node n's leaf and updates the ancestors. Per GPU, t ascending: a lower bound of
- * when it frees (-INFINITY: free now and nothing planned on it); gap descending (opt_sort
- * of each): when the first job planned on it starts if it is free now (INFINITY: none),
- * -INFINITY if busy. A node can start a job of k GPUs lasting d now only if its k-th
- * greatest gap is at least now + d, and later no sooner than its k-th least t.
+/* Sets node n's leaf and updates the ancestors (t and gap are filled past the node's
+ * GPUs). Per GPU, t ascending: a lower bound of when it frees (-INFINITY: free now and
+ * nothing planned on it); gap descending (opt_sort of each): when the first job planned
+ * on it starts if it is free now (INFINITY: none), -INFINITY if busy. A node can start
+ * a job of k GPUs lasting d now only if its k-th greatest gap is at least now + d, and
+ * later no sooner than its k-th least t.
  *
  * A group keeps a tree per k (opt_tree_k), each node a pair: the least k-th t of the
  * nodes below and their greatest k-th gap negated (INFINITY, both, when none has k
@@ -254,41 +255,51 @@ static inline uint64_t opt_bits(double x)
  * least of their negations to the bit (negating flips the sign bit only). A tree node
  * whose values come out bit for bit as they were leaves its ancestors as they are (each
  * is a function of its two children only): most rebuilds of a node change nothing, or
- * nothing above a level or two. */
-static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n, const double *t,
-                         const double *gap)
+ * nothing above a level or two. The same holds tree by tree, and a booking moves only a
+ * few of a node's k-th values: each level is worked out only for the k whose pair
+ * changed at the level below. */
+static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n,
+                         double t[CLUSTER_MAX_NODE_GPUS], double gap[CLUSTER_MAX_NODE_GPUS])
 {
     struct opt_group *g = &st->grp[st->node_grp[n]];
-    uint32_t cnt = v->cl->nodes[n].gpu_count, K = g->max_gpus;
+    uint32_t K = g->max_gpus;
     double *tree = opt_tree_k(st, g, 0);
     size_t per_k = 4 * (size_t)g->leaves, i = g->leaves + st->node_pos[n];
-    uint64_t diff = 0; /* the bits that changed */
+    for (uint32_t k = v->cl->nodes[n].gpu_count; k < K; k++) { /* GPUs it lacks: none has k */
+        t[k] = INFINITY;
+        gap[k] = -INFINITY;
+    }
+    uint32_t changed = 0; /* bit k: the pair of the tree of k + 1 GPUs changed */
     for (uint32_t k = 0; k < K; k++) {
         double *x = tree + k * per_k + 2 * i;
-        double lo = k < cnt ? t[k] : INFINITY, ngap = k < cnt ? -gap[k] : INFINITY;
-        diff |= (opt_bits(lo) ^ opt_bits(x[0])) | (opt_bits(ngap) ^ opt_bits(x[1]));
+        double lo = t[k], ngap = -gap[k];
+        uint64_t diff = (opt_bits(lo) ^ opt_bits(x[0])) | (opt_bits(ngap) ^ opt_bits(x[1]));
+        changed |= (uint32_t)(diff != 0) << k;
         x[0] = lo;
         x[1] = ngap;
     }
-    if (diff == 0)
+    if (changed == 0)
         return;
     st->tree_gen++;
-    for (i /= 2; i > 0; i /= 2) {
-        diff = 0;
-        for (uint32_t k = 0; k < K; k++) {
+    for (i /= 2; i > 0 && changed != 0; i /= 2) {
+        uint32_t up = 0;
+        for (uint32_t m = changed; m != 0; m &= m - 1) {
+            uint32_t k = (uint32_t)__builtin_ctz(m);
             double *restrict p = tree + k * per_k + 2 * i;
             const double *restrict c = tree + k * per_k + 4 * i; /* children 2i, 2i + 1 */
             double lo = c[0] < c[2] ? c[0] : c[2], ngap = c[1] < c[3] ? c[1] : c[3];
-            diff |= (opt_bits(lo) ^ opt_bits(p[0])) | (opt_bits(ngap) ^ opt_bits(p[1]));
+            uint64_t diff = (opt_bits(lo) ^ opt_bits(p[0])) | (opt_bits(ngap) ^ opt_bits(p[1]));
+            up |= (uint32_t)(diff != 0) << k;
             p[0] = lo;
             p[1] = ngap;
         }
-        if (diff == 0)
-            return;
+        changed = up;
     }
-    uint32_t gi = st->node_grp[n]; /* the roots changed */
-    for (uint32_t k = 0; k < K; k++)
+    uint32_t gi = st->node_grp[n]; /* the roots that changed */
+    for (; changed != 0; changed &= changed - 1) {
+        uint32_t k = (uint32_t)__builtin_ctz(changed);
         memcpy(&st->roots[((size_t)k * st->n_grp + gi) * 2], tree + k * per_k + 2, 2 * sizeof *tree);
+    }
 }
 
 /* fmax(x, now) for a start bound x and a now that is not NaN, inline: it is asked at
