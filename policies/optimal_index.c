@@ -10,13 +10,10 @@
 /* ---- estimates (cached: they depend only on the job, the GPU type and the
  * view's est_version) ---- */
 
-/* Drops job j's cached estimates (run, memory and CPU per type, known, len) when they
- * were asked before the estimates last changed: the cache is kept per job and per
- * est_version, so a change costs nothing until a job is asked about again. */
-static void opt_est_current(struct opt_state *st, const struct view *v, uint32_t j)
+/* Drops job j's cached estimates (run, memory and CPU per type, known, len), and keeps
+ * the ones asked from now on as of the current est_version. */
+static void opt_est_drop(struct opt_state *st, const struct view *v, uint32_t j)
 {
-    if (st->est_ver[j] == v->est_version)
-        return;
     st->est_ver[j] = v->est_version;
     for (size_t t = 0; t < v->cl->n_types; t++)
         st->est_run[(size_t)j * v->cl->n_types + t] = NAN;
@@ -24,19 +21,42 @@ static void opt_est_current(struct opt_state *st, const struct view *v, uint32_t
     st->len[j] = NAN;
 }
 
-void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type,
-             double *run_s, double *mem_gib)
+/* Drops job j's cached estimates when they were asked before the estimates last
+ * changed: the cache is kept per job and per est_version, so a change costs nothing
+ * until a job is asked about again. (Inline: it is asked at every estimate.) */
+static inline void opt_est_current(struct opt_state *st, const struct view *v, uint32_t j)
+{
+    if (st->est_ver[j] != v->est_version)
+        opt_est_drop(st, v, j);
+}
+
+/* Asks view_estimate for job j on GPUs of a type into the cache's entry i. */
+static void opt_est_ask(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type,
+                        size_t i)
+{
+    struct view_estimate e;
+    view_estimate(v, j, type, &e);
+    st->est_run[i] = e.run_s;
+    st->est_mem[i] = e.mem_gib;
+    st->est_cpu[i] = e.cpu_cores;
+    st->known[j] = e.known;
+}
+
+/* The cache's entry of job j on GPUs of a type, asked if it was not. */
+static inline size_t opt_est_at(struct opt_state *st, const struct view *v, uint32_t j,
+                                uint32_t type)
 {
     size_t i = (size_t)j * v->cl->n_types + type;
     opt_est_current(st, v, j);
-    if (isnan(st->est_run[i])) {
-        struct view_estimate e;
-        view_estimate(v, j, type, &e);
-        st->est_run[i] = e.run_s;
-        st->est_mem[i] = e.mem_gib;
-        st->est_cpu[i] = e.cpu_cores;
-        st->known[j] = e.known;
-    }
+    if (isnan(st->est_run[i]))
+        opt_est_ask(st, v, j, type, i);
+    return i;
+}
+
+void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type,
+             double *run_s, double *mem_gib)
+{
+    size_t i = opt_est_at(st, v, j, type);
     *run_s = st->est_run[i];
     *mem_gib = st->est_mem[i];
 }
@@ -58,9 +78,7 @@ double opt_run_on(struct opt_state *st, const struct view *v, uint32_t j, const 
 
 double opt_est_cpu(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type)
 {
-    double run, mem;
-    opt_est(st, v, j, type, &run, &mem);
-    return st->est_cpu[(size_t)j * v->cl->n_types + type];
+    return st->est_cpu[opt_est_at(st, v, j, type)];
 }
 
 bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j)
@@ -106,8 +124,10 @@ static void opt_type_ask(struct opt_state *st, const struct view *v, uint32_t j,
         *runs = view_job_runs_on(v, j, t);
     st->tp_ok[t] = 0;
     if (*runs) {
-        opt_est(st, v, j, t, &st->tp_run[t], &st->tp_mem[t]);
-        st->tp_cpu[t] = st->est_cpu[(size_t)j * v->cl->n_types + t];
+        size_t i = opt_est_at(st, v, j, t);
+        st->tp_run[t] = st->est_run[i];
+        st->tp_mem[t] = st->est_mem[i];
+        st->tp_cpu[t] = st->est_cpu[i];
         st->tp_ok[t] = st->tp_mem[t] <= v->cl->types[t].mem_gib;
     }
 }
