@@ -204,8 +204,9 @@ static bool opt_entry_live(const struct opt_state *st, const struct view *v, uin
 }
 
 /* The next entry (a pod) of node n's list that is still in the bookkeeping, from *p on
- * (pods that left it leave the list), and *p past it; VIEW_NONE at the end. */
-static uint32_t opt_list_next(struct opt_state *st, const struct view *v, uint32_t n, uint32_t **p)
+ * (pods that left it leave the list), and *p past it; VIEW_NONE at the end. (Inline,
+ * as opt_job_free_s: a node's state is built from its list, one call per job.) */
+static inline uint32_t opt_list_next(struct opt_state *st, const struct view *v, uint32_t n, uint32_t **p)
 {
     while (**p != VIEW_NONE) {
         uint32_t a = **p;
@@ -222,7 +223,7 @@ static uint32_t opt_list_next(struct opt_state *st, const struct view *v, uint32
 /* When the controller expects to learn that running job a ended: its start (or its
  * placement plus the transfer estimate, while its data moves) plus its predicted run
  * time, at the next poll; a job already past that within one more poll interval. */
-static double opt_job_free_s(const struct opt_state *st, const struct view *v, uint32_t a)
+static inline double opt_job_free_s(const struct opt_state *st, const struct view *v, uint32_t a)
 {
     double start = v->job_started_s[a] >= 0 ? v->job_started_s[a]
                                             : v->job_placed_s[a] + st->pred_xfer[a];
@@ -753,18 +754,13 @@ static void opt_visit(struct opt_state *st, const struct view *v, struct opt_sea
     }
 }
 
-/* A subtree of a group's tree still to look at: tree index, first position, width. */
-struct opt_frame {
-    size_t i;
-    uint32_t lo, width;
-};
-
 /* Visits, in node order, the nodes of group gi that could beat the best found so far:
  * a subtree is skipped when its bound (the least time k GPUs of one of its nodes may
  * free, and never before now) cannot. The bound is opt_bound_at's, with what does not
  * change within the group worked out once: the tree of k GPUs is found once, and
  * now + dur, which opt_bound's gap test would add up at every tree node, is the same sum
- * each time. */
+ * each time. A subtree still to look at is its tree index alone: tree node i at depth d
+ * (2^d <= i < 2^(d+1)) covers positions i x 2^(h-d) - leaves on, where leaves = 2^h. */
 static void opt_search_group(struct opt_state *st, const struct view *v, uint32_t gi,
                              struct opt_search *s)
 {
@@ -776,36 +772,31 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
     const uint32_t *nodes = &st->grp_nodes[g->first];
     bool bounded = k > 0 && !s->alone; /* (else there is no bound: now) */
     double now = v->now, end_now = v->now + s->dur;
-    struct opt_frame stack[64]; /* depth-first: at most two per level */
+    uint32_t leaves = g->leaves, h = (uint32_t)__builtin_ctz(leaves);
+    uint32_t stack[64]; /* depth-first: at most two per level */
     size_t top = 0;
-    stack[top++] = (struct opt_frame){.i = 1, .lo = 0, .width = g->leaves};
+    stack[top++] = 1;
     while (top > 0) {
-        size_t i = stack[--top].i;
-        uint32_t lo = stack[top].lo, width = stack[top].width;
+        uint32_t i = stack[--top], d = 31 - (uint32_t)__builtin_clz(i);
+        uint32_t lo = (i << (h - d)) - leaves;
         if (lo >= g->count)
             continue;
-        const double *x = tree + 2 * i;
+        const double *x = tree + 2 * (size_t)i;
         if (k > 0 && x[0] == INFINITY)
             continue; /* no node below has k GPUs */
         bool can_now;
         double lb = opt_bound_at(x, now, end_now, bounded, s->reserve, &can_now);
         if (!opt_could_beat(st, s, lb, can_now, nodes[lo]))
             continue;
-        if (width == 1) {
+        if (i >= leaves) {
             opt_visit(st, v, s, nodes[lo]);
             continue;
         }
         /* The child with the lower bound first: a good slot found early prunes more. */
-        uint32_t half = width / 2;
-        struct opt_frame l = {.i = 2 * i, .lo = lo, .width = half};
-        struct opt_frame r = {.i = 2 * i + 1, .lo = lo + half, .width = half};
-        if (bounded && tree[2 * r.i] < tree[2 * l.i]) {
-            stack[top++] = l;
-            stack[top++] = r;
-        } else {
-            stack[top++] = r;
-            stack[top++] = l;
-        }
+        uint32_t l = 2 * i, r = 2 * i + 1;
+        bool r_first = bounded && tree[2 * (size_t)r] < tree[2 * (size_t)l];
+        stack[top++] = r_first ? l : r;
+        stack[top++] = r_first ? r : l;
     }
 }
 
