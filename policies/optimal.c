@@ -309,11 +309,10 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
             st->cls_grp[st->n_cls++] = gi;
         st->grp_cls[gi] = (uint32_t)c;
     }
-    uint32_t max_k = 0;
     for (size_t gi = 0; gi < st->n_grp; gi++)
-        max_k = st->grp[gi].max_gpus > max_k ? st->grp[gi].max_gpus : max_k;
-    st->roots = opt_alloc((size_t)max_k * st->n_grp * 2, sizeof *st->roots);
-    for (size_t q = 0; q < (size_t)max_k * st->n_grp * 2; q++)
+        st->max_k = st->grp[gi].max_gpus > st->max_k ? st->grp[gi].max_gpus : st->max_k;
+    st->roots = opt_alloc((size_t)st->max_k * st->n_grp * 2, sizeof *st->roots);
+    for (size_t q = 0; q < (size_t)st->max_k * st->n_grp * 2; q++)
         st->roots[q] = INFINITY;
     for (size_t q = 0; q < tree; q++)
         st->tree[q] = INFINITY; /* no node has the GPUs (opt_leaf_set) */

@@ -109,8 +109,9 @@ struct opt_state {
     double *tree;          /* every group's segment trees, from a cache line's start */
     void *tree_mem;        /* their allocation */
     double *roots;         /* [k][n_grp][2] a copy of each group's root for k + 1 GPUs, k
-                            * below every group's max_gpus: a search's list of groups
-                            * reads one row, a few cache lines (opt_order_groups) */
+                            * below max_k: a search's list of groups reads one row, a
+                            * few cache lines (opt_order_groups) */
+    uint32_t max_k;        /* the most GPUs of a node */
     uint32_t *stale;       /* nodes whose bound holds this plan's bookings */
     size_t n_stale;
     uint8_t *is_stale;     /* [nodes] */

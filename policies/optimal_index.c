@@ -350,14 +350,6 @@ static inline double opt_bound_at(const double *x, double now, double end_now, b
     return opt_not_before(x[0], now);
 }
 
-/* opt_bound_at at the root of group gi's tree for k GPUs, from its copy in roots. */
-static inline double opt_root_bound(const struct opt_state *st, const struct view *v, uint32_t gi,
-                                    uint32_t k, double dur, bool alone, bool *can_now)
-{
-    bool bounded = k > 0 && !alone;
-    return opt_bound_at(bounded ? &st->roots[((size_t)(k - 1) * st->n_grp + gi) * 2] : NULL,
-                        v->now, v->now + dur, bounded, false, can_now);
-}
 /* Node n's bound from its running jobs alone (no plan): a GPU no job of the policy's
  * list holds may free now (-INFINITY); a busy one at its job's predicted end, or, past
  * that, a poll interval from now, as a plan now would compute it. A later plan puts a
@@ -611,6 +603,13 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, const
         const struct opt_group *g = &st->grp[st->cls_grp[c]];
         st->cls_ok[c] = opt_group_may_host(g, jb) && opt_type_ok(st, v, j, g->type);
     }
+    /* The roots' row of the job's k (read only where a group may take it, so it has one),
+     * and now, are the same for every group. */
+    uint32_t gpus = jb->gpus;
+    bool bounded = gpus > 0 && !alone;
+    const double *row =
+        bounded && gpus <= st->max_k ? &st->roots[(size_t)(gpus - 1) * st->n_grp * 2] : NULL;
+    double now = v->now;
     for (uint32_t i = 0; i < st->n_grp; i++) {
         if (!st->cls_ok[st->grp_cls[i]])
             continue;
@@ -619,7 +618,8 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, const
         st->grp_dur[i] = dur;
         /* No slot of the group finishes before its tree's bound (or now) plus dur. */
         bool can_now;
-        double lb = opt_root_bound(st, v, i, jb->gpus, dur, alone, &can_now) + dur;
+        double lb = opt_bound_at(bounded ? row + 2 * (size_t)i : NULL, now, now + dur, bounded,
+                                 false, &can_now) + dur;
         nan_lb |= isnan(lb);
         struct opt_gkey e = {.lb = lb, .grp = i};
         if (nt == OPT_GTOP && !opt_gkey_less(&e, &top[OPT_GTOP - 1])) {
