@@ -206,7 +206,8 @@ static bool opt_entry_live(const struct opt_state *st, const struct view *v, uin
 /* The next entry (a pod) of node n's list that is still in the bookkeeping, from *p on
  * (pods that left it leave the list), and *p past it; VIEW_NONE at the end. (Inline,
  * as opt_job_free_s: a node's state is built from its list, one call per job.) */
-static inline uint32_t opt_list_next(struct opt_state *st, const struct view *v, uint32_t n, uint32_t **p)
+static inline uint32_t opt_list_next(struct opt_state *st, const struct view *v, uint32_t n,
+                                     uint32_t **p)
 {
     while (**p != VIEW_NONE) {
         uint32_t a = **p;
@@ -578,10 +579,11 @@ static inline bool opt_gkey_less(const struct opt_gkey *a, const struct opt_gkey
 
 /* Lists in grp_order the groups that could take job j, with its transfer + run there
  * and the bound of its finish there; returns how many there are. Transfer estimates
- * are asked once per site, all sites of groups in one call. A search usually looks at two or three groups of some 25,
- * so the first OPT_GTOP in order are kept sorted as they are listed (each of the
- * others costs one comparison) and put first: opt_group_at orders the rest only if a
- * search gets that far (grp_placed tells how many are in place). */
+ * are asked once per site, all sites of groups in one call. A search usually looks at
+ * two or three groups of some 25, so the first OPT_GTOP in order are kept sorted as
+ * they are listed (each of the others costs one comparison) and put first:
+ * opt_group_at orders the rest only if a search gets that far (grp_placed tells how
+ * many are in place). */
 static size_t opt_order_groups(struct opt_state *st, const struct view *v, const struct opt_search *s)
 {
     const struct view_job *jb = &s->jb;

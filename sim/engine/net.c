@@ -540,7 +540,8 @@ static inline void est_job_of(const struct net *n, uint32_t j, struct est_job *e
 }
 
 /* net_job_gib of the job e, reading the caches as cache_has does. */
-static inline double job_gib(const struct net *n, const struct est_job *e, uint32_t site, bool fresh)
+static inline double job_gib(const struct net *n, const struct est_job *e, uint32_t site,
+                             bool fresh)
 {
     if (e->origin == site)
         return 0;
