@@ -174,6 +174,13 @@ static void opt_unlink(struct opt_state *st, uint32_t j)
 
 static void *opt_alloc(size_t n, size_t size) { return cpn_calloc(n ? n : 1, size); }
 
+/* Whether groups a and b have one GPU type and the same maxima. */
+static bool opt_group_same_shape(const struct opt_group *a, const struct opt_group *b)
+{
+    return a->type == b->type && a->max_gpus == b->max_gpus && a->max_cpus == b->max_cpus &&
+           a->max_mem_gib == b->max_mem_gib;
+}
+
 /* A cache line (bytes). */
 #define OPT_LINE 64
 
@@ -280,24 +287,32 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->tree = (double *)(((uintptr_t)st->tree_mem + OPT_LINE - 1) & ~(uintptr_t)(OPT_LINE - 1));
     /* A uniform group with the type and maxima of an earlier uniform group gives a job
      * the same answer in opt_len (its type is then asked already): opt_len looks only
-     * at the first of such groups. */
+     * at the first of such groups. Groups of one type and the same maxima, uniform or
+     * not, form a class, whose first group answers for all whether they may take a job. */
     st->len_grp = opt_alloc(st->n_grp, sizeof *st->len_grp);
+    st->grp_cls = opt_alloc(st->n_grp, sizeof *st->grp_cls);
+    st->cls_grp = opt_alloc(st->n_grp, sizeof *st->cls_grp);
+    st->cls_ok = opt_alloc(st->n_grp, sizeof *st->cls_ok);
     for (uint32_t gi = 0; gi < st->n_grp; gi++) {
         const struct opt_group *g = &st->grp[gi];
         bool dup = false;
         for (size_t q = 0; q < st->n_len_grp && g->uniform && !dup; q++) {
             const struct opt_group *r = &st->grp[st->len_grp[q]];
-            dup = r->uniform && r->type == g->type && r->max_gpus == g->max_gpus &&
-                  r->max_cpus == g->max_cpus && r->max_mem_gib == g->max_mem_gib;
+            dup = r->uniform && opt_group_same_shape(r, g);
         }
         if (!dup)
             st->len_grp[st->n_len_grp++] = gi;
+        size_t c = 0;
+        while (c < st->n_cls && !opt_group_same_shape(&st->grp[st->cls_grp[c]], g))
+            c++;
+        if (c == st->n_cls)
+            st->cls_grp[st->n_cls++] = gi;
+        st->grp_cls[gi] = (uint32_t)c;
     }
-    uint32_t max_k = 0;
     for (size_t gi = 0; gi < st->n_grp; gi++)
-        max_k = st->grp[gi].max_gpus > max_k ? st->grp[gi].max_gpus : max_k;
-    st->roots = opt_alloc((size_t)max_k * st->n_grp * 2, sizeof *st->roots);
-    for (size_t q = 0; q < (size_t)max_k * st->n_grp * 2; q++)
+        st->max_k = st->grp[gi].max_gpus > st->max_k ? st->grp[gi].max_gpus : st->max_k;
+    st->roots = opt_alloc((size_t)st->max_k * st->n_grp * 2, sizeof *st->roots);
+    for (size_t q = 0; q < (size_t)st->max_k * st->n_grp * 2; q++)
         st->roots[q] = INFINITY;
     for (size_t q = 0; q < tree; q++)
         st->tree[q] = INFINITY; /* no node has the GPUs (opt_leaf_set) */
@@ -306,6 +321,10 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->grp_order = opt_alloc(st->n_grp + OPT_GTOP, sizeof *st->grp_order); /* (see opt_order_groups) */
     st->grp_dur = opt_alloc(st->n_grp, sizeof *st->grp_dur);
     st->site_xfer = opt_alloc(cl->n_sites, sizeof *st->site_xfer);
+    st->grp_sites = opt_alloc(cl->n_sites, sizeof *st->grp_sites);
+    for (size_t gi = 0; gi < st->n_grp; gi++) /* (groups come site by site) */
+        if (st->n_grp_sites == 0 || st->grp_sites[st->n_grp_sites - 1] != st->grp[gi].site)
+            st->grp_sites[st->n_grp_sites++] = st->grp[gi].site;
     st->xfer_job = VIEW_NONE;
     st->tp_job = VIEW_NONE;
     st->grp_job = VIEW_NONE;
@@ -402,9 +421,13 @@ static void opt_destroy(void *state)
     free(st->grp);
     free(st->grp_nodes);
     free(st->len_grp);
+    free(st->grp_cls);
+    free(st->cls_grp);
+    free(st->cls_ok);
     free(st->grp_order);
     free(st->grp_dur);
     free(st->site_xfer);
+    free(st->grp_sites);
     free(st->tp_ok);
     free(st->tp_run);
     free(st->tp_mem);

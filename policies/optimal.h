@@ -78,6 +78,11 @@ struct opt_state {
     uint32_t *len_grp;     /* groups whose answer opt_len needs: each uniform group unless
                             * an earlier one has its type and maxima (it would answer alike) */
     size_t n_len_grp;
+    uint32_t *grp_cls;     /* [n_grp] its class: groups of one type and the same maxima, which
+                            * answer alike whether they may take a job (opt_order_groups) */
+    uint32_t *cls_grp;     /* [n_cls] the first group of each class, in group order */
+    size_t n_cls;
+    uint8_t *cls_ok;       /* [n_cls] scratch of opt_order_groups: the class may take the job */
     struct opt_gkey *grp_order; /* [n_grp] scratch: the groups a search may look at */
     bool grp_sorted;       /* scratch: grp_order is in search order already */
     size_t grp_placed;     /* scratch: grp_order[0..grp_placed) are the first in that order */
@@ -86,9 +91,11 @@ struct opt_state {
     uint64_t grp_point, grp_ver, grp_tree;
     uint64_t tree_gen;     /* changes of the groups' trees so far */
     double *grp_dur;       /* [n_grp] scratch: transfer + run of the job on the group */
-    double *site_xfer;     /* [sites] transfer estimates of job xfer_job to each site (NAN:
-                            * not asked) at scheduling point xfer_point: the network does
+    double *site_xfer;     /* [sites] transfer estimates of job xfer_job to each site of
+                            * grp_sites at scheduling point xfer_point: the network does
                             * not change within one, and a reservation searches twice */
+    uint32_t *grp_sites;   /* the sites that have groups, asked all at once */
+    size_t n_grp_sites;
     uint32_t xfer_job;
     uint64_t xfer_point;
     uint64_t point;        /* scheduling points begun */
@@ -102,8 +109,9 @@ struct opt_state {
     double *tree;          /* every group's segment trees, from a cache line's start */
     void *tree_mem;        /* their allocation */
     double *roots;         /* [k][n_grp][2] a copy of each group's root for k + 1 GPUs, k
-                            * below every group's max_gpus: a search's list of groups
-                            * reads one row, a few cache lines (opt_order_groups) */
+                            * below max_k: a search's list of groups reads one row, a
+                            * few cache lines (opt_order_groups) */
+    uint32_t max_k;        /* the most GPUs of a node */
     uint32_t *stale;       /* nodes whose bound holds this plan's bookings */
     size_t n_stale;
     uint8_t *is_stale;     /* [nodes] */

@@ -10,13 +10,10 @@
 /* ---- estimates (cached: they depend only on the job, the GPU type and the
  * view's est_version) ---- */
 
-/* Drops job j's cached estimates (run, memory and CPU per type, known, len) when they
- * were asked before the estimates last changed: the cache is kept per job and per
- * est_version, so a change costs nothing until a job is asked about again. */
-static void opt_est_current(struct opt_state *st, const struct view *v, uint32_t j)
+/* Drops job j's cached estimates (run, memory and CPU per type, known, len), and keeps
+ * the ones asked from now on as of the current est_version. */
+static void opt_est_drop(struct opt_state *st, const struct view *v, uint32_t j)
 {
-    if (st->est_ver[j] == v->est_version)
-        return;
     st->est_ver[j] = v->est_version;
     for (size_t t = 0; t < v->cl->n_types; t++)
         st->est_run[(size_t)j * v->cl->n_types + t] = NAN;
@@ -24,19 +21,42 @@ static void opt_est_current(struct opt_state *st, const struct view *v, uint32_t
     st->len[j] = NAN;
 }
 
-void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type,
-             double *run_s, double *mem_gib)
+/* Drops job j's cached estimates when they were asked before the estimates last
+ * changed: the cache is kept per job and per est_version, so a change costs nothing
+ * until a job is asked about again. (Inline: it is asked at every estimate.) */
+static inline void opt_est_current(struct opt_state *st, const struct view *v, uint32_t j)
+{
+    if (st->est_ver[j] != v->est_version)
+        opt_est_drop(st, v, j);
+}
+
+/* Asks view_estimate for job j on GPUs of a type into the cache's entry i. */
+static void opt_est_ask(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type,
+                        size_t i)
+{
+    struct view_estimate e;
+    view_estimate(v, j, type, &e);
+    st->est_run[i] = e.run_s;
+    st->est_mem[i] = e.mem_gib;
+    st->est_cpu[i] = e.cpu_cores;
+    st->known[j] = e.known;
+}
+
+/* The cache's entry of job j on GPUs of a type, asked if it was not. */
+static inline size_t opt_est_at(struct opt_state *st, const struct view *v, uint32_t j,
+                                uint32_t type)
 {
     size_t i = (size_t)j * v->cl->n_types + type;
     opt_est_current(st, v, j);
-    if (isnan(st->est_run[i])) {
-        struct view_estimate e;
-        view_estimate(v, j, type, &e);
-        st->est_run[i] = e.run_s;
-        st->est_mem[i] = e.mem_gib;
-        st->est_cpu[i] = e.cpu_cores;
-        st->known[j] = e.known;
-    }
+    if (isnan(st->est_run[i]))
+        opt_est_ask(st, v, j, type, i);
+    return i;
+}
+
+void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type,
+             double *run_s, double *mem_gib)
+{
+    size_t i = opt_est_at(st, v, j, type);
     *run_s = st->est_run[i];
     *mem_gib = st->est_mem[i];
 }
@@ -58,9 +78,7 @@ double opt_run_on(struct opt_state *st, const struct view *v, uint32_t j, const 
 
 double opt_est_cpu(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type)
 {
-    double run, mem;
-    opt_est(st, v, j, type, &run, &mem);
-    return st->est_cpu[(size_t)j * v->cl->n_types + type];
+    return st->est_cpu[opt_est_at(st, v, j, type)];
 }
 
 bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j)
@@ -106,8 +124,10 @@ static void opt_type_ask(struct opt_state *st, const struct view *v, uint32_t j,
         *runs = view_job_runs_on(v, j, t);
     st->tp_ok[t] = 0;
     if (*runs) {
-        opt_est(st, v, j, t, &st->tp_run[t], &st->tp_mem[t]);
-        st->tp_cpu[t] = st->est_cpu[(size_t)j * v->cl->n_types + t];
+        size_t i = opt_est_at(st, v, j, t);
+        st->tp_run[t] = st->est_run[i];
+        st->tp_mem[t] = st->est_mem[i];
+        st->tp_cpu[t] = st->est_cpu[i];
         st->tp_ok[t] = st->tp_mem[t] <= v->cl->types[t].mem_gib;
     }
 }
@@ -184,8 +204,10 @@ static bool opt_entry_live(const struct opt_state *st, const struct view *v, uin
 }
 
 /* The next entry (a pod) of node n's list that is still in the bookkeeping, from *p on
- * (pods that left it leave the list), and *p past it; VIEW_NONE at the end. */
-static uint32_t opt_list_next(struct opt_state *st, const struct view *v, uint32_t n, uint32_t **p)
+ * (pods that left it leave the list), and *p past it; VIEW_NONE at the end. (Inline,
+ * as opt_job_free_s: a node's state is built from its list, one call per job.) */
+static inline uint32_t opt_list_next(struct opt_state *st, const struct view *v, uint32_t n,
+                                     uint32_t **p)
 {
     while (**p != VIEW_NONE) {
         uint32_t a = **p;
@@ -202,7 +224,7 @@ static uint32_t opt_list_next(struct opt_state *st, const struct view *v, uint32
 /* When the controller expects to learn that running job a ended: its start (or its
  * placement plus the transfer estimate, while its data moves) plus its predicted run
  * time, at the next poll; a job already past that within one more poll interval. */
-static double opt_job_free_s(const struct opt_state *st, const struct view *v, uint32_t a)
+static inline double opt_job_free_s(const struct opt_state *st, const struct view *v, uint32_t a)
 {
     double start = v->job_started_s[a] >= 0 ? v->job_started_s[a]
                                             : v->job_placed_s[a] + st->pred_xfer[a];
@@ -240,11 +262,12 @@ static inline uint64_t opt_bits(double x)
     return b;
 }
 
-/* Sets node n's leaf and updates the ancestors. Per GPU, t ascending: a lower bound of
- * when it frees (-INFINITY: free now and nothing planned on it); gap descending (opt_sort
- * of each): when the first job planned on it starts if it is free now (INFINITY: none),
- * -INFINITY if busy. A node can start a job of k GPUs lasting d now only if its k-th
- * greatest gap is at least now + d, and later no sooner than its k-th least t.
+/* Sets node n's leaf and updates the ancestors (t and gap are filled past the node's
+ * GPUs). Per GPU, t ascending: a lower bound of when it frees (-INFINITY: free now and
+ * nothing planned on it); gap descending (opt_sort of each): when the first job planned
+ * on it starts if it is free now (INFINITY: none), -INFINITY if busy. A node can start
+ * a job of k GPUs lasting d now only if its k-th greatest gap is at least now + d, and
+ * later no sooner than its k-th least t.
  *
  * A group keeps a tree per k (opt_tree_k), each node a pair: the least k-th t of the
  * nodes below and their greatest k-th gap negated (INFINITY, both, when none has k
@@ -254,41 +277,51 @@ static inline uint64_t opt_bits(double x)
  * least of their negations to the bit (negating flips the sign bit only). A tree node
  * whose values come out bit for bit as they were leaves its ancestors as they are (each
  * is a function of its two children only): most rebuilds of a node change nothing, or
- * nothing above a level or two. */
-static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n, const double *t,
-                         const double *gap)
+ * nothing above a level or two. The same holds tree by tree, and a booking moves only a
+ * few of a node's k-th values: each level is worked out only for the k whose pair
+ * changed at the level below. */
+static void opt_leaf_set(struct opt_state *st, const struct view *v, uint32_t n,
+                         double t[CLUSTER_MAX_NODE_GPUS], double gap[CLUSTER_MAX_NODE_GPUS])
 {
     struct opt_group *g = &st->grp[st->node_grp[n]];
-    uint32_t cnt = v->cl->nodes[n].gpu_count, K = g->max_gpus;
+    uint32_t K = g->max_gpus;
     double *tree = opt_tree_k(st, g, 0);
     size_t per_k = 4 * (size_t)g->leaves, i = g->leaves + st->node_pos[n];
-    uint64_t diff = 0; /* the bits that changed */
+    for (uint32_t k = v->cl->nodes[n].gpu_count; k < K; k++) { /* GPUs it lacks: none has k */
+        t[k] = INFINITY;
+        gap[k] = -INFINITY;
+    }
+    uint32_t changed = 0; /* bit k: the pair of the tree of k + 1 GPUs changed */
     for (uint32_t k = 0; k < K; k++) {
         double *x = tree + k * per_k + 2 * i;
-        double lo = k < cnt ? t[k] : INFINITY, ngap = k < cnt ? -gap[k] : INFINITY;
-        diff |= (opt_bits(lo) ^ opt_bits(x[0])) | (opt_bits(ngap) ^ opt_bits(x[1]));
+        double lo = t[k], ngap = -gap[k];
+        uint64_t diff = (opt_bits(lo) ^ opt_bits(x[0])) | (opt_bits(ngap) ^ opt_bits(x[1]));
+        changed |= (uint32_t)(diff != 0) << k;
         x[0] = lo;
         x[1] = ngap;
     }
-    if (diff == 0)
+    if (changed == 0)
         return;
     st->tree_gen++;
-    for (i /= 2; i > 0; i /= 2) {
-        diff = 0;
-        for (uint32_t k = 0; k < K; k++) {
+    for (i /= 2; i > 0 && changed != 0; i /= 2) {
+        uint32_t up = 0;
+        for (uint32_t m = changed; m != 0; m &= m - 1) {
+            uint32_t k = (uint32_t)__builtin_ctz(m);
             double *restrict p = tree + k * per_k + 2 * i;
             const double *restrict c = tree + k * per_k + 4 * i; /* children 2i, 2i + 1 */
             double lo = c[0] < c[2] ? c[0] : c[2], ngap = c[1] < c[3] ? c[1] : c[3];
-            diff |= (opt_bits(lo) ^ opt_bits(p[0])) | (opt_bits(ngap) ^ opt_bits(p[1]));
+            uint64_t diff = (opt_bits(lo) ^ opt_bits(p[0])) | (opt_bits(ngap) ^ opt_bits(p[1]));
+            up |= (uint32_t)(diff != 0) << k;
             p[0] = lo;
             p[1] = ngap;
         }
-        if (diff == 0)
-            return;
+        changed = up;
     }
-    uint32_t gi = st->node_grp[n]; /* the roots changed */
-    for (uint32_t k = 0; k < K; k++)
+    uint32_t gi = st->node_grp[n]; /* the roots that changed */
+    for (; changed != 0; changed &= changed - 1) {
+        uint32_t k = (uint32_t)__builtin_ctz(changed);
         memcpy(&st->roots[((size_t)k * st->n_grp + gi) * 2], tree + k * per_k + 2, 2 * sizeof *tree);
+    }
 }
 
 /* fmax(x, now) for a start bound x and a now that is not NaN, inline: it is asked at
@@ -318,14 +351,6 @@ static inline double opt_bound_at(const double *x, double now, double end_now, b
     return opt_not_before(x[0], now);
 }
 
-/* opt_bound_at at the root of group gi's tree for k GPUs, from its copy in roots. */
-static inline double opt_root_bound(const struct opt_state *st, const struct view *v, uint32_t gi,
-                                    uint32_t k, double dur, bool alone, bool *can_now)
-{
-    bool bounded = k > 0 && !alone;
-    return opt_bound_at(bounded ? &st->roots[((size_t)(k - 1) * st->n_grp + gi) * 2] : NULL,
-                        v->now, v->now + dur, bounded, false, can_now);
-}
 /* Node n's bound from its running jobs alone (no plan): a GPU no job of the policy's
  * list holds may free now (-INFINITY); a busy one at its job's predicted end, or, past
  * that, a poll interval from now, as a plan now would compute it. A later plan puts a
@@ -554,19 +579,18 @@ static inline bool opt_gkey_less(const struct opt_gkey *a, const struct opt_gkey
 
 /* Lists in grp_order the groups that could take job j, with its transfer + run there
  * and the bound of its finish there; returns how many there are. Transfer estimates
- * are asked once per site. A search usually looks at two or three groups of some 25,
- * so the first OPT_GTOP in order are kept sorted as they are listed (each of the
- * others costs one comparison) and put first: opt_group_at orders the rest only if a
- * search gets that far (grp_placed tells how many are in place). */
+ * are asked once per site, all sites of groups in one call. A search usually looks at
+ * two or three groups of some 25, so the first OPT_GTOP in order are kept sorted as
+ * they are listed (each of the others costs one comparison) and put first:
+ * opt_group_at orders the rest only if a search gets that far (grp_placed tells how
+ * many are in place). */
 static size_t opt_order_groups(struct opt_state *st, const struct view *v, const struct opt_search *s)
 {
-    const struct cluster *cl = v->cl;
     const struct view_job *jb = &s->jb;
     uint32_t j = s->job;
     bool alone = s->alone;
     if (st->xfer_job != j || st->xfer_point != st->point) {
-        for (size_t si = 0; si < cl->n_sites; si++)
-            st->site_xfer[si] = NAN;
+        view_transfer_estimates_s(v, j, st->grp_sites, st->n_grp_sites, st->site_xfer);
         st->xfer_job = j;
         st->xfer_point = st->point;
     }
@@ -574,17 +598,30 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, const
     size_t nt = 0, nr = 0;
     bool nan_lb = false;
     opt_types_reset(st, v, j);
+    /* A class's first group answers for the class, and the classes come in the order of
+     * their first groups: the types are asked in the order a pass asking at every group
+     * would ask them. */
+    for (size_t c = 0; c < st->n_cls; c++) {
+        const struct opt_group *g = &st->grp[st->cls_grp[c]];
+        st->cls_ok[c] = opt_group_may_host(g, jb) && opt_type_ok(st, v, j, g->type);
+    }
+    /* The roots' row of the job's k (read only where a group may take it, so it has one),
+     * and now, are the same for every group. */
+    uint32_t gpus = jb->gpus;
+    bool bounded = gpus > 0 && !alone;
+    const double *row =
+        bounded && gpus <= st->max_k ? &st->roots[(size_t)(gpus - 1) * st->n_grp * 2] : NULL;
+    double now = v->now;
     for (uint32_t i = 0; i < st->n_grp; i++) {
-        const struct opt_group *g = &st->grp[i];
-        if (!opt_group_may_host(g, jb) || !opt_type_ok(st, v, j, g->type))
+        if (!st->cls_ok[st->grp_cls[i]])
             continue;
-        if (isnan(st->site_xfer[g->site]))
-            st->site_xfer[g->site] = view_transfer_estimate_s(v, j, g->site);
+        const struct opt_group *g = &st->grp[i];
         double dur = st->site_xfer[g->site] + st->tp_run[g->type];
         st->grp_dur[i] = dur;
         /* No slot of the group finishes before its tree's bound (or now) plus dur. */
         bool can_now;
-        double lb = opt_root_bound(st, v, i, jb->gpus, dur, alone, &can_now) + dur;
+        double lb = opt_bound_at(bounded ? row + 2 * (size_t)i : NULL, now, now + dur, bounded,
+                                 false, &can_now) + dur;
         nan_lb |= isnan(lb);
         struct opt_gkey e = {.lb = lb, .grp = i};
         if (nt == OPT_GTOP && !opt_gkey_less(&e, &top[OPT_GTOP - 1])) {
@@ -719,18 +756,13 @@ static void opt_visit(struct opt_state *st, const struct view *v, struct opt_sea
     }
 }
 
-/* A subtree of a group's tree still to look at: tree index, first position, width. */
-struct opt_frame {
-    size_t i;
-    uint32_t lo, width;
-};
-
 /* Visits, in node order, the nodes of group gi that could beat the best found so far:
  * a subtree is skipped when its bound (the least time k GPUs of one of its nodes may
  * free, and never before now) cannot. The bound is opt_bound_at's, with what does not
  * change within the group worked out once: the tree of k GPUs is found once, and
  * now + dur, which opt_bound's gap test would add up at every tree node, is the same sum
- * each time. */
+ * each time. A subtree still to look at is its tree index alone: tree node i at depth d
+ * (2^d <= i < 2^(d+1)) covers positions i x 2^(h-d) - leaves on, where leaves = 2^h. */
 static void opt_search_group(struct opt_state *st, const struct view *v, uint32_t gi,
                              struct opt_search *s)
 {
@@ -742,36 +774,31 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
     const uint32_t *nodes = &st->grp_nodes[g->first];
     bool bounded = k > 0 && !s->alone; /* (else there is no bound: now) */
     double now = v->now, end_now = v->now + s->dur;
-    struct opt_frame stack[64]; /* depth-first: at most two per level */
+    uint32_t leaves = g->leaves, h = (uint32_t)__builtin_ctz(leaves);
+    uint32_t stack[64]; /* depth-first: at most two per level */
     size_t top = 0;
-    stack[top++] = (struct opt_frame){.i = 1, .lo = 0, .width = g->leaves};
+    stack[top++] = 1;
     while (top > 0) {
-        size_t i = stack[--top].i;
-        uint32_t lo = stack[top].lo, width = stack[top].width;
+        uint32_t i = stack[--top], d = 31 - (uint32_t)__builtin_clz(i);
+        uint32_t lo = (i << (h - d)) - leaves;
         if (lo >= g->count)
             continue;
-        const double *x = tree + 2 * i;
+        const double *x = tree + 2 * (size_t)i;
         if (k > 0 && x[0] == INFINITY)
             continue; /* no node below has k GPUs */
         bool can_now;
         double lb = opt_bound_at(x, now, end_now, bounded, s->reserve, &can_now);
         if (!opt_could_beat(st, s, lb, can_now, nodes[lo]))
             continue;
-        if (width == 1) {
+        if (i >= leaves) {
             opt_visit(st, v, s, nodes[lo]);
             continue;
         }
         /* The child with the lower bound first: a good slot found early prunes more. */
-        uint32_t half = width / 2;
-        struct opt_frame l = {.i = 2 * i, .lo = lo, .width = half};
-        struct opt_frame r = {.i = 2 * i + 1, .lo = lo + half, .width = half};
-        if (bounded && tree[2 * r.i] < tree[2 * l.i]) {
-            stack[top++] = l;
-            stack[top++] = r;
-        } else {
-            stack[top++] = r;
-            stack[top++] = l;
-        }
+        uint32_t l = 2 * i, r = 2 * i + 1;
+        bool r_first = bounded && tree[2 * (size_t)r] < tree[2 * (size_t)l];
+        stack[top++] = r_first ? l : r;
+        stack[top++] = r_first ? r : l;
     }
 }
 

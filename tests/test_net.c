@@ -171,10 +171,12 @@ Test(net, missing_route_is_a_configuration_error)
 /* The transfer estimates keep each route's share while no link's count of flows
  * changes, and whether a site holds a model's image in a bit of their own. This wraps
  * fifo so that at every scheduling point it asks the estimate of every queued job to
- * every site, in a shuffled order and twice; with policy_check_indexes on, the net
- * compares each answer, to the bit, with an estimate read afresh from the routes'
- * links and the caches' hash (net.c, net_estimate_job_s). A random queue of three models' jobs from two origins
- * keeps flows starting and ending and caches of 12 GiB evicting 5 GiB images. */
+ * every site, in a shuffled order and twice, and then each job's estimates to a random
+ * set of sites in one call (view_transfer_estimates_s), which must be the single asks'
+ * to the bit; with policy_check_indexes on, the net compares each answer, to the bit,
+ * with an estimate read afresh from the routes' links and the caches' hash (net.c,
+ * net_estimate_job_s). A random queue of three models' jobs from two origins keeps
+ * flows starting and ending and caches of 12 GiB evicting 5 GiB images. */
 extern const struct policy_ops fifo_policy;
 
 static uint64_t est_rng = 1;
@@ -205,6 +207,22 @@ static void ask_every_estimate(void *state, const struct view *v)
         double e = view_transfer_estimate_s(v, asks[i % na][0], asks[i % na][1]);
         cr_assert(e >= 0);
         est_asks++;
+    }
+    /* A job's estimates to a random set of sites in one call are the single asks'. */
+    uint32_t sites[16];
+    double all[16];
+    cr_assert_leq(v->cl->n_sites, 16);
+    for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j]) {
+        size_t ns = 0;
+        for (uint32_t s = 0; s < v->cl->n_sites; s++)
+            if (est_rand(2))
+                sites[ns++] = s;
+        view_transfer_estimates_s(v, j, sites, ns, all);
+        for (size_t i = 0; i < ns; i++) {
+            double one = view_transfer_estimate_s(v, j, sites[i]);
+            cr_assert(memcmp(&one, &all[sites[i]], sizeof one) == 0, "job %u site %u", j, sites[i]);
+            est_asks++;
+        }
     }
 }
 

@@ -519,23 +519,45 @@ static double weights_gib(const struct net *n, uint32_t j)
     return m >= 0 ? n->weights_gib[m] : 0;
 }
 
-/* net_job_gib, reading the caches as cache_has does. */
-static inline double job_gib(const struct net *n, uint32_t j, uint32_t site, bool fresh)
+/* What job j moves and from where, as its estimates read it: the parts that no site
+ * changes, worked out once for all the sites a policy weighs. */
+struct est_job {
+    uint32_t origin, image, data; /* its origin site and its items */
+    double weights_gib, image_gib, data_gib;
+    size_t row;                   /* its origin's row x sites: est_route's key less the site */
+};
+
+static inline void est_job_of(const struct net *n, uint32_t j, struct est_job *e)
 {
     const struct job *jb = &n->js->v[j];
-    if (n->origin[j] == site)
+    e->origin = n->origin[j];
+    e->image = image_item(n, j);
+    e->data = data_item(n, j);
+    e->weights_gib = weights_gib(n, j);
+    e->image_gib = jb->image_gib;
+    e->data_gib = jb->data_gib;
+    e->row = (size_t)n->row_of[e->origin] * n->n_sites;
+}
+
+/* net_job_gib of the job e, reading the caches as cache_has does. */
+static inline double job_gib(const struct net *n, const struct est_job *e, uint32_t site,
+                             bool fresh)
+{
+    if (e->origin == site)
         return 0;
-    double gib = weights_gib(n, j);
-    if (jb->image_gib > 0 && !cache_has(n, site, image_item(n, j), fresh))
-        gib += jb->image_gib;
-    if (jb->data_gib > 0 && !cache_has(n, site, data_item(n, j), fresh))
-        gib += jb->data_gib;
+    double gib = e->weights_gib;
+    if (e->image_gib > 0 && !cache_has(n, site, e->image, fresh))
+        gib += e->image_gib;
+    if (e->data_gib > 0 && !cache_has(n, site, e->data, fresh))
+        gib += e->data_gib;
     return gib;
 }
 
 double net_job_gib(const struct net *n, uint32_t j, uint32_t site)
 {
-    return job_gib(n, j, site, false);
+    struct est_job e;
+    est_job_of(n, j, &e);
+    return job_gib(n, &e, site, false);
 }
 
 /* ---- flows and max-min sharing ---- */
@@ -898,24 +920,25 @@ static void est_route_fill(const struct net *n, uint32_t from, uint32_t to, stru
     r->share = isfinite(r->latency_s) ? route_share(n, from, to, SHARE_ONE_MORE) : INFINITY;
 }
 
-/* net_estimate_job_s, with the route part from the memo (brought up to date; the memo
- * is no part of the network's state, so a const net fills it) and the caches read by
- * cache_has; or, when `fresh`, all of it read afresh. */
-static inline double estimate_s(const struct net *n, uint32_t j, uint32_t site, bool fresh)
+/* net_estimate_job_s of the job e, with the route part from the memo (brought up to
+ * date; the memo is no part of the network's state, so a const net fills it) and the
+ * caches read by cache_has; or, when `fresh`, all of it read afresh. */
+static inline double estimate_s(const struct net *n, const struct est_job *e, uint32_t site,
+                                bool fresh)
 {
-    double gib = job_gib(n, j, site, fresh);
+    double gib = job_gib(n, e, site, fresh);
     if (gib <= 0)
         return 0;
     struct est_route now, *r = &now;
     if (fresh) {
-        est_route_fill(n, n->origin[j], site, r);
+        est_route_fill(n, e->origin, site, r);
     } else {
-        size_t key = (size_t)n->row_of[n->origin[j]] * n->n_sites + site;
+        size_t key = e->row + site;
         r = &n->est_route[key & n->est_mask];
         if (r->ver != n->flow_ver || r->key != key) {
             r->ver = n->flow_ver;
             r->key = key;
-            est_route_fill(n, n->origin[j], site, r);
+            est_route_fill(n, e->origin, site, r);
         }
     }
     if (!isfinite(r->latency_s))
@@ -927,18 +950,39 @@ static inline double estimate_s(const struct net *n, uint32_t j, uint32_t site, 
 static __attribute__((noinline)) double estimate_fresh_s(const struct net *n, uint32_t j,
                                                          uint32_t site)
 {
-    return estimate_s(n, j, site, true);
+    struct est_job e;
+    est_job_of(n, j, &e);
+    return estimate_s(n, &e, site, true);
 }
 
-double net_estimate_job_s(const struct net *n, const struct jobset *js, uint32_t j, uint32_t site)
+/* The estimate of job j (e) to site, from the memo and the image bits; the checks
+ * compare it with a fresh one. */
+static inline double estimate_checked_s(const struct net *n, const struct est_job *e, uint32_t j,
+                                        uint32_t site)
 {
-    (void)js;
-    double s = estimate_s(n, j, site, false);
+    double s = estimate_s(n, e, site, false);
     if (policy_check_indexes) { /* the memo and the image bits answer as a fresh look */
         double f = estimate_fresh_s(n, j, site);
         CPN_ASSERT(memcmp(&s, &f, sizeof s) == 0);
     }
     return s;
+}
+
+double net_estimate_job_s(const struct net *n, const struct jobset *js, uint32_t j, uint32_t site)
+{
+    (void)js;
+    struct est_job e;
+    est_job_of(n, j, &e);
+    return estimate_checked_s(n, &e, j, site);
+}
+
+void net_estimate_job_sites_s(const struct net *n, uint32_t j, const uint32_t *sites, size_t count,
+                              double *out)
+{
+    struct est_job e;
+    est_job_of(n, j, &e);
+    for (size_t i = 0; i < count; i++)
+        out[sites[i]] = estimate_checked_s(n, &e, j, sites[i]);
 }
 
 /* ---- the all-reduce of distributed jobs between sites ---- */

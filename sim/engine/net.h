@@ -69,6 +69,11 @@ uint32_t net_link_done(struct net *n, uint32_t l, uint32_t gen, double now);
  * can know it: route latency plus the bytes not cached there over the bottleneck
  * share (each link's bandwidth divided among its active flows and this one). */
 double net_estimate_job_s(const struct net *n, const struct jobset *js, uint32_t j, uint32_t site);
+/* net_estimate_job_s of job j to each of sites[0..count), into out[sites[i]]: one call
+ * for the sites a policy weighs for a job, where a call per site costs more than the
+ * estimate. */
+void net_estimate_job_sites_s(const struct net *n, uint32_t j, const uint32_t *sites, size_t count,
+                              double *out);
 
 /* GiB job j would move to `site` now (0 for its origin site or a full cache hit). */
 double net_job_gib(const struct net *n, uint32_t j, uint32_t site);

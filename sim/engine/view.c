@@ -113,8 +113,8 @@ void view_source_destroy(struct view_source *src)
 }
 
 /* The slot holding (model, batch, type, gpus), or the empty slot where it belongs. */
-static struct memo_entry *memo_slot(struct view_memo *m, int32_t model, uint32_t batch,
-                                    uint32_t type, uint32_t gpus)
+static inline struct memo_entry *memo_slot(struct view_memo *m, int32_t model, uint32_t batch,
+                                           uint32_t type, uint32_t gpus)
 {
     uint64_t h = ((uint64_t)(uint32_t)model * 0x9E3779B97F4A7C15ull) ^
                  ((uint64_t)batch * 0xC2B2AE3D27D4EB4Full) ^ ((uint64_t)type << 32) ^ gpus;
@@ -147,18 +147,14 @@ static double view_job_noise(const struct view_source *src, uint32_t j, unsigned
     return src->pred ? predictor_job_noise(src->pred, j, what) : 1.0;
 }
 
-/* The entry of (model, batch, gpus) on a cluster GPU type in memo m, with its profile
- * made on first use: pred's prediction, or the catalogue's when pred is NULL. The
- * pointer is valid until the next call on m. */
-static struct memo_entry *memo_entry_of(struct view_memo *m, const struct predictor *pred,
-                                        const struct catalog *cat, const struct cluster *cl,
-                                        const struct job *jb, uint32_t type)
+/* memo_entry_of's entry made: the memo grows first if it would be over half full. */
+static struct memo_entry *memo_make(struct view_memo *m, const struct predictor *pred,
+                                    const struct catalog *cat, const struct cluster *cl,
+                                    const struct job *jb, uint32_t type)
 {
     if ((m->n + 1) * 2 > m->cap)
         memo_grow(m);
     struct memo_entry *e = memo_slot(m, jb->model, jb->batch, type, jb->gpus);
-    if (e->model >= 0)
-        return e;
     const struct gpu_type *gt = &cl->types[type];
     struct profile p;
     int rc = pred ? predictor_profile(pred, jb->model, jb->batch, gt->cat_type, gt->speed,
@@ -170,6 +166,18 @@ static struct memo_entry *memo_entry_of(struct view_memo *m, const struct predic
                              .gpus = jb->gpus, .p = p, .known = known};
     m->n++;
     return e;
+}
+
+/* The entry of (model, batch, gpus) on a cluster GPU type in memo m, with its profile
+ * made on first use: pred's prediction, or the catalogue's when pred is NULL. The
+ * pointer is valid until the next call on m. (Inline: nearly every call finds it.) */
+static inline struct memo_entry *memo_entry_of(struct view_memo *m, const struct predictor *pred,
+                                               const struct catalog *cat,
+                                               const struct cluster *cl, const struct job *jb,
+                                               uint32_t type)
+{
+    struct memo_entry *e = memo_slot(m, jb->model, jb->batch, type, jb->gpus);
+    return e->model >= 0 ? e : memo_make(m, pred, cat, cl, jb, type);
 }
 
 /* The memo's entry of (model, batch, gpus) on a cluster GPU type, with the predicted
@@ -249,20 +257,25 @@ static double largest_gpu_mem(const struct view *v)
     return m;
 }
 
+/* view_job_steps worked out, and kept. */
+static double view_job_steps_of(struct view_source *src, uint32_t j)
+{
+    const struct job *jb = &src->jobs->v[j];
+    double steps = job_run_pods_s(jb, jobset_pods(src->jobs, j), src->cat, 1.0, 1.0);
+    if (j < src->n_steps)
+        src->steps[j] = steps;
+    return steps;
+}
+
 /* Job j's steps over its run (it has a model): job_run_pods_s at a step of 1 s, the
  * product of its epochs and steps per epoch (each over batch x gpus x pods samples),
  * which job_run_pods_s multiplies by the step time. So this times a step time is, to
  * the bit, job_run_pods_s at that step time (job_run_s for a job of one pod). Kept per
- * job, since finding the steps costs a catalogue look-up by family name. */
-static double view_job_steps(struct view_source *src, uint32_t j)
+ * job, since finding the steps costs a catalogue look-up by family name. (Inline: every
+ * estimate asks, and nearly every ask finds it kept.) */
+static inline double view_job_steps(struct view_source *src, uint32_t j)
 {
-    const struct job *jb = &src->jobs->v[j];
-    uint32_t pods = jobset_pods(src->jobs, j);
-    if (j >= src->n_steps)
-        return job_run_pods_s(jb, pods, src->cat, 1.0, 1.0);
-    if (isnan(src->steps[j]))
-        src->steps[j] = job_run_pods_s(jb, pods, src->cat, 1.0, 1.0);
-    return src->steps[j];
+    return j < src->n_steps && !isnan(src->steps[j]) ? src->steps[j] : view_job_steps_of(src, j);
 }
 
 void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_estimate *out)
@@ -312,11 +325,17 @@ void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_
         }
     }
     /* A predictor does not see the job's measured cpu_cores_used: it derives the demand
-     * from the model and its predicted step time, as the engine does from the truth. */
-    struct job declared = *jb;
-    if (src->pred)
+     * from the model and its predicted step time, as the engine does from the truth. (A
+     * copy of the job without it only when it has one: the copy costs more than the
+     * rest of an estimate that the memo answers.) */
+    struct job declared;
+    const struct job *cj = jb;
+    if (src->pred && jb->cpu_cores_used > 0) {
+        declared = *jb;
         declared.cpu_cores_used = 0;
-    out->cpu_cores = job_cpu_cores_scaled(&declared, src->cat, p.step_s, v->cl->cfg.cpu_cost_scale);
+        cj = &declared;
+    }
+    out->cpu_cores = job_cpu_cores_scaled(cj, src->cat, p.step_s, v->cl->cfg.cpu_cost_scale);
 }
 
 /* Fills the memo entry's handles of its learner keys (their entries made, with no
@@ -419,6 +438,17 @@ double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site)
     if (!v->src->net)
         return 0.0;
     return net_estimate_job_s(v->src->net, v->src->jobs, j, site);
+}
+
+void view_transfer_estimates_s(const struct view *v, uint32_t j, const uint32_t *sites,
+                               size_t count, double *out)
+{
+    if (v->src->net) {
+        net_estimate_job_sites_s(v->src->net, j, sites, count, out);
+        return;
+    }
+    for (size_t i = 0; i < count; i++)
+        out[sites[i]] = 0.0;
 }
 
 static uint32_t idle_gpus_of(const struct view *v, uint32_t node)

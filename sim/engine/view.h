@@ -181,6 +181,10 @@ double view_allreduce_run_s(const struct view *v, uint32_t j, const uint32_t *po
 /* Estimated seconds to move job j's image, model and data to a site now, as the
  * controller can know it (link parameters, caches, the transfers it started). */
 double view_transfer_estimate_s(const struct view *v, uint32_t j, uint32_t site);
+/* view_transfer_estimate_s of job j to each of sites[0..count), into out[sites[i]]
+ * (out has a slot per site of the cluster): cheaper than a call per site. */
+void view_transfer_estimates_s(const struct view *v, uint32_t j, const uint32_t *sites,
+                               size_t count, double *out);
 
 /* What job j declares (a copy, read from the submitted jobs through the view's source:
  * the view keeps no copy of its own). */
