@@ -776,71 +776,83 @@ static double radix_value(uint64_t u)
     return d;
 }
 
-uint64_t cpn_double_key(double d) { return radix_key(d == 0 ? 0.0 : d); }
-
-/* Sorts key[0..n) (and val[0..n) beside it, when not NULL) by key, stably: least
- * significant digit first, digits of 16 bits (8 below CPN_RADIX_MIN keys, where 64-Ki
- * buckets would cost more than the keys), a pass skipped where every key has the same
- * digit. */
-static void radix_sort(uint64_t *key, uint32_t *val, size_t n)
+/* Sorts v[0..n), and val[0..n) beside it when val is not NULL, by radix_key, stably:
+ * least significant digit first, digits of 16 bits (8 below CPN_RADIX_MIN numbers,
+ * where 64-Ki buckets would cost more than the numbers), a pass skipped where every key
+ * has the same digit. One pass over the numbers counts every digit, and the numbers
+ * move as they are, their keys worked out as they are read: no array of keys, and
+ * with the caller's tmp (n numbers) and vtmp (n values, with val) no fresh memory for a
+ * million numbers, whose first touches cost more than the sort's passes. */
+static void radix_sort(double *v, double *tmp, uint32_t *val, uint32_t *vtmp, size_t n)
 {
-    const unsigned digit_bits = n < CPN_RADIX_MIN ? 8 : 16;
-    const size_t buckets = (size_t)1 << digit_bits;
-    uint64_t *k2 = cpn_malloc((n ? n : 1) * sizeof *k2);
-    uint32_t *v2 = val ? cpn_malloc((n ? n : 1) * sizeof *v2) : NULL;
-    size_t *count = cpn_malloc(buckets * sizeof *count);
-    uint64_t *ka = key, *kb = k2;
-    uint32_t *va = val, *vb = v2;
-    for (unsigned shift = 0; shift < 64; shift += digit_bits) {
-        memset(count, 0, buckets * sizeof *count);
-        for (size_t i = 0; i < n; i++)
-            count[(ka[i] >> shift) & (buckets - 1)]++;
-        if (n == 0 || count[(ka[0] >> shift) & (buckets - 1)] == n)
+    if (n == 0)
+        return;
+    const unsigned bits = n < CPN_RADIX_MIN ? 8 : 16, digits = 64 / bits;
+    const size_t buckets = (size_t)1 << bits, mask = buckets - 1;
+    size_t *count = cpn_calloc(digits * buckets, sizeof *count);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = radix_key(v[i]);
+        for (unsigned d = 0; d < digits; d++, k >>= bits)
+            count[d * buckets + (k & mask)]++;
+    }
+    const uint64_t key0 = radix_key(v[0]);
+    double *src = v, *dst = tmp;
+    uint32_t *vsrc = val, *vdst = vtmp;
+    for (unsigned d = 0; d < digits; d++) {
+        size_t *c = count + d * buckets;
+        unsigned shift = d * bits;
+        if (c[(key0 >> shift) & mask] == n)
             continue; /* one digit for all: the order stays */
         size_t sum = 0;
-        for (size_t d = 0; d < buckets; d++) {
-            size_t c = count[d];
-            count[d] = sum;
-            sum += c;
+        for (size_t b = 0; b < buckets; b++) {
+            size_t x = c[b];
+            c[b] = sum;
+            sum += x;
         }
         for (size_t i = 0; i < n; i++) {
-            size_t at = count[(ka[i] >> shift) & (buckets - 1)]++;
-            kb[at] = ka[i];
+            size_t at = c[(radix_key(src[i]) >> shift) & mask]++;
+            dst[at] = src[i];
             if (val)
-                vb[at] = va[i];
+                vdst[at] = vsrc[i];
         }
-        uint64_t *kt = ka;
-        ka = kb;
-        kb = kt;
-        uint32_t *vt = va;
-        va = vb;
-        vb = vt;
+        double *t = src;
+        src = dst;
+        dst = t;
+        uint32_t *vt = vsrc;
+        vsrc = vdst;
+        vdst = vt;
     }
-    if (ka != key) {
-        memcpy(key, ka, n * sizeof *key);
+    if (src != v) {
+        memcpy(v, src, n * sizeof *v);
         if (val)
-            memcpy(val, va, n * sizeof *val);
+            memcpy(val, vsrc, n * sizeof *val);
     }
     free(count);
-    free(k2);
-    free(v2);
 }
 
-void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n) { radix_sort(key, val, n); }
+void cpn_sort_doubles_with(double *v, uint32_t *val, size_t n, double *tmp, uint32_t *vtmp)
+{
+    radix_sort(v, tmp, val, vtmp, n);
+}
 
-void cpn_sort_doubles(double *v, size_t n)
+void cpn_sort_doubles(double *v, size_t n, double *tmp)
 {
     if (n < CPN_RADIX_MIN) {
         gsl_sort(v, 1, n);
         return;
     }
-    uint64_t *a = cpn_malloc(n * sizeof *a);
-    for (size_t i = 0; i < n; i++)
-        a[i] = radix_key(v[i]);
-    radix_sort(a, NULL, n);
-    for (size_t i = 0; i < n; i++)
-        v[i] = radix_value(a[i]);
-    free(a);
+    double *own = tmp ? NULL : cpn_malloc(n * sizeof *own);
+    radix_sort(v, tmp ? tmp : own, NULL, NULL, n);
+    free(own);
+}
+
+void cpn_merge_doubles(const double *a, size_t na, const double *b, size_t nb, double *out)
+{
+    size_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb)
+        out[k++] = radix_key(b[j]) < radix_key(a[i]) ? b[j++] : a[i++];
+    memcpy(out + k, a + i, (na - i) * sizeof *out);
+    memcpy(out + k + na - i, b + j, (nb - j) * sizeof *out);
 }
 
 /* Moves the k-th smallest of key[0..n) (k < n) to key[k], the smaller ones before it and
@@ -887,7 +899,7 @@ double cpn_median_doubles(double *v, size_t n)
             /* gsl_sort leaves NaN where its comparisons happen to, and -0 and +0 in either
              * order: without them, equal numbers have equal bits and any order gives
              * the same median. */
-            cpn_sort_doubles(v, n);
+            cpn_sort_doubles(v, n, NULL);
             return lhs == rhs ? v[lhs] : (v[lhs] + v[rhs]) / 2.0;
         }
     /* Keys that order the numbers as < does. */
