@@ -742,14 +742,19 @@ size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
         s += 1 + decimals;
         char *e = s;
         unsigned f = (unsigned)fp;
-        int d = decimals;
-        for (; d >= 2; d -= 2) {
-            e -= 2;
-            memcpy(e, cpn_digit_pairs + 2 * (f % 100), 2);
-            f /= 100;
+        if (decimals == 3) { /* the outputs' milliseconds: a digit and a pair, no loop */
+            e[-3] = (char)('0' + f / 100);
+            memcpy(e - 2, cpn_digit_pairs + 2 * (f % 100), 2);
+        } else {
+            int d = decimals;
+            for (; d >= 2; d -= 2) {
+                e -= 2;
+                memcpy(e, cpn_digit_pairs + 2 * (f % 100), 2);
+                f /= 100;
+            }
+            if (d)
+                *--e = (char)('0' + f);
         }
-        if (d)
-            *--e = (char)('0' + f);
     }
     *s = '\0';
     return (size_t)(s - buf);
