@@ -784,38 +784,32 @@ static double radix_value(uint64_t u)
 /* Sorts v[0..n), and val[0..n) beside it when val is not NULL, by radix_key, stably:
  * least significant digit first, digits of 16 bits (8 below CPN_RADIX_MIN numbers,
  * where 64-Ki buckets would cost more than the numbers), a pass skipped where every key
- * has the same digit. One pass over the numbers counts every digit, and the numbers
- * move as they are, their keys worked out as they are read: no array of keys, and
- * with the caller's tmp (n numbers) and vtmp (n values, with val) no fresh memory for a
- * million numbers, whose first touches cost more than the sort's passes. */
+ * has the same digit. The numbers move as they are, their keys worked out as they are
+ * read: no array of keys, and with the caller's tmp (n numbers) and vtmp (n values,
+ * with val) no fresh memory for a million numbers, whose first touches cost more than
+ * the sort's passes. One digit is counted at a time: a summary's sort is where a run's
+ * memory peaks, and the counts of all four would add 1.5 MiB to it. */
 static void radix_sort(double *v, double *tmp, uint32_t *val, uint32_t *vtmp, size_t n)
 {
-    if (n == 0)
-        return;
-    const unsigned bits = n < CPN_RADIX_MIN ? 8 : 16, digits = 64 / bits;
+    const unsigned bits = n < CPN_RADIX_MIN ? 8 : 16;
     const size_t buckets = (size_t)1 << bits, mask = buckets - 1;
-    size_t *count = cpn_calloc(digits * buckets, sizeof *count);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t k = radix_key(v[i]);
-        for (unsigned d = 0; d < digits; d++, k >>= bits)
-            count[d * buckets + (k & mask)]++;
-    }
-    const uint64_t key0 = radix_key(v[0]);
+    size_t *count = cpn_malloc(buckets * sizeof *count);
     double *src = v, *dst = tmp;
     uint32_t *vsrc = val, *vdst = vtmp;
-    for (unsigned d = 0; d < digits; d++) {
-        size_t *c = count + d * buckets;
-        unsigned shift = d * bits;
-        if (c[(key0 >> shift) & mask] == n)
+    for (unsigned shift = 0; shift < 64; shift += bits) {
+        memset(count, 0, buckets * sizeof *count);
+        for (size_t i = 0; i < n; i++)
+            count[(radix_key(src[i]) >> shift) & mask]++;
+        if (n == 0 || count[(radix_key(src[0]) >> shift) & mask] == n)
             continue; /* one digit for all: the order stays */
         size_t sum = 0;
-        for (size_t b = 0; b < buckets; b++) {
-            size_t x = c[b];
-            c[b] = sum;
-            sum += x;
+        for (size_t d = 0; d < buckets; d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
         }
         for (size_t i = 0; i < n; i++) {
-            size_t at = c[(radix_key(src[i]) >> shift) & mask]++;
+            size_t at = count[(radix_key(src[i]) >> shift) & mask]++;
             dst[at] = src[i];
             if (val)
                 vdst[at] = vsrc[i];
