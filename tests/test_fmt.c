@@ -92,12 +92,49 @@ Test(fmt, sorting_doubles_matches_gsl_sort)
                  : i % 19 == 0 ? INFINITY : (u - 0.3) * pow(10, (double)(i % 9) - 3);
             b[i] = a[i];
         }
-        cpn_sort_doubles(a, n);
+        /* Every other size with the caller's scratch, which the sort may overwrite. */
+        double *tmp = s % 2 == 0 ? malloc((n + 1) * sizeof *tmp) : NULL;
+        cpn_sort_doubles(a, n, tmp);
         gsl_sort(b, 1, n);
         for (size_t i = 0; i < n; i++)
             cr_assert(a[i] == b[i], "n %zu, element %zu: %g against %g", n, i, a[i], b[i]);
+        free(tmp);
         free(a);
         free(b);
+    }
+    gsl_rng_free(r);
+}
+
+/* Two runs sorted apart and merged are, to the bit, the run of all of them sorted
+ * together: a summary merges the completed jobs' sorted times with the others'. Parts of
+ * every size on both sides of the radix threshold, with repeats, zeros, negatives and
+ * infinities (no NaN, zeros of one sign: the merge's terms). */
+Test(fmt, merging_sorted_runs_is_sorting_them_together)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    const size_t sizes[][2] = {{0, 0}, {0, 5}, {5, 0}, {1, 1}, {300, 7}, {7, 300},
+                               {20000, 1}, {1, 20000}, {20000, 3000}, {9000, 9000}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t na = sizes[s][0], nb = sizes[s][1], n = na + nb;
+        double *all = malloc((n + 1) * sizeof *all), *out = malloc((n + 1) * sizeof *out);
+        for (size_t i = 0; i < n; i++) {
+            double u = gsl_rng_uniform(r);
+            all[i] = i % 7 == 0 ? 0.0 : i % 11 == 0 ? (double)(i % 5) : i % 23 == 0 ? INFINITY
+                   : i % 29 == 0 ? -INFINITY : (u - 0.2) * pow(10, (double)(i % 9) - 3);
+        }
+        double *a = malloc((na + 1) * sizeof *a), *b = malloc((nb + 1) * sizeof *b);
+        memcpy(a, all, na * sizeof *a);
+        memcpy(b, all + na, nb * sizeof *b);
+        cpn_sort_doubles(a, na, NULL);
+        cpn_sort_doubles(b, nb, NULL);
+        cpn_merge_doubles(a, na, b, nb, out);
+        cpn_sort_doubles(all, n, NULL);
+        cr_assert(memcmp(out, all, n * sizeof *out) == 0, "parts of %zu and %zu", na, nb);
+        free(a);
+        free(b);
+        free(all);
+        free(out);
     }
     gsl_rng_free(r);
 }
@@ -108,7 +145,7 @@ static double sorted_median(const double *v, size_t n)
 {
     double *c = malloc((n + 1) * sizeof *c);
     memcpy(c, v, n * sizeof *c);
-    cpn_sort_doubles(c, n);
+    cpn_sort_doubles(c, n, NULL);
     double m = n == 0 ? 0.0 : (c[(n - 1) / 2] + c[n / 2]) / 2.0;
     free(c);
     return m;
@@ -265,18 +302,21 @@ struct timed {
     uint32_t i;
 };
 
+/* By time (-0 before +0), then by index. */
 static int by_time_then_index(const void *a, const void *b)
 {
     const struct timed *x = a, *y = b;
     if (x->t != y->t)
         return x->t < y->t ? -1 : 1;
+    if (signbit(x->t) != signbit(y->t))
+        return signbit(x->t) ? -1 : 1;
     return (x->i > y->i) - (x->i < y->i);
 }
 
-/* cpn_sort_by_key over cpn_double_key is a stable sort by the doubles: the order of
- * qsort by (value, index), with many equal values, -0 and +0, negatives and spans of
- * every size (so that some bytes are the same in every key and their pass is skipped). */
-Test(fmt, sorting_by_key_is_stable_and_orders_doubles)
+/* cpn_sort_doubles_with is a stable sort by the doubles: the order of qsort by (value,
+ * index), with many equal values, -0 and +0, negatives and spans of every size (so that
+ * some bytes are the same in every key and their pass is skipped). */
+Test(fmt, sorting_with_values_is_stable_and_orders_doubles)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     const size_t sizes[] = {0, 1, 2, 1000, 100000};
@@ -284,8 +324,8 @@ Test(fmt, sorting_by_key_is_stable_and_orders_doubles)
         for (int spread = 0; spread < 3; spread++) {
             size_t n = sizes[k];
             struct timed *want = malloc((n + 1) * sizeof *want);
-            uint64_t *key = malloc((n + 1) * sizeof *key);
-            uint32_t *val = malloc((n + 1) * sizeof *val);
+            double *v = malloc((n + 1) * sizeof *v), *tmp = malloc((n + 1) * sizeof *tmp);
+            uint32_t *val = malloc((n + 1) * sizeof *val), *vtmp = malloc((n + 1) * sizeof *vtmp);
             for (size_t i = 0; i < n; i++) {
                 double t;
                 switch (spread) {
@@ -298,16 +338,20 @@ Test(fmt, sorting_by_key_is_stable_and_orders_doubles)
                 default: t = gsl_rng_uniform(r) * pow(10, (int)gsl_rng_uniform_int(r, 30)); break;
                 }
                 want[i] = (struct timed){t, (uint32_t)i};
-                key[i] = cpn_double_key(t);
+                v[i] = t;
                 val[i] = (uint32_t)i;
             }
             qsort(want, n, sizeof *want, by_time_then_index);
-            cpn_sort_by_key(key, val, n);
-            for (size_t i = 0; i < n; i++)
+            cpn_sort_doubles_with(v, val, n, tmp, vtmp);
+            for (size_t i = 0; i < n; i++) {
                 cr_assert_eq(val[i], want[i].i, "n %zu, spread %d, at %zu", n, spread, i);
+                cr_assert(memcmp(&v[i], &want[i].t, sizeof v[i]) == 0);
+            }
             free(want);
-            free(key);
+            free(v);
+            free(tmp);
             free(val);
+            free(vtmp);
         }
     gsl_rng_free(r);
 }

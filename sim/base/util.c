@@ -742,14 +742,19 @@ size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
         s += 1 + decimals;
         char *e = s;
         unsigned f = (unsigned)fp;
-        int d = decimals;
-        for (; d >= 2; d -= 2) {
-            e -= 2;
-            memcpy(e, cpn_digit_pairs + 2 * (f % 100), 2);
-            f /= 100;
+        if (decimals == 3) { /* the outputs' milliseconds: a digit and a pair, no loop */
+            e[-3] = (char)('0' + f / 100);
+            memcpy(e - 2, cpn_digit_pairs + 2 * (f % 100), 2);
+        } else {
+            int d = decimals;
+            for (; d >= 2; d -= 2) {
+                e -= 2;
+                memcpy(e, cpn_digit_pairs + 2 * (f % 100), 2);
+                f /= 100;
+            }
+            if (d)
+                *--e = (char)('0' + f);
         }
-        if (d)
-            *--e = (char)('0' + f);
     }
     *s = '\0';
     return (size_t)(s - buf);
@@ -759,13 +764,15 @@ size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals)
  * (and radix_sort's digits are 8 bits). */
 #define CPN_RADIX_MIN 16384
 
-/* The bits of a double as an unsigned key that orders like the number: negatives have
+/* A double's bits u as an unsigned key that orders like the number: negatives have
  * every bit flipped, the others the sign bit set. */
+static inline uint64_t radix_bits_key(uint64_t u) { return (u >> 63) ? ~u : u | (UINT64_C(1) << 63); }
+
 static uint64_t radix_key(double d)
 {
     uint64_t u;
     memcpy(&u, &d, sizeof u);
-    return (u >> 63) ? ~u : u | (UINT64_C(1) << 63);
+    return radix_bits_key(u);
 }
 
 static double radix_value(uint64_t u)
@@ -776,26 +783,38 @@ static double radix_value(uint64_t u)
     return d;
 }
 
-uint64_t cpn_double_key(double d) { return radix_key(d == 0 ? 0.0 : d); }
-
-/* Sorts key[0..n) (and val[0..n) beside it, when not NULL) by key, stably: least
- * significant digit first, digits of 16 bits (8 below CPN_RADIX_MIN keys, where 64-Ki
- * buckets would cost more than the keys), a pass skipped where every key has the same
- * digit. */
-static void radix_sort(uint64_t *key, uint32_t *val, size_t n)
+/* The 8-byte word at w[i], as bits. */
+static inline uint64_t radix_word(const unsigned char *w, size_t i)
 {
-    const unsigned digit_bits = n < CPN_RADIX_MIN ? 8 : 16;
-    const size_t buckets = (size_t)1 << digit_bits;
-    uint64_t *k2 = cpn_malloc((n ? n : 1) * sizeof *k2);
-    uint32_t *v2 = val ? cpn_malloc((n ? n : 1) * sizeof *v2) : NULL;
+    uint64_t u;
+    memcpy(&u, w + i * sizeof u, sizeof u);
+    return u;
+}
+
+/* Sorts the n 8-byte words of v, and val[0..n) beside them when val is not NULL, by
+ * their keys, stably: a word is its own key, or with `dbl` a double keyed by radix_key.
+ * Least significant digit first, digits of 16 bits (8 below CPN_RADIX_MIN words, where
+ * 64-Ki buckets would cost more than the words), a pass skipped where every key has the
+ * same digit. The words move as they are, their keys worked out as they are read: no
+ * array of keys, and with the caller's tmp (n words) and vtmp (n values, with val) no
+ * fresh memory for a million numbers, whose first touches cost more than the sort's
+ * passes. One digit is counted at a time: a summary's sort is where a run's memory
+ * peaks, and the counts of all four would add 1.5 MiB to it. Both kinds of word pass
+ * through memcpy, so a double is never read through another type. */
+static inline __attribute__((always_inline)) void radix_sort(void *v, void *tmp, uint32_t *val,
+                                                            uint32_t *vtmp, size_t n, bool dbl)
+{
+    const unsigned bits = n < CPN_RADIX_MIN ? 8 : 16;
+    const size_t buckets = (size_t)1 << bits, mask = buckets - 1;
     size_t *count = cpn_malloc(buckets * sizeof *count);
-    uint64_t *ka = key, *kb = k2;
-    uint32_t *va = val, *vb = v2;
-    for (unsigned shift = 0; shift < 64; shift += digit_bits) {
+    unsigned char *src = v, *dst = tmp;
+    uint32_t *vsrc = val, *vdst = vtmp;
+#define RADIX_KEY(w) (dbl ? radix_bits_key(w) : (w))
+    for (unsigned shift = 0; shift < 64; shift += bits) {
         memset(count, 0, buckets * sizeof *count);
         for (size_t i = 0; i < n; i++)
-            count[(ka[i] >> shift) & (buckets - 1)]++;
-        if (n == 0 || count[(ka[0] >> shift) & (buckets - 1)] == n)
+            count[(RADIX_KEY(radix_word(src, i)) >> shift) & mask]++;
+        if (n == 0 || count[(RADIX_KEY(radix_word(src, 0)) >> shift) & mask] == n)
             continue; /* one digit for all: the order stays */
         size_t sum = 0;
         for (size_t d = 0; d < buckets; d++) {
@@ -804,43 +823,60 @@ static void radix_sort(uint64_t *key, uint32_t *val, size_t n)
             sum += c;
         }
         for (size_t i = 0; i < n; i++) {
-            size_t at = count[(ka[i] >> shift) & (buckets - 1)]++;
-            kb[at] = ka[i];
+            uint64_t w = radix_word(src, i);
+            size_t at = count[(RADIX_KEY(w) >> shift) & mask]++;
+            memcpy(dst + at * sizeof w, &w, sizeof w);
             if (val)
-                vb[at] = va[i];
+                vdst[at] = vsrc[i];
         }
-        uint64_t *kt = ka;
-        ka = kb;
-        kb = kt;
-        uint32_t *vt = va;
-        va = vb;
-        vb = vt;
+        unsigned char *t = src;
+        src = dst;
+        dst = t;
+        uint32_t *vt = vsrc;
+        vsrc = vdst;
+        vdst = vt;
     }
-    if (ka != key) {
-        memcpy(key, ka, n * sizeof *key);
+#undef RADIX_KEY
+    if (src != (unsigned char *)v) {
+        memcpy(v, src, n * sizeof(uint64_t));
         if (val)
-            memcpy(val, va, n * sizeof *val);
+            memcpy(val, vsrc, n * sizeof *val);
     }
     free(count);
-    free(k2);
-    free(v2);
 }
 
-void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n) { radix_sort(key, val, n); }
+void cpn_sort_doubles_with(double *v, uint32_t *val, size_t n, double *tmp, uint32_t *vtmp)
+{
+    radix_sort(v, tmp, val, vtmp, n, true);
+}
 
-void cpn_sort_doubles(double *v, size_t n)
+void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n)
+{
+    uint64_t *tmp = cpn_malloc((n ? n : 1) * sizeof *tmp);
+    uint32_t *vtmp = val ? cpn_malloc((n ? n : 1) * sizeof *vtmp) : NULL;
+    radix_sort(key, tmp, val, vtmp, n, false);
+    free(tmp);
+    free(vtmp);
+}
+
+void cpn_sort_doubles(double *v, size_t n, double *tmp)
 {
     if (n < CPN_RADIX_MIN) {
         gsl_sort(v, 1, n);
         return;
     }
-    uint64_t *a = cpn_malloc(n * sizeof *a);
-    for (size_t i = 0; i < n; i++)
-        a[i] = radix_key(v[i]);
-    radix_sort(a, NULL, n);
-    for (size_t i = 0; i < n; i++)
-        v[i] = radix_value(a[i]);
-    free(a);
+    double *own = tmp ? NULL : cpn_malloc(n * sizeof *own);
+    radix_sort(v, tmp ? tmp : own, NULL, NULL, n, true);
+    free(own);
+}
+
+void cpn_merge_doubles(const double *a, size_t na, const double *b, size_t nb, double *out)
+{
+    size_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb)
+        out[k++] = radix_key(b[j]) < radix_key(a[i]) ? b[j++] : a[i++];
+    memcpy(out + k, a + i, (na - i) * sizeof *out);
+    memcpy(out + k + na - i, b + j, (nb - j) * sizeof *out);
 }
 
 /* Moves the k-th smallest of key[0..n) (k < n) to key[k], the smaller ones before it and
@@ -887,7 +923,7 @@ double cpn_median_doubles(double *v, size_t n)
             /* gsl_sort leaves NaN where its comparisons happen to, and -0 and +0 in either
              * order: without them, equal numbers have equal bits and any order gives
              * the same median. */
-            cpn_sort_doubles(v, n);
+            cpn_sort_doubles(v, n, NULL);
             return lhs == rhs ? v[lhs] : (v[lhs] + v[rhs]) / 2.0;
         }
     /* Keys that order the numbers as < does. */

@@ -143,18 +143,26 @@ size_t cpn_utf8_seq(const unsigned char *p, size_t n);
 size_t cpn_fmt_fixed(char buf[CPN_FIXED_BUF], double v, int decimals);
 /* Sorts v[0..n) in increasing order, as gsl_sort does (the same array for numbers that
  * are not NaN; -0 before +0), in O(n) from 16,384 numbers on: summaries sort a million
- * job times several times, and gsl_sort's heap sort was 4% of such a run. */
-void cpn_sort_doubles(double *v, size_t n);
+ * job times several times, and gsl_sort's heap sort was 4% of such a run. tmp is room
+ * for n numbers that the sort may use, or NULL (it then takes its own). */
+void cpn_sort_doubles(double *v, size_t n, double *tmp);
+/* Merges a[0..na) and b[0..nb), each sorted by cpn_sort_doubles, into out[0..na + nb),
+ * which overlaps neither. When no number is NaN and the zeros have one sign, that is
+ * the array cpn_sort_doubles makes of them all (there is only one sorted array), to
+ * the bit: a summary that has sorted most of its times adds the rest without sorting
+ * them all again. */
+void cpn_merge_doubles(const double *a, size_t na, const double *b, size_t nb, double *out);
 /* The median gsl_stats_median_from_sorted_data gives of v[0..n) sorted by
  * cpn_sort_doubles, to the bit, found by selection in O(n) (a summary wants three
  * medians of a million numbers, not their order); 0 when n is 0. v is reordered. */
 double cpn_median_doubles(double *v, size_t n);
-/* Sorts the pairs (key[i], val[i]), i < n, by key, stably (pairs of equal keys keep
- * their order), in O(n): the radix sort of cpn_sort_doubles, a pass skipped where every
- * key has the same digit. */
+/* Sorts v[0..n), and val[0..n) beside it, by v, stably (pairs of equal numbers keep
+ * their order; -0 before +0), in O(n): the radix sort of cpn_sort_doubles at every n.
+ * tmp and vtmp are room for n numbers and n values that the sort uses. */
+void cpn_sort_doubles_with(double *v, uint32_t *val, size_t n, double *tmp, uint32_t *vtmp);
+/* Sorts key[0..n), and val[0..n) beside it when not NULL, by key, stably, in O(n): the
+ * same radix sort, for callers whose order packs into unsigned words. */
 void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n);
-/* A key for cpn_sort_by_key that orders doubles as < does (-0 and +0 alike; not NaN). */
-uint64_t cpn_double_key(double d);
 /* Writes v in decimal into buf (at least 21 bytes) and returns its length. */
 size_t cpn_fmt_u64(char *buf, uint64_t v);
 

@@ -577,26 +577,26 @@ static void add_num_or_null(cJSON *o, const char *k, bool ok, double v)
  * (their last placements): the factor by which the predicted run alone there missed the
  * true one, exp |ln(predicted / true)| (1 is exact, 2 is half or twice), and its median
  * over all, the first tenth and the last tenth (docs/predictor.md, "Learning during a
- * run"). Completion order would not do: the last jobs to end are the longest. */
-static void add_prediction_errors(cJSON *o, const struct sim *s)
+ * run"). Completion order would not do: the last jobs to end are the longest. t and u
+ * are room for a number per job, which the summary's times have used before. */
+static void add_prediction_errors(cJSON *o, const struct sim *s, double *t, double *u)
 {
     /* The completed jobs by (placement time, index): a stable sort by time of jobs in
-     * index order. */
+     * index order (-0 taken as +0, so that equal times keep that order). */
     size_t n = 0;
-    uint64_t *placed = cpn_malloc((s->jobs->n + 1) * sizeof *placed);
     uint32_t *job = cpn_malloc((s->jobs->n + 1) * sizeof *job);
     for (size_t j = 0; j < s->jobs->n; j++)
         if (s->rt[j].state == JS_DONE && s->alone_run_s[j] > 0) {
-            placed[n] = cpn_double_key(s->job_placed_s[j]);
+            t[n] = s->job_placed_s[j] == 0 ? 0.0 : s->job_placed_s[j];
             job[n++] = (uint32_t)j;
         }
-    cpn_sort_by_key(placed, job, n);
-    free(placed);
-    double *err = cpn_malloc((n + 1) * sizeof *err);
+    uint32_t *vtmp = cpn_malloc((n + 1) * sizeof *vtmp);
+    cpn_sort_doubles_with(t, job, n, u, vtmp);
+    free(vtmp);
+    double *err = u, *tmp = t;
     for (size_t i = 0; i < n; i++)
         err[i] = fabs(log(s->pred_run_s[job[i]] / s->alone_run_s[job[i]]));
-    free(job); /* before tmp: a run's peak memory is often here */
-    double *tmp = cpn_malloc((n + 1) * sizeof *tmp);
+    free(job);
     size_t tenth = (n + 9) / 10;
     const struct {
         const char *key;
@@ -609,8 +609,6 @@ static void add_prediction_errors(cJSON *o, const struct sim *s)
         add_num_or_null(o, parts[k].key, parts[k].count > 0,
                         parts[k].count ? exp(cpn_median_doubles(tmp, parts[k].count)) : 0);
     }
-    free(tmp);
-    free(err);
 }
 
 /* A JSON string of s that is valid UTF-8 whatever s holds: ids, paths and --set values
@@ -647,58 +645,43 @@ static cJSON *json_text(const char *s)
 
 static void add_text(cJSON *o, const char *key, const char *s) { cJSON_AddItemToObject(o, key, json_text(s)); }
 
-/* Which job times job_times collects. */
-enum times_kind { TIMES_JCT, TIMES_WAIT, TIMES_ALL };
-
-/* Fills t with one time per job, in job order, and returns how many: the JCT or the
- * wait of each completed job, or (TIMES_ALL) the JCT of every job submitted by the
- * run's end, an unended one counted to the end. */
-static size_t job_times(const struct sim *s, enum times_kind k, double *t)
+/* The job times of a summary, in one pass over the jobs: the JCT and the wait of each
+ * completed job, in job order, in jct[0..*nd) and wait[0..*nd); and at the top of jct,
+ * in jct[n - *nr .. n), each other job submitted by the run's end, counted to the end.
+ * jct and wait hold n numbers, the count of jobs. */
+static void job_times(const struct sim *s, double *jct, double *wait, size_t *nd, size_t *nr)
 {
-    size_t n = 0;
-    for (size_t j = 0; j < s->jobs->n; j++) {
-        const struct jobrt *r = &s->rt[j];
+    size_t n = s->jobs->n, d = 0, r = 0;
+    for (size_t j = 0; j < n; j++) {
+        const struct jobrt *rt = &s->rt[j];
         double submit = s->jobs->v[j].submit_s;
-        if (k == TIMES_ALL) {
-            if (submit <= s->now)
-                t[n++] = (r->state == JS_DONE ? r->end_s : s->now) - submit;
-        } else if (r->state == JS_DONE) {
-            t[n++] = (k == TIMES_JCT ? r->end_s : r->start_s) - submit;
+        if (rt->state == JS_DONE) {
+            jct[d] = rt->end_s - submit;
+            wait[d++] = rt->start_s - submit;
+        } else if (submit <= s->now) {
+            jct[n - ++r] = s->now - submit;
         }
     }
-    return n;
+    *nd = d;
+    *nr = r;
 }
 
-/* Whether every job completed by the run's end, so that TIMES_ALL lists the times
- * TIMES_JCT does. */
-static bool all_done_by_now(const struct sim *s)
-{
-    for (size_t j = 0; j < s->jobs->n; j++)
-        if (s->rt[j].state != JS_DONE || !(s->jobs->v[j].submit_s <= s->now))
-            return false;
-    return true;
-}
-
-/* The mean and percentiles of n times (0 when n is 0); sorted first when `sorted`
- * (the percentiles need it; the mean is then taken over the sorted times, as it
- * always was, so that its last digits do not move). */
+/* The mean and percentiles of n times sorted in increasing order (0 when n is 0). The
+ * mean is taken over the sorted times, as it always was, so that its last digits do
+ * not move. */
 struct times {
     double mean, p50, p95, p99;
 };
 
-static void times_of(struct times *o, double *t, size_t n, bool sorted)
+static void times_of_sorted(struct times *o, const double *t, size_t n)
 {
     *o = (struct times){0};
     if (n == 0)
         return;
-    if (sorted)
-        cpn_sort_doubles(t, n);
     o->mean = gsl_stats_mean(t, 1, n);
-    if (sorted) {
-        o->p50 = gsl_stats_quantile_from_sorted_data(t, 1, n, 0.50);
-        o->p95 = gsl_stats_quantile_from_sorted_data(t, 1, n, 0.95);
-        o->p99 = gsl_stats_quantile_from_sorted_data(t, 1, n, 0.99);
-    }
+    o->p50 = gsl_stats_quantile_from_sorted_data(t, 1, n, 0.50);
+    o->p95 = gsl_stats_quantile_from_sorted_data(t, 1, n, 0.95);
+    o->p99 = gsl_stats_quantile_from_sorted_data(t, 1, n, 0.99);
 }
 
 char *report_summary_json(const struct sim *s, const struct report_meta *m)
@@ -709,20 +692,25 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
      * completed job to its completion, a failed, stuck or unfinished one to the run's
      * end, as if it had completed last (it never did). A policy cannot look faster for
      * failing jobs, nor for failing them early. Jobs submitted after the run's end (a
-     * horizon) are left out of jall. One array serves the three in turn, so that they
-     * do not add up in the run's peak memory. */
-    double *t = cpn_calloc(js->n + 1, sizeof *t);
-    struct times jct, jall, wait;
-    size_t nd = job_times(s, TIMES_JCT, t);
-    times_of(&jct, t, nd, true);
-    size_t na = nd;
-    if (all_done_by_now(s))
-        jall = jct; /* the same times in the same order: sorting them again gives the same */
-    else
-        times_of(&jall, t, na = job_times(s, TIMES_ALL, t), true);
-    job_times(s, TIMES_WAIT, t);
-    times_of(&wait, t, nd, false);
-    free(t);
+     * horizon) are left out of jall. jall's times are the completed jobs' and the rest:
+     * the rest are sorted and merged with the sorted JCTs, which gives the array a sort
+     * of them all would (job times are never NaN nor -0). Two arrays serve in turn, and
+     * then the prediction errors, so that they do not add up in the run's peak memory
+     * and their pages are touched once. */
+    size_t nj = js->n, nd, nr;
+    double *t = cpn_malloc((nj + 1) * sizeof *t), *u = cpn_malloc((nj + 1) * sizeof *u);
+    job_times(s, t, u, &nd, &nr);
+    struct times jct, jall, wait = {.mean = nd ? gsl_stats_mean(u, 1, nd) : 0};
+    cpn_sort_doubles(t, nd, u);
+    times_of_sorted(&jct, t, nd);
+    size_t na = nd + nr;
+    if (nr == 0) {
+        jall = jct;
+    } else {
+        cpn_sort_doubles(t + nj - nr, nr, u);
+        cpn_merge_doubles(t, nd, t + nj - nr, nr, u);
+        times_of_sorted(&jall, u, na);
+    }
     bool all_ended = st->completed + st->failed == js->n;
     double span = st->last_end_s - st->first_submit_s;
     if (!all_ended)
@@ -766,7 +754,9 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
                             span > 0 && cpus > 0 ? st->cpu_used_integral / (cpus * span) : 0);
     cJSON_AddNumberToObject(o, "cpu_lost_gpu_s", st->cpu_lost_gpu_s);
     cJSON_AddNumberToObject(o, "cpu_slowed_jobs", (double)st->cpu_slowed_jobs);
-    add_prediction_errors(o, s);
+    add_prediction_errors(o, s, t, u);
+    free(t);
+    free(u);
     const struct net_stats *ns = net_stats(s->net);
     cJSON_AddNumberToObject(o, "transfer_gib", ns->moved_gib);
     cJSON_AddNumberToObject(o, "transfers", (double)ns->transfers);
@@ -780,7 +770,7 @@ char *report_summary_json(const struct sim *s, const struct report_meta *m)
     cJSON_AddNumberToObject(o, "placements", (double)st->placements);
     cJSON_AddNumberToObject(o, "events", (double)st->events);
     cJSON *stuck = cJSON_AddArrayToObject(o, "stuck_jobs");
-    for (size_t j = 0; j < js->n; j++)
+    for (size_t j = 0; st->stuck && j < js->n; j++)
         if (s->rt[j].state == JS_STUCK)
             cJSON_AddItemToArray(stuck, json_text(jobset_str(js, js->v[j].id)));
     add_text(o, "cluster", s->cl->source);
