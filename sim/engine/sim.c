@@ -652,7 +652,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
             r->shared = 1;
             s->rt[s->slots[sl->next].job].shared = 1;
         }
-        s->gpu_assigned[g]++;
+        s->node_free_gpus[p->node] -= s->gpu_assigned[g]++ == 0;
         s->gpu_assigned_mem_gib[g] += r->bk_mem_gib;
     }
     s->node_cpus_held[p->node] += jb->cpus;
