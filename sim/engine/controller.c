@@ -135,7 +135,7 @@ void controller_truth_changed(struct sim *s, uint32_t n)
     uint32_t idle, idle_ix;
     index_values(s, n, true, &cpu, &mem, &idle, &idle_ix);
     CPN_ASSERT(cpu == s->nidx.leaf_cpu[n] && mem == s->nidx.leaf_mem[n] &&
-               idle_ix == s->nidx.idle[s->nidx.leaves + n] && idle == s->node_idle[n]);
+               idle_ix == s->nidx.leaf_idle[n] && idle == s->node_idle[n]);
 #endif
 }
 
