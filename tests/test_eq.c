@@ -301,9 +301,10 @@ Test(eq, negative_zero_ties_with_zero)
 
 /* A heap thousands deep, through its growths, with keys over several pages: pushes,
  * moves (earlier and later), cancels and pops against a brute-force list of the live
- * events, each pop the least (t, seq), ties included. Now and then the heap's own
- * invariants: heap order, each keyed event's recorded position, the sentinels past
- * the last event, and the children of an event in one aligned 128-byte block. */
+ * events, each pop the least (t, seq), ties included. Now and then each heap's own
+ * invariants: heap order, keyed events in the keyed heap only and each one's recorded
+ * position, the sentinels past the last event, and the children of an event in one
+ * aligned 128-byte block. */
 Test(eq, deep_heap_exact_order_against_model)
 {
     enum { K = 3 * EQ_PAGE_KEYS + 100, MAX = 6000 };
@@ -369,20 +370,26 @@ Test(eq, deep_heap_exact_order_against_model)
             eq_schedule(&q, k, t, EV_END, job, 0);
         }
         cr_assert_eq(eq_size(&q), n, "step %d", step);
-        if (step % 499 == 0) {
-            for (size_t i = 1; i < q.n; i++) {
-                const struct event *c = &q.ev[i], *p = &q.ev[(i - 1) / 4];
+        for (int keyed = 0; step % 499 == 0 && keyed < 2; keyed++) {
+            const struct eq_heap *h = keyed ? &q.keyed : &q.pushed;
+            for (size_t i = 1; i < h->n; i++) {
+                const struct event *c = &h->ev[i], *p = &h->ev[(i - 1) / 4];
                 cr_assert(p->t < c->t || (p->t == c->t && p->seq < c->seq), "step %d: heap order at %zu",
                           step, i);
             }
-            for (size_t i = 0; i < q.n; i++)
-                if (q.ev[i].key != EQ_NOKEY)
-                    cr_assert_eq(q.page[q.ev[i].key / EQ_PAGE_KEYS][q.ev[i].key % EQ_PAGE_KEYS], i,
-                                 "step %d: key %u's position", step, q.ev[i].key);
-            for (size_t i = q.n; i < q.cap; i++)
-                cr_assert(isinf(q.ev[i].t), "step %d: slot %zu past the last event", step, i);
-            cr_assert_eq((q.cap + 3) % 4, 0, "whole groups of children");
-            cr_assert_eq((uintptr_t)&q.ev[1] % 128, 0, "children of the root in one block");
+            for (size_t i = 0; i < h->n; i++) {
+                uint32_t k = h->ev[i].key;
+                cr_assert_eq(k != EQ_NOKEY, keyed, "step %d: an event in the wrong heap", step);
+                if (keyed)
+                    cr_assert_eq(q.page[k / EQ_PAGE_KEYS][k % EQ_PAGE_KEYS], i,
+                                 "step %d: key %u's position", step, k);
+            }
+            for (size_t i = h->n; i < h->cap; i++)
+                cr_assert(isinf(h->ev[i].t), "step %d: slot %zu past the last event", step, i);
+            if (h->cap == 0)
+                continue; /* never grown */
+            cr_assert_eq((h->cap + 3) % 4, 0, "whole groups of children");
+            cr_assert_eq((uintptr_t)&h->ev[1] % 128, 0, "children of the root in one block");
         }
     }
     for (struct event e; n > 0; n--) {

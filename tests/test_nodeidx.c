@@ -5,6 +5,7 @@
  * from the nodes set since the last). */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
+#include <math.h>
 
 #include "../sim/engine/nodeidx.h"
 
@@ -147,4 +148,63 @@ Test(nodeidx, updates_between_queries_match_a_scan)
         nodeidx_free(&ix);
     }
     gsl_rng_free(r);
+}
+
+Test(nodeidx, values_of_any_sign_and_magnitude_match_a_scan)
+{
+    /* The maxima are 16-bit keys of the values rounded up (nodeidx.c): values and
+     * thresholds that share a key, lie just past a float or a key's bound, are
+     * negative (a refused node's CPU is -1), -0, beyond a float's range or infinite,
+     * and idle counts past a key's range, must all prune as the exact values would:
+     * every value against every threshold, then random updates between queries. */
+    static const double v[] = {-INFINITY, -1e39, -1e30, -1, -1e-7, -0.0, 0, 1e-45, 1e-7,
+                               0.5, 1, 1 + 1e-9, 1 + 1e-7, 1.00390625, 1.0078125, 255.5, 256,
+                               256 + 1e-7, 256.5, 257, 1e6, 1e6 + 0.5, 1e6 + 1, 3.4e38, 1e39,
+                               INFINITY};
+    enum { NV = sizeof v / sizeof v[0] };
+    static const uint32_t idles[] = {0, 1, 2, 7, 8, 16, 32767, 32768, 40000, UINT32_MAX};
+    enum { NI = sizeof idles / sizeof idles[0] };
+    double cpu[NV], mem[NV];
+    uint32_t idle[NV];
+    struct nodeidx ix;
+    nodeidx_init(&ix, NV);
+    for (size_t i = 0; i < NV; i++) {
+        cpu[i] = v[i];
+        mem[i] = v[NV - 1 - i];
+        idle[i] = idles[i % NI];
+        nodeidx_set(&ix, i, cpu[i], mem[i], idle[i]);
+    }
+    /* Thresholds at the values, and a little past them either way: the index takes
+     * its slack (1e-6) off, so v + 1e-6 asks for v itself. */
+    for (size_t a = 0; a < NV; a++)
+        for (int off = -2; off <= 2; off++)
+            for (size_t b = 0; b < NV; b += 5)
+                for (size_t k = 0; k < NI; k++) {
+                    double c = v[a] + 1e-6 * off, m = v[b] + 1e-6 * off;
+                    cr_assert_eq(nodeidx_first(&ix, 0, c, m, idles[k]),
+                                 scan_first(cpu, mem, idle, NV, 0, c, m, idles[k]),
+                                 "cpu %g mem %g idle %u", c, m, idles[k]);
+                    cr_assert_eq(nodeidx_first(&ix, 0, m, c, idles[k]),
+                                 scan_first(cpu, mem, idle, NV, 0, m, c, idles[k]),
+                                 "cpu %g mem %g idle %u", m, c, idles[k]);
+                }
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 31);
+    for (int round = 0; round < 2000; round++) {
+        for (size_t u = 0, sets = gsl_rng_uniform_int(r, 4); u < sets; u++) {
+            size_t i = gsl_rng_uniform_int(r, NV);
+            cpu[i] = v[gsl_rng_uniform_int(r, NV)];
+            mem[i] = v[gsl_rng_uniform_int(r, NV)];
+            idle[i] = idles[gsl_rng_uniform_int(r, NI)];
+            nodeidx_set(&ix, i, cpu[i], mem[i], idle[i]);
+        }
+        double c = v[gsl_rng_uniform_int(r, NV)] + 1e-6 * ((double)gsl_rng_uniform_int(r, 5) - 2);
+        double m = v[gsl_rng_uniform_int(r, NV)] + 1e-6 * ((double)gsl_rng_uniform_int(r, 5) - 2);
+        uint32_t k = idles[gsl_rng_uniform_int(r, NI)];
+        size_t from = gsl_rng_uniform_int(r, NV + 1);
+        cr_assert_eq(nodeidx_first(&ix, from, c, m, k), scan_first(cpu, mem, idle, NV, from, c, m, k),
+                     "round %d", round);
+    }
+    gsl_rng_free(r);
+    nodeidx_free(&ix);
 }

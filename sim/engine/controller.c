@@ -48,24 +48,46 @@ void controller_queue_remove(struct sim *s, uint32_t j)
 
 /* ---- the view's node index ---- */
 
+/* Node n's GPUs that look idle in the view. */
+static uint32_t count_idle_gpus(const struct sim *s, uint32_t n)
+{
+    const struct node *nd = &s->cl->nodes[n];
+    uint32_t idle = 0;
+    for (uint32_t g = nd->gpu_first, end = g + nd->gpu_count; g < end; g++)
+        idle += view_gpu_looks_idle(&s->view, g);
+    return idle;
+}
+
+/* Node n's GPUs that no job of the bookkeeping uses. */
+static uint32_t count_free_gpus(const struct sim *s, uint32_t n)
+{
+    const struct node *nd = &s->cl->nodes[n];
+    uint32_t free_gpus = 0;
+    for (uint32_t g = nd->gpu_first, end = g + nd->gpu_count; g < end; g++)
+        free_gpus += s->gpu_assigned[g] == 0;
+    return free_gpus;
+}
+
 /* The node index's values for node n, from the view (bookkeeping and scrape). A node
  * the controller's filter refuses holds nothing a search may take: the index sees it
- * with no free CPU and no idle GPU (its idle GPUs still count in site_idle_gpus). */
-static void index_values(struct sim *s, uint32_t n, double *cpu, double *mem, uint32_t *idle,
-                         uint32_t *idle_ix)
+ * with no free CPU and no idle GPU (its idle GPUs still count in site_idle_gpus).
+ * Its GPUs are counted again only when the view's may have changed (count_idle): else
+ * the count is node_idle[n], the last refresh's. Its free GPUs are not counted at all:
+ * node_free_gpus follows each change of gpu_assigned (the placement and the learning
+ * of an end). Counting both at each of a run's refreshes had been 3% of a fifo run's
+ * instructions, most of it for refreshes that followed the bookkeeping, not the view. */
+static void index_values(struct sim *s, uint32_t n, bool count_idle, double *cpu, double *mem,
+                         uint32_t *idle, uint32_t *idle_ix)
 {
     const struct node *nd = &s->cl->nodes[n];
     *cpu = nd->cpus - s->node_cpus_req[n];
     *mem = nd->mem_gib - s->node_mem_req_gib[n];
-    /* Counted in locals, over bounds read once: through *idle, each step's store
-     * could alias the arrays and their bounds, and every step reloaded them. */
-    uint32_t idle_gpus = 0, free_gpus = 0;
-    for (uint32_t g = nd->gpu_first, end = g + nd->gpu_count; g < end; g++) {
-        idle_gpus += view_gpu_looks_idle(&s->view, g);
-        free_gpus += s->gpu_assigned[g] == 0;
-    }
-    s->node_free_gpus[n] = free_gpus;
-    *idle = *idle_ix = idle_gpus;
+    uint32_t free_gpus = s->node_free_gpus[n];
+#ifdef CPN_CHECK_INDEXES
+    CPN_ASSERT(free_gpus == count_free_gpus(s, n));
+    CPN_ASSERT(count_idle || s->node_idle[n] == count_idle_gpus(s, n));
+#endif
+    *idle = *idle_ix = count_idle ? count_idle_gpus(s, n) : s->node_idle[n];
     if (!view_node_eligible(&s->view, n)) {
         *cpu = -1;
         *idle_ix = 0;
@@ -78,17 +100,24 @@ static void index_values(struct sim *s, uint32_t n, double *cpu, double *mem, ui
         s->free_node_bits[n / 64] &= ~bit;
 }
 
-/* Brings node n's entry of the index up to date (after its bookkeeping or, with live
- * metrics, its GPUs changed). */
-void controller_index_refresh(struct sim *s, uint32_t n)
+/* Brings node n's entry of the index up to date; count_idle as for index_values. */
+static void index_refresh(struct sim *s, uint32_t n, bool count_idle)
 {
     double cpu, mem;
     uint32_t idle, idle_ix;
-    index_values(s, n, &cpu, &mem, &idle, &idle_ix);
+    index_values(s, n, count_idle, &cpu, &mem, &idle, &idle_ix);
     nodeidx_set(&s->nidx, n, cpu, mem, idle_ix);
     uint32_t site = s->cl->nodes[n].site;
     s->site_idle_gpus[site] = s->site_idle_gpus[site] - s->node_idle[n] + idle;
     s->node_idle[n] = idle;
+}
+
+/* With scrapes the view's GPUs change only at a scrape (controller_scrape counts
+ * them); with live metrics they are the truth, which may have changed with the
+ * bookkeeping (a placement) or without it. */
+void controller_index_refresh(struct sim *s, uint32_t n)
+{
+    index_refresh(s, n, s->cl->cfg.scrape_interval_s <= 0);
 }
 
 /* With scrapes the view's GPUs and CPU utilisation change only at a scrape, which
@@ -103,11 +132,10 @@ void controller_truth_changed(struct sim *s, uint32_t n)
     }
 #ifdef CPN_CHECK_INDEXES
     double cpu, mem;
-    uint32_t idle, idle_ix, free_gpus = s->node_free_gpus[n];
-    index_values(s, n, &cpu, &mem, &idle, &idle_ix);
+    uint32_t idle, idle_ix;
+    index_values(s, n, true, &cpu, &mem, &idle, &idle_ix);
     CPN_ASSERT(cpu == s->nidx.leaf_cpu[n] && mem == s->nidx.leaf_mem[n] &&
-               idle_ix == s->nidx.idle[s->nidx.leaves + n] && idle == s->node_idle[n] &&
-               free_gpus == s->node_free_gpus[n]);
+               idle_ix == s->nidx.leaf_idle[n] && idle == s->node_idle[n]);
 #endif
 }
 
@@ -116,7 +144,8 @@ void controller_index_rebuild(struct sim *s)
     for (uint32_t n = 0; n < s->cl->n_nodes; n++) {
         double cpu, mem;
         uint32_t idle, idle_ix;
-        index_values(s, n, &cpu, &mem, &idle, &idle_ix);
+        s->node_free_gpus[n] = count_free_gpus(s, n);
+        index_values(s, n, true, &cpu, &mem, &idle, &idle_ix);
         nodeidx_set_leaf(&s->nidx, n, cpu, mem, idle_ix);
         s->node_idle[n] = idle;
     }
@@ -157,9 +186,10 @@ static void learn(struct sim *s, uint32_t j)
     }
     for (uint32_t k = 0; k < pods * sim_job_nslots(jb); k++) {
         uint32_t g = s->job_gpus[s->slot_first[j] + k];
-        s->gpu_assigned[g]--;
+        bool freed = --s->gpu_assigned[g] == 0;
+        s->node_free_gpus[s->cl->gpu_node[g]] += freed;
         s->gpu_assigned_mem_gib[g] -= r->bk_mem_gib;
-        if (s->gpu_assigned[g] == 0 || s->gpu_assigned_mem_gib[g] < VIEW_FIT_EPS)
+        if (freed || s->gpu_assigned_mem_gib[g] < VIEW_FIT_EPS)
             s->gpu_assigned_mem_gib[g] = 0;
     }
     s->job_active[j] = 0;
@@ -219,7 +249,7 @@ void controller_scrape(struct sim *s)
     s->view.scrape_time_s = s->now;
     s->view.version++;
     for (size_t i = 0; i < s->n_dirty_nodes; i++)
-        controller_index_refresh(s, s->dirty_nodes[i]);
+        index_refresh(s, s->dirty_nodes[i], true);
     s->n_dirty_nodes = 0;
 }
 

@@ -16,23 +16,30 @@
  * - the least of 4 children is chosen without branches (eq_least4), and the slots past
  *   the last event hold a sentinel that orders after every event, so a group of
  *   children is always compared whole;
- * - a keyed event's new position is recorded without a branch on whether it has a key
- *   (eq_put);
  * - a pop takes the hole at the root down to a leaf and fills it from there (Floyd,
  *   eq_remove_at);
  * - the 4 children of an event share one aligned 128-byte block (eq_grow).
  * Together they took a pop on the 100,000-job benchmark from 489 to 346 instructions,
- * and a third off the CPU time of a replay of its queue's operations; the branchless
- * bookkeeping costs 6% more instructions per pop than a branch, and saves 10% of the
- * time.
+ * and a third off the CPU time of a replay of its queue's operations.
  *
- * One event waits beside the heap: the stream's (eq_push_stream), the next job's
- * arrival, of which there is one at a time. A pop compares it with the heap's least
+ * Keyed and pushed events have a heap each, and a pop takes the earlier of their
+ * least. The keyed ones are mostly the ENDs of running jobs, which wait long: under
+ * fifo on 100,000 jobs about 4,600 of the 4,900 events, while the pushed ones
+ * (a PEAK, a retry, a flow's start) are few and soon popped, three in five of the
+ * pops. In one heap each of those pops took the hole through all six levels of the
+ * ENDs; in a heap of their own it goes through three or four. And a sift knows
+ * whether its events have keys, so it records a keyed event's position without
+ * asking, and a pushed one's not at all (in one heap the events with and without keys
+ * alternated at random along a path, and a branch on it had mispredicted).
+ *
+ * One event waits beside the heaps: the stream's (eq_push_stream), the next job's
+ * arrival, of which there is one at a time. A pop compares it with the heaps' least
  * instead of sifting it in and out: an arrival is one event in six of a run, and each
- * had cost a push and a pop through the heap. */
+ * had cost a push and a pop through a heap. */
 #include "eq.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,17 +56,6 @@ const char *const ev_kind_name[EV_NKINDS] = {
 
 void eq_init(struct eq *q) { *q = (struct eq){0}; }
 
-/* Makes page[npages] the scratch page: where keyed-event bookkeeping writes the
- * position of an event without a key (EQ_NOKEY's page index is clamped to npages), so
- * that the sifts need not branch on whether an event is keyed. */
-static void eq_scratch(struct eq *q)
-{
-    if (!q->scratch) /* written, never read */
-        q->scratch = cpn_malloc(EQ_PAGE_KEYS * sizeof *q->scratch);
-    q->page = cpn_realloc(q->page, (q->npages + 1) * sizeof *q->page);
-    q->page[q->npages] = q->scratch;
-}
-
 uint32_t eq_reserve_keys(struct eq *q, size_t n)
 {
     CPN_ASSERT(n < EQ_NOKEY && q->nkeys < EQ_NOKEY - n);
@@ -74,21 +70,20 @@ uint32_t eq_reserve_keys(struct eq *q, size_t n)
             q->page_live[i] = 0;
         }
         q->npages = np;
-        eq_scratch(q);
     }
     return (uint32_t)first;
 }
 
 void eq_free(struct eq *q)
 {
-    free(q->mem);
+    free(q->keyed.mem);
+    free(q->pushed.mem);
     for (size_t i = 0; i < q->npages; i++)
         free(q->page[i]);
     for (size_t i = 0; i < q->nspare; i++)
         free(q->spare[i]);
     free(q->page);
     free(q->page_live);
-    free(q->scratch);
     eq_init(q);
 }
 
@@ -159,57 +154,51 @@ static const struct event eq_sentinel = {.t = INFINITY, .seq = UINT64_MAX, .key 
 #define EQ_ALIGN 128
 #define EQ_LEAD 3
 
-/* Makes room for more events: a new block twice the size, its free slots filled with
- * the sentinel. The slots before ev are never read. */
-static void eq_grow(struct eq *q)
+/* Makes room for more events in h: a new block twice the size, its free slots filled
+ * with the sentinel. The slots before ev are never read. */
+static void eq_grow(struct eq_heap *h)
 {
-    size_t slots = q->cap ? 2 * (q->cap + EQ_LEAD) : 64; /* a multiple of 4 */
+    size_t slots = h->cap ? 2 * (h->cap + EQ_LEAD) : 64; /* a multiple of 4 */
     CPN_ASSERT(slots < SIZE_MAX / 2 / sizeof(struct event));
     void *mem = cpn_malloc(slots * sizeof(struct event) + EQ_ALIGN);
     uintptr_t at = ((uintptr_t)mem + EQ_ALIGN - 1) & ~(uintptr_t)(EQ_ALIGN - 1);
     struct event *ev = (struct event *)at + EQ_LEAD;
     size_t cap = slots - EQ_LEAD; /* the last group of children ends at the block's end */
-    if (q->n)
-        memcpy(ev, q->ev, q->n * sizeof *ev);
-    for (size_t i = q->n; i < cap; i++)
+    if (h->n)
+        memcpy(ev, h->ev, h->n * sizeof *ev);
+    for (size_t i = h->n; i < cap; i++)
         ev[i] = eq_sentinel;
-    free(q->mem);
-    if (!q->scratch)
-        eq_scratch(q);
-    q->mem = mem;
-    q->ev = ev;
-    q->cap = cap;
+    free(h->mem);
+    h->mem = mem;
+    h->ev = ev;
+    h->cap = cap;
 }
 
 /* A comparison whose outcome is a coin toss: GCC is told so, so that it selects
  * rather than branches. */
 #define EQ_COIN(c) ((size_t)__builtin_expect_with_probability(!!(c), 1, 0.5))
 
-/* The parts of the queue the sifts use, read once: a store to an event might alias
- * the queue's fields for all the compiler knows, and it would read them again at
- * every level. */
+/* What a sift uses, read once: a store to an event might alias the queue's fields
+ * for all the compiler knows, and it would read them again at every level. keyed:
+ * whether the heap is the keyed events' (a constant where the sifts are inlined). */
 struct eq_sift {
     struct event *ev;
     uint32_t *const *page;
-    size_t npages;
+    bool keyed;
 };
 
-static inline struct eq_sift eq_sift_of(const struct eq *q)
+static inline struct eq_sift eq_sift_of(const struct eq *q, const struct eq_heap *h)
 {
-    return (struct eq_sift){.ev = q->ev, .page = q->page, .npages = q->npages};
+    return (struct eq_sift){.ev = h->ev, .page = q->page, .keyed = h == &q->keyed};
 }
 
-/* Puts event e at `at`, which is ev[i], and records i as its key's position. An event
- * without a key records it too, in the scratch page (EQ_NOKEY's page index is past
- * npages, and clamped to it), so that no branch asks whether it has a key: events with
- * and without keys alternate at random along a sift's path. */
-static inline void eq_put(struct eq_sift s, struct event *at, size_t i,
-                          const struct event *e)
+/* Puts event e at `at`, which is ev[i], and records i as its key's position if the
+ * heap's events have keys. */
+static inline void eq_put(struct eq_sift s, struct event *at, size_t i, const struct event *e)
 {
     *at = *e;
-    size_t pg = e->key >> EQ_PAGE_BITS;
-    pg = EQ_COIN(pg < s.npages) ? pg : s.npages;
-    s.page[pg][e->key & (EQ_PAGE_KEYS - 1)] = (uint32_t)i;
+    if (s.keyed)
+        s.page[e->key >> EQ_PAGE_BITS][e->key & (EQ_PAGE_KEYS - 1)] = (uint32_t)i;
 }
 
 /* The least of the 4 siblings c[0..3]: two pairs, then their winners, without
@@ -251,25 +240,26 @@ static size_t eq_fall(struct eq_sift s, size_t n, size_t i, eq_key k)
     return i;
 }
 
-/* Removes the event at index i. The hole it leaves goes down along the least children
+/* Removes the event at index i of heap h. The hole it leaves goes down along the least children
  * to a leaf without comparing them to the last event, which is put there and sifted
  * up (Floyd): the last event is a leaf, mostly late, and rarely rises far, so this
  * saves a comparison at each level of the way down. It may rise above i. Inlined
  * into eq_pop (where i is 0), as GCC would not do by itself: a call per pop. */
-static inline __attribute__((always_inline)) void eq_remove_at(struct eq *q, size_t i)
+static inline __attribute__((always_inline)) void eq_remove_at(struct eq *q, struct eq_heap *h,
+                                                              size_t i)
 {
-    struct eq_sift s = eq_sift_of(q);
-    size_t n = --q->n;
+    struct eq_sift s = eq_sift_of(q, h);
+    size_t n = --h->n;
     struct event last = s.ev[n];
     s.ev[n] = eq_sentinel;
     if (i == n)
         return;
-    /* The hole is h = ev[i], its children ev[4i+1..4i+4]. */
-    struct event *h = &s.ev[i];
+    /* The hole is ev[i], its children ev[4i+1..4i+4]. */
+    struct event *hole = &s.ev[i];
     for (struct event *end = s.ev + n, *c; (c = s.ev + 4 * i + 1) < end;) {
         struct event *m = eq_least4(c);
-        eq_put(s, h, i, m);
-        h = m;
+        eq_put(s, hole, i, m);
+        hole = m;
         i = (size_t)(m - s.ev);
     }
     i = eq_rise(s, i, ev_key(&last));
@@ -289,10 +279,11 @@ static inline struct event eq_event(struct eq *q, double t, enum ev_kind kind, u
 void eq_push(struct eq *q, double t, enum ev_kind kind, uint32_t job, uint32_t gen)
 {
     struct event e = eq_event(q, t, kind, job, gen, EQ_NOKEY);
-    if (q->n == q->cap)
-        eq_grow(q);
+    struct eq_heap *h = &q->pushed;
+    if (h->n == h->cap)
+        eq_grow(h);
     /* It has no key: nothing to record of where it lands. */
-    q->ev[eq_rise(eq_sift_of(q), q->n++, ev_key(&e))] = e;
+    h->ev[eq_rise(eq_sift_of(q, h), h->n++, ev_key(&e))] = e;
 }
 
 void eq_push_stream(struct eq *q, double t, enum ev_kind kind, uint32_t job, uint32_t gen)
@@ -309,20 +300,21 @@ void eq_schedule(struct eq *q, uint32_t key, double t, enum ev_kind kind, uint32
     struct event e = eq_event(q, t, kind, job, gen, key);
     /* A moved event is updated in place: (t, seq) is a strict order, so the events
      * pop in the same order as if it had been removed and pushed again. */
+    struct eq_heap *h = &q->keyed;
     uint32_t at = eq_pos(q, key);
     size_t i;
     if (at != EQ_NOKEY) {
-        if (at > 0 && ev_key(&e) < ev_key(&q->ev[(at - 1) / 4]))
-            i = eq_rise(eq_sift_of(q), at, ev_key(&e));
+        if (at > 0 && ev_key(&e) < ev_key(&h->ev[(at - 1) / 4]))
+            i = eq_rise(eq_sift_of(q, h), at, ev_key(&e));
         else
-            i = eq_fall(eq_sift_of(q), q->n, at, ev_key(&e));
+            i = eq_fall(eq_sift_of(q, h), h->n, at, ev_key(&e));
     } else {
         eq_key_add(q, key);
-        if (q->n == q->cap)
-            eq_grow(q);
-        i = eq_rise(eq_sift_of(q), q->n++, ev_key(&e));
+        if (h->n == h->cap)
+            eq_grow(h);
+        i = eq_rise(eq_sift_of(q, h), h->n++, ev_key(&e));
     }
-    eq_put(eq_sift_of(q), &q->ev[i], i, &e);
+    eq_put(eq_sift_of(q, h), &h->ev[i], i, &e);
 }
 
 void eq_cancel(struct eq *q, uint32_t key)
@@ -330,37 +322,48 @@ void eq_cancel(struct eq *q, uint32_t key)
     CPN_ASSERT(key < q->nkeys);
     uint32_t at = eq_pos(q, key);
     if (at != EQ_NOKEY) {
-        eq_remove_at(q, at);
+        eq_remove_at(q, &q->keyed, at);
         eq_key_gone(q, key);
     }
 }
 
-/* True when the stream's event is the earliest: there is one, and it orders before
- * the heap's least, if any. */
-static inline int eq_stream_first(const struct eq *q)
+/* The least event of heap h, or the sentinel when it has none. */
+static inline const struct event *eq_top(const struct eq_heap *h)
 {
-    return q->has_stream && (q->n == 0 || ev_key(&q->stream) < ev_key(&q->ev[0]));
+    return h->n ? &h->ev[0] : &eq_sentinel;
+}
+
+/* The earliest event: the stream's, the pushed heap's least or the keyed heap's
+ * least; the sentinel when the queue is empty. */
+static inline const struct event *eq_first(const struct eq *q)
+{
+    const struct event *p = eq_top(&q->pushed), *k = eq_top(&q->keyed);
+    const struct event *e = ev_key(k) < ev_key(p) ? k : p;
+    return q->has_stream && ev_key(&q->stream) < ev_key(e) ? &q->stream : e;
 }
 
 int eq_pop(struct eq *q, struct event *out)
 {
-    if (eq_stream_first(q)) {
+    const struct event *e = eq_first(q);
+    if (e == &q->stream) {
         *out = q->stream;
         q->has_stream = 0;
         return 1;
     }
-    if (q->n == 0)
+    if (e == &eq_sentinel)
         return 0;
-    *out = q->ev[0];
-    eq_remove_at(q, 0);
-    if (out->key != EQ_NOKEY)
+    *out = *e;
+    if (e == q->pushed.ev) {
+        eq_remove_at(q, &q->pushed, 0);
+    } else {
+        eq_remove_at(q, &q->keyed, 0);
         eq_key_gone(q, out->key);
+    }
     return 1;
 }
 
 const struct event *eq_peek(const struct eq *q)
 {
-    if (eq_stream_first(q))
-        return &q->stream;
-    return q->n ? &q->ev[0] : NULL;
+    const struct event *e = eq_first(q);
+    return e == &eq_sentinel ? NULL : e;
 }

@@ -1,8 +1,8 @@
-/* eq: the event queue, a 4-ary min-heap of compact event records ordered by
- * (time, seq), its own rather than base/heap.h's generic one (eq.c says why). seq is
- * a counter that only grows, so events at equal times pop in insertion order and
- * every run is deterministic. It owns the records, not the jobs they name (jobs are
- * referred to by index). */
+/* eq: the event queue, two 4-ary min-heaps of compact event records (keyed and
+ * pushed events) ordered by (time, seq), its own rather than base/heap.h's generic
+ * one (eq.c says why). seq is a counter that only grows, so events at equal times pop
+ * in insertion order and every run is deterministic. It owns the records, not the
+ * jobs they name (jobs are referred to by index). */
 #ifndef CPN_EQ_H
 #define CPN_EQ_H
 
@@ -44,27 +44,32 @@ struct event {
 #define EQ_PAGE_KEYS ((uint32_t)1 << EQ_PAGE_BITS)
 #define EQ_SPARE_PAGES 8
 
-/* Keyed events: at most one event per key is in the heap; scheduling it again moves
- * it instead of adding another, so the heap holds only live events (a job's END and
- * a flow's completion change often). */
-struct eq {
-    /* The heap, ev[0..n) with ev[0] the earliest, and room for cap. ev points 3 events
-     * into an allocation aligned to 128 bytes (mem), so that the 4 children of every
-     * event fill one aligned 128-byte block; ev[n..cap) hold a sentinel (eq.c). */
+/* A heap of events, ev[0..n) with ev[0] the earliest, and room for cap. ev points 3
+ * events into an allocation aligned to 128 bytes (mem), so that the 4 children of
+ * every event fill one aligned 128-byte block; ev[n..cap) hold a sentinel (eq.c). */
+struct eq_heap {
     struct event *ev;
     size_t n, cap;
     void *mem;
+};
+
+/* Keyed events: at most one event per key is in the queue; scheduling it again moves
+ * it instead of adding another, so the queue holds only live events (a job's END and
+ * a flow's completion change often). They have a heap of their own, apart from the
+ * pushed events (eq.c says why). */
+struct eq {
+    struct eq_heap keyed;  /* the events of keys (eq_schedule) */
+    struct eq_heap pushed; /* the events without a key (eq_push) */
     uint64_t next_seq;
-    /* The heap index of each key's event, EQ_NOKEY when none, in pages of EQ_PAGE_KEYS
-     * keys. A page exists only while one of its keys has an event: a run reserves keys
-     * for every job, but few jobs have an event at a time. page[npages] is scratch. */
+    /* The keyed heap's index of each key's event, EQ_NOKEY when none, in pages of
+     * EQ_PAGE_KEYS keys. A page exists only while one of its keys has an event: a run
+     * reserves keys for every job, but few jobs have an event at a time. */
     uint32_t **page;      /* [npages] NULL when no key of the page has an event */
     uint32_t *page_live;  /* [npages] keys of the page that have an event */
     uint32_t *spare[EQ_SPARE_PAGES]; /* freed pages, every entry EQ_NOKEY */
-    uint32_t *scratch;    /* page[npages]: where events without a key write (eq.c) */
     size_t nspare;
     size_t nkeys, npages;
-    /* The pending event of the stream (eq_push_stream), beside the heap; valid while
+    /* The pending event of the stream (eq_push_stream), beside the heaps; valid while
      * has_stream. */
     struct event stream;
     int has_stream;
@@ -95,6 +100,9 @@ void eq_cancel(struct eq *q, uint32_t key);
 int eq_pop(struct eq *q, struct event *out);
 /* The earliest event without removing it, or NULL when empty. */
 const struct event *eq_peek(const struct eq *q);
-static inline size_t eq_size(const struct eq *q) { return q->n + (q->has_stream != 0); }
+static inline size_t eq_size(const struct eq *q)
+{
+    return q->keyed.n + q->pushed.n + (q->has_stream != 0);
+}
 
 #endif

@@ -13,9 +13,12 @@
 /* Levels of a subtree's maxima: level 0 over all its nodes, level l >= 1 over its
  * nodes with at least 2^(l-1) idle-looking GPUs: up to 16, as many as a node may have
  * (CLUSTER_MAX_NODE_GPUS; any number beyond would be pruned by the idle maxima alone).
- * Levels for 32 and 64 would never hold a node: 12 floats a block, not 16, make an
- * update a quarter cheaper. */
+ * Levels for 32 and 64 would never hold a node, and with them a block would not fit in
+ * 32 bytes beside the idle maximum. */
 #define NODEIDX_LEVELS 6
+/* Keys a subtree's block: the levels' CPU and memory maxima, the idle maximum, and
+ * padding to 32 bytes. */
+#define NODEIDX_W 16
 
 /* The leaves set since the last search: their blocks and their ancestors' are stale
  * until a search brings them up to date (nodeidx.c says why). */
@@ -29,14 +32,13 @@ struct nodeidx {
     size_t n;      /* nodes */
     size_t leaves; /* a power of two >= n */
     double *leaf_cpu, *leaf_mem; /* [n] each node's free requests, exact */
-    /* [2 * leaves] subtree maxima of idle-looking GPUs; a leaf's (leaves + i) is node
-     * i's, exact and always current. */
-    uint32_t *idle;
-    /* [2 * leaves][2 * NODEIDX_LEVELS]: subtree k's free-CPU maxima per level, then its
-     * free-memory maxima per level, as floats rounded up (-inf where a level has no
-     * node). One block a subtree, so an update reads two children and writes their
-     * parent in a few cache lines. */
-    float *max;
+    uint32_t *leaf_idle;         /* [n] each node's idle-looking GPUs, exact */
+    /* [2 * leaves][NODEIDX_W]: subtree k's maxima as 16-bit keys that order as the
+     * values do, rounded up (nodeidx.c): free CPU per level, then free memory per level
+     * (INT16_MIN where a level has no node), then idle-looking GPUs. One 32-byte block a
+     * subtree, two siblings a cache line. */
+    int16_t *max;
+    void *max_mem; /* the allocation max is aligned in */
     /* Behind a pointer, as are the arrays, so that a search through a const index
      * (the view's) can bring the maxima up to date: they are a cache of the leaves. */
     struct nodeidx_stale *stale;

@@ -652,7 +652,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
             r->shared = 1;
             s->rt[s->slots[sl->next].job].shared = 1;
         }
-        s->gpu_assigned[g]++;
+        s->node_free_gpus[p->node] -= s->gpu_assigned[g]++ == 0;
         s->gpu_assigned_mem_gib[g] += r->bk_mem_gib;
     }
     s->node_cpus_held[p->node] += jb->cpus;
@@ -1021,9 +1021,13 @@ int sim_run(struct sim *s, char *err, size_t errlen)
 
     s->view.stop = s->stop; /* the policies see the flag too (view_stopping) */
     for (;;) {
-        const struct event *top = eq_peek(&s->eq);
-        if (s->dirty && (!top || top->t > s->now) && !s->st.horizon_reached && !view_stopping(&s->view))
-            schedule(s);
+        /* A scheduling point once no event is left at this time (the queue is asked
+         * only then: its earliest is the least of three). */
+        if (s->dirty && !s->st.horizon_reached && !view_stopping(&s->view)) {
+            const struct event *top = eq_peek(&s->eq);
+            if (!top || top->t > s->now)
+                schedule(s);
+        }
         if (view_stopping(&s->view))
             return cpn_fail(err, errlen, CPN_ESTOP, "stopped by signal %d at simulated time %.3f s",
                             (int)*s->stop, s->now);
