@@ -208,8 +208,11 @@ Test(sweep_gen, identical_seeds_are_named_for_a_fixed_queue_not_a_generated_one,
     free(e);
     /* The default cluster's gz has noisy background load: the seed varies it too. */
     write_file("spec2.json", "{\"grid\": {\"seed\": [1, 2]}}");
-    cr_assert_eq(sh("%s sweep %s/spec2.json --out %s/o2 2>&1 >/dev/null | grep -q "
-                    "'the seed varies queue+predictor+background_load in 1 group (all)'",
+    /* grep reads to the end (no -q): a grep that left at the first match would kill the
+     * sweep with SIGPIPE at its next line while its runs still write under o2, which
+     * the scratch directory's removal then races. */
+    cr_assert_eq(sh("%s sweep %s/spec2.json --out %s/o2 2>&1 >/dev/null | grep "
+                    "'the seed varies queue+predictor+background_load in 1 group (all)' >/dev/null",
                     cpnsim_bin(), tmpd, tmpd),
                  0);
 }
