@@ -783,6 +783,9 @@ static double radix_value(uint64_t u)
     return d;
 }
 
+/* The sort key of word w: w itself, or with dbl the key of the double whose bits it is. */
+static inline uint64_t radix_word_key(uint64_t w, bool dbl) { return dbl ? radix_bits_key(w) : w; }
+
 /* The 8-byte word at w[i], as bits. */
 static inline uint64_t radix_word(const unsigned char *w, size_t i)
 {
@@ -809,12 +812,11 @@ static inline __attribute__((always_inline)) void radix_sort(void *v, void *tmp,
     size_t *count = cpn_malloc(buckets * sizeof *count);
     unsigned char *src = v, *dst = tmp;
     uint32_t *vsrc = val, *vdst = vtmp;
-#define RADIX_KEY(w) (dbl ? radix_bits_key(w) : (w))
     for (unsigned shift = 0; shift < 64; shift += bits) {
         memset(count, 0, buckets * sizeof *count);
         for (size_t i = 0; i < n; i++)
-            count[(RADIX_KEY(radix_word(src, i)) >> shift) & mask]++;
-        if (n == 0 || count[(RADIX_KEY(radix_word(src, 0)) >> shift) & mask] == n)
+            count[(radix_word_key(radix_word(src, i), dbl) >> shift) & mask]++;
+        if (n == 0 || count[(radix_word_key(radix_word(src, 0), dbl) >> shift) & mask] == n)
             continue; /* one digit for all: the order stays */
         size_t sum = 0;
         for (size_t d = 0; d < buckets; d++) {
@@ -824,7 +826,7 @@ static inline __attribute__((always_inline)) void radix_sort(void *v, void *tmp,
         }
         for (size_t i = 0; i < n; i++) {
             uint64_t w = radix_word(src, i);
-            size_t at = count[(RADIX_KEY(w) >> shift) & mask]++;
+            size_t at = count[(radix_word_key(w, dbl) >> shift) & mask]++;
             memcpy(dst + at * sizeof w, &w, sizeof w);
             if (val)
                 vdst[at] = vsrc[i];
@@ -836,7 +838,6 @@ static inline __attribute__((always_inline)) void radix_sort(void *v, void *tmp,
         vsrc = vdst;
         vdst = vt;
     }
-#undef RADIX_KEY
     if (src != (unsigned char *)v) {
         memcpy(v, src, n * sizeof(uint64_t));
         if (val)
