@@ -283,7 +283,7 @@ for s in jobs gpus; do
     if [ "$s" = jobs ]; then
         xl='jobs (fixed 10,000 GPUs, 8 sites)'
     else
-        xl='GPUs (30,000 jobs, arrival rate scaled with the GPUs)'
+        xl='GPUs (30,000 jobs, arrival rate ∝ GPUs)'
     fi
     { cat bench/scaling.gp; printf 'plot %s\n' "$(sed 's/, $//' "$gp.plot")"; } >"$gp"
     for fmt in png pdf; do
