@@ -220,6 +220,27 @@ Test(learn, a_run_that_shared_its_gpu_teaches_no_run_time)
     run_free(&no);
 }
 
+/* Which runs shared a GPU. default puts every job on the node's first GPU. a runs
+ * alone from 0, b joins it at 100 and ends first, so a is alone again at the end: both
+ * shared it. c, placed on the empty GPU long after, ran alone, though its GPU had been
+ * shared before. */
+Test(learn, a_run_alone_then_joined_then_alone_again_shared_its_gpu)
+{
+    const char *jobs = HDR "a,0,-,1,1,0,1,1,1,0,a,1000,\n"
+                           "b,100,-,1,1,0,1,1,1,0,a,10,\n"
+                           "c,50000,-,1,1,0,1,1,1,0,a,10,\n";
+    struct run r;
+    run_start_pred(&r, one_node(1, "none"), NULL, 0, jobs, "default", "oracle");
+    cr_assert_lt(rt(&r, "b")->start_s, rt(&r, "a")->end_s, "b joined a");
+    cr_assert_lt(rt(&r, "b")->end_s, rt(&r, "a")->end_s, "a was alone again at its end");
+    cr_assert_gt(rt(&r, "c")->start_s, rt(&r, "a")->end_s, "c came after both");
+    cr_assert_eq(rt(&r, "a")->state, JS_DONE);
+    cr_assert_eq(rt(&r, "c")->state, JS_DONE);
+    cr_assert(rt(&r, "a")->shared && rt(&r, "b")->shared);
+    cr_assert(!rt(&r, "c")->shared);
+    run_free(&r);
+}
+
 /* The learner's table on its own: a handle from learner_key names its key for the
  * learner's life, through the index's growth (3,000 keys double it from 256 slots
  * several times); adding by handle is adding by key; a key made with no observation,

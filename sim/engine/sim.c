@@ -170,6 +170,8 @@ static void release(struct sim *s, uint32_t j, bool done)
         for (uint32_t e = s->slot_first[j] + k * ns, end = e + ns; e < end; e++) {
             struct slot *sl = &s->slots[e];
             uint32_t g = s->job_gpus[e];
+            if (s->gpu_crowded[g]) /* some job was on it beside this one (apply_placement) */
+                r->shared = 1;
             if (sl->prev == VIEW_NONE)
                 s->gpu_resident[g] = sl->next;
             else
@@ -644,14 +646,12 @@ static void apply_placement(struct sim *s, const struct placement *p)
         s->gpu_util[g] = 1.0;
         sim_mark_gpu(s, g);
         /* Another job is on the GPU: neither run is a run alone. (The controller knows it
-         * in hindsight, from the start and end times of the jobs it placed there.) */
-        /* The jobs already there are marked too; only the one that was alone there
-         * may not be yet (once a GPU holds two, all its jobs are marked), so marking
-         * the newest costs one step, not the GPU's jobs. */
-        if (sl->next != VIEW_NONE) {
-            r->shared = 1;
-            s->rt[s->slots[sl->next].job].shared = 1;
-        }
+         * in hindsight, from the start and end times of the jobs it placed there.) Each
+         * job learns it as it leaves (release): the GPU stays crowded until it is empty
+         * again, so a job that was alone, then joined, then alone again still counts as
+         * shared, and marking the job already there, a cache miss on its state at a
+         * million jobs, is left to it. */
+        s->gpu_crowded[g] = sl->next != VIEW_NONE;
         s->node_free_gpus[p->node] -= s->gpu_assigned[g]++ == 0;
         s->gpu_assigned_mem_gib[g] += r->bk_mem_gib;
     }
@@ -914,6 +914,7 @@ static void init_truth(struct sim *s)
     s->gpu_resident = cpn_calloc(ng, sizeof *s->gpu_resident);
     for (size_t g = 0; g < ng; g++)
         s->gpu_resident[g] = VIEW_NONE;
+    s->gpu_crowded = cpn_calloc(ng, sizeof *s->gpu_crowded);
     s->gpu_running = cpn_calloc(ng, sizeof *s->gpu_running);
     s->gpu_mem_gib = cpn_calloc(ng, sizeof *s->gpu_mem_gib);
     s->gpu_util = cpn_calloc(ng, sizeof *s->gpu_util);
@@ -1146,6 +1147,7 @@ void sim_destroy(struct sim *s)
     free(s->slots);
     free(s->slot_first);
     free(s->gpu_resident);
+    free(s->gpu_crowded);
     free(s->gpu_running);
     free(s->gpu_mem_gib);
     free(s->gpu_util);

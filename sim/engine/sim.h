@@ -61,7 +61,8 @@ struct jobrt {
     uint8_t state;        /* enum job_state */
     uint8_t peaked : 1;   /* its memory counts on its GPUs */
     uint8_t shared : 1;   /* this attempt shared a GPU with another job: its run time says
-                           * little of the job alone, and the controller does not learn it */
+                           * little of the job alone, and the controller does not learn it
+                           * (set as it leaves its GPUs, from sim.gpu_crowded) */
 };
 
 /* The running jobs of one node that hold exactly the same GPUs: they always go at the
@@ -154,6 +155,10 @@ struct sim {
 
     /* Truth. */
     uint32_t *gpu_resident;   /* [gpus] head of the slot list, VIEW_NONE if empty */
+    /* [gpus] 1 once a job was placed on it beside another, since it last became empty:
+     * a job that leaves while this is 1 ran beside another there (struct jobrt's
+     * shared). Kept per GPU so that a placement marks no other job's state. */
+    uint8_t *gpu_crowded;
     uint32_t *gpu_running;    /* [gpus] jobs computing on it */
     double *gpu_mem_gib;      /* [gpus] memory of peaked jobs */
     double *gpu_util;         /* [gpus] 1 when computing */
