@@ -195,6 +195,10 @@ struct dflt_state {
     uint32_t memo[DFLT_MEMO_MAX]; /* shapes that failed to bind in this point's site */
     size_t n_memo;
     uint32_t memo_site;
+    /* With scrapes, this point's site (dflt_site at its start): no scrape comes within a
+     * point, so every job of it goes there. VIEW_NONE with live metrics, where each
+     * placement may change the site. */
+    uint32_t point_site;
     uint64_t pos;   /* seq of the last job tried in this point; those before it in a
                      * set-aside cohort have, in effect, been tried and failed */
     uint64_t round; /* scheduling points begun */
@@ -627,17 +631,18 @@ static int32_t dflt_filter_score(const struct dflt_class *c, const struct dflt_s
     return dflt_key_fits(&c->key, jb, gpu_res, runs) ? (int32_t)dflt_score(c, jb) : -1;
 }
 
-/* dflt_filter_score for jobs of shape s, memoized on the class, whose key never
- * changes while it lives: the binds of a point try a few shapes on the same classes
- * again and again (on the 100k queue, 4 scores in 5 were repeats). */
-static int32_t dflt_class_score(struct dflt_class *c, uint32_t s, const struct dflt_shape *jb,
-                                bool gpu_res, const uint8_t *runs)
+/* dflt_filter_score for jobs of shape s of the class of entry e of a site's list,
+ * memoized there (the class's key never changes while it lives): the binds of a point
+ * try a few shapes on the same classes again and again (on the 100k queue, 4 scores
+ * in 5 were repeats). */
+static int32_t dflt_class_score(const struct dflt_nodes *x, struct dflt_site_ent *e, uint32_t s,
+                                const struct dflt_shape *jb, bool gpu_res, const uint8_t *runs)
 {
-    if (c->memo_shape != s) {
-        c->memo_shape = s;
-        c->memo_score = dflt_filter_score(c, jb, gpu_res, runs);
+    if (e->memo_shape != s) {
+        e->memo_shape = s;
+        e->memo_score = dflt_filter_score(&x->cls[e->cls], jb, gpu_res, runs);
     }
-    return c->memo_score;
+    return e->memo_score;
 }
 
 /* Node n as the pods of the gang decision so far would leave it: a class of its own. */
@@ -681,23 +686,28 @@ static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site,
     int64_t best_score = -1;
     /* (The site's list, read once: a class's memo, stored in the loop, is of the type
      * of the list's length, which the compiler had read again at every class.) */
-    const uint32_t *list = x->site_cls[site], n_list = x->site_n[site];
-    for (uint32_t i = 0; i < n_list; i++) {
+    struct dflt_site_ent *list = x->site_cls[site];
+    const uint32_t n_list = x->site_n[site];
+    for (uint32_t i0 = 0; i0 < n_list; i0 += DFLT_STOP_EVERY) {
         /* A site may hold a million classes: a stopped run ends the pass (what it
          * returns no longer matters: the run writes no result). */
-        if ((i + 1) % DFLT_STOP_EVERY == 0 && view_stopping(v))
+        if (i0 > 0 && view_stopping(v))
             return 0;
-        /* The filter on the class's key, which holds its nodes' capacity and requests
-         * (view_node_fits_requests of any of its nodes). */
-        struct dflt_class *c = &x->cls[list[i]];
-        int64_t score = dflt_class_score(c, shape, jb, gpu_res, runs);
-        if (score < 0 || score < best_score)
-            continue;
-        uint32_t n = st->n_excl ? dflt_class_first_but(c, st->excl, st->n_excl, st->frontier)
-                                : dflt_class_first(c);
-        if (n != VIEW_NONE && (score > best_score || n < best)) {
-            best = n;
-            best_score = score;
+        uint32_t end = n_list - i0 > DFLT_STOP_EVERY ? i0 + DFLT_STOP_EVERY : n_list;
+        for (uint32_t i = i0; i < end; i++) {
+            /* The filter on the class's key, which holds its nodes' capacity and
+             * requests (view_node_fits_requests of any of its nodes). Only a class
+             * that passes it with the best score so far is read. */
+            int64_t score = dflt_class_score(x, &list[i], shape, jb, gpu_res, runs);
+            if (score < 0 || score < best_score)
+                continue;
+            const struct dflt_class *c = &x->cls[list[i].cls];
+            uint32_t n = st->n_excl ? dflt_class_first_but(c, st->excl, st->n_excl, st->frontier)
+                                    : dflt_class_first(c);
+            if (n != VIEW_NONE && (score > best_score || n < best)) {
+                best = n;
+                best_score = score;
+            }
         }
     }
     for (uint32_t i = 0; gpu_res && i < st->fit.n; i++) { /* (a node again scores the same) */
@@ -889,6 +899,7 @@ static void dflt_begin(void *state, const struct view *v)
     bool event = st->learnt > st->learnt_seen || v->scrape_time_s != st->scrape_s;
     st->learnt_seen = st->learnt;
     st->scrape_s = v->scrape_time_s;
+    st->point_site = v->cl->cfg.scrape_interval_s > 0 ? dflt_site(v) : VIEW_NONE;
     if (event) {
         for (size_t i = 0; i < st->parked.n; i++) {
             uint32_t c = st->parked.v[i];
@@ -1007,7 +1018,8 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
             st->job[out->job].queued = 0;
         return 1;
     }
-    uint32_t site = dflt_site(v);
+    uint32_t site = st->point_site != VIEW_NONE ? st->point_site : dflt_site(v);
+    CPN_ASSERT(!policy_check_indexes || site == dflt_site(v));
     if (site != st->memo_site)
         dflt_change_site(st, v, site);
     const struct dflt_params *par = v->params;
@@ -1113,14 +1125,17 @@ static void dflt_check(const void *state, const struct view *v)
     if (!st->in_round && st->placed == VIEW_NONE)
         dflt_nodes_check(&st->nodes, v);
     /* A live class's memoized filter and score are what its key gives now. */
-    for (size_t c = 0; c < st->nodes.n_cls; c++) {
-        const struct dflt_class *cl = &st->nodes.cls[c];
-        if (cl->n_nodes == 0 || cl->memo_shape == VIEW_NONE)
-            continue;
-        const struct dflt_shape *sh = &st->shapes[cl->memo_shape];
-        CPN_ASSERT(cl->memo_score == dflt_filter_score(cl, sh, v->cl->cfg.gpu_as_resource,
-                                                       &st->runs[(size_t)sh->runs * nt]));
-    }
+    for (size_t site = 0; site < st->nodes.n_sites; site++)
+        for (uint32_t i = 0; i < st->nodes.site_n[site]; i++) {
+            const struct dflt_site_ent *e = &st->nodes.site_cls[site][i];
+            const struct dflt_class *cl = &st->nodes.cls[e->cls];
+            CPN_ASSERT(cl->n_nodes > 0 && cl->key.site == site && cl->site_pos == i);
+            if (e->memo_shape == VIEW_NONE)
+                continue;
+            const struct dflt_shape *sh = &st->shapes[e->memo_shape];
+            CPN_ASSERT(e->memo_score == dflt_filter_score(cl, sh, v->cl->cfg.gpu_as_resource,
+                                                          &st->runs[(size_t)sh->runs * nt]));
+        }
 }
 
 const struct policy_ops default_policy = {

@@ -40,9 +40,16 @@ struct dflt_class {
     uint32_t next;     /* the next class of its hash bucket, or of the free list */
     uint32_t site_pos; /* its position in its site's list */
     uint32_t bucket;   /* its hash bucket */
-    /* The bind's memo (default.c, dflt_class_score): the filter and score of the
-     * class's nodes for jobs of shape memo_shape (-1: filtered out), or memo_shape
-     * VIEW_NONE. A class's key never changes while it lives. */
+    uint32_t moved_to; /* the class its last node to leave it went to, or VIEW_NONE */
+};
+
+/* A class in its site's list, with the bind's memo (default.c, dflt_class_score): the
+ * filter and score of the class's nodes for jobs of shape memo_shape (-1: filtered
+ * out), or memo_shape VIEW_NONE. A class's key never changes while it lives. The memo
+ * is kept in the list rather than on the class: a bind reads it for every class of the
+ * site, and reads the class itself only for one that may win. */
+struct dflt_site_ent {
+    uint32_t cls;
     uint32_t memo_shape;
     int32_t memo_score;
 };
@@ -55,7 +62,7 @@ struct dflt_nodes {
     size_t mask;
     uint32_t *node_cls; /* [nodes] its class */
     uint32_t *node_pos; /* [nodes] its position in its class's heap */
-    uint32_t **site_cls; /* [sites] the classes of each site, in no order */
+    struct dflt_site_ent **site_cls; /* [sites] the classes of each site, in no order */
     uint32_t *site_n, *site_cap;
     size_t n_sites;
 };

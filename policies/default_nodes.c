@@ -100,8 +100,8 @@ static uint32_t dflt_class_get(struct dflt_nodes *x, const struct dflt_ckey *k)
     cl->key = *k;
     cl->cap_milli = dflt_llround(k->cpus * DFLT_MILLI_PER_CPU);
     cl->cap_bytes = dflt_llround(k->mem_gib * DFLT_BYTES_PER_GIB);
-    cl->memo_shape = VIEW_NONE;
     cl->bucket = b;
+    cl->moved_to = VIEW_NONE;
     cl->next = x->bucket[b];
     x->bucket[b] = c;
     uint32_t s = k->site;
@@ -110,7 +110,7 @@ static uint32_t dflt_class_get(struct dflt_nodes *x, const struct dflt_ckey *k)
         x->site_cls[s] = cpn_realloc(x->site_cls[s], x->site_cap[s] * sizeof *x->site_cls[s]);
     }
     cl->site_pos = x->site_n[s];
-    x->site_cls[s][x->site_n[s]++] = c;
+    x->site_cls[s][x->site_n[s]++] = (struct dflt_site_ent){.cls = c, .memo_shape = VIEW_NONE};
     return c;
 }
 
@@ -122,9 +122,10 @@ static void dflt_class_drop(struct dflt_nodes *x, uint32_t c)
     while (*p != c)
         p = &x->cls[*p].next;
     *p = cl->next;
-    uint32_t s = cl->key.site, last = x->site_cls[s][--x->site_n[s]];
+    uint32_t s = cl->key.site;
+    struct dflt_site_ent last = x->site_cls[s][--x->site_n[s]];
     x->site_cls[s][cl->site_pos] = last;
-    x->cls[last].site_pos = cl->site_pos;
+    x->cls[last.cls].site_pos = cl->site_pos;
     cl->next = x->free_cls;
     x->free_cls = c;
 }
@@ -198,10 +199,17 @@ void dflt_nodes_free(struct dflt_nodes *x)
 void dflt_nodes_refresh(struct dflt_nodes *x, const struct view *v, uint32_t n)
 {
     struct dflt_ckey k = dflt_key_of(v, n);
-    if (memcmp(&x->cls[x->node_cls[n]].key, &k, sizeof k) == 0)
+    uint32_t from = x->node_cls[n], to = x->cls[from].moved_to;
+    if (memcmp(&x->cls[from].key, &k, sizeof k) == 0)
         return;
+    /* Nodes of one class that take (or give back) jobs of one shape reach one key
+     * again: the class the last node went to is tried before the hash table. A live
+     * class is the only one of its key. */
+    if (to == VIEW_NONE || x->cls[to].n_nodes == 0 || memcmp(&x->cls[to].key, &k, sizeof k) != 0)
+        to = dflt_class_get(x, &k); /* (may move x->cls) */
+    x->cls[from].moved_to = to;
     dflt_class_remove(x, n);
-    dflt_class_add(x, dflt_class_get(x, &k), n);
+    dflt_class_add(x, to, n);
 }
 
 void dflt_nodes_check(const struct dflt_nodes *x, const struct view *v)
