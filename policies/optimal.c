@@ -373,7 +373,6 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->stale = opt_alloc(cl->n_nodes, sizeof *st->stale);
     st->is_stale = opt_alloc(cl->n_nodes, sizeof *st->is_stale);
     st->grp_order = opt_alloc(st->n_grp + OPT_GTOP, sizeof *st->grp_order); /* (see opt_order_groups) */
-    st->grp_dur = opt_alloc(st->n_grp, sizeof *st->grp_dur);
     st->site_xfer = opt_alloc(cl->n_sites, sizeof *st->site_xfer);
     st->grp_sites = opt_alloc(cl->n_sites, sizeof *st->grp_sites);
     for (size_t gi = 0; gi < st->n_grp; gi++) /* (groups come site by site) */
@@ -479,7 +478,6 @@ static void opt_destroy(void *state)
     free(st->cls_grp);
     free(st->cls_ok);
     free(st->grp_order);
-    free(st->grp_dur);
     free(st->site_xfer);
     free(st->grp_sites);
     free(st->tp_ok);

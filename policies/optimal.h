@@ -101,7 +101,6 @@ struct opt_state {
     uint32_t grp_job;      /* point grp_point, est_version grp_ver and trees grp_tree */
     uint64_t grp_point, grp_ver, grp_tree;
     uint64_t tree_gen;     /* changes of the groups' trees so far */
-    double *grp_dur;       /* [n_grp] scratch: transfer + run of the job on the group */
     double *site_xfer;     /* [sites] transfer estimates of job xfer_job to each site of
                             * grp_sites at scheduling point xfer_point: the network does
                             * not change within one, and a reservation searches twice */
