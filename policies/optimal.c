@@ -395,6 +395,7 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->n_jobs = (uint32_t)nj;
     st->max_pods = 1;
     st->pod_base = opt_alloc(nj, sizeof *st->pod_base);
+    st->pod_gpus = opt_alloc(nj, sizeof *st->pod_gpus);
     for (uint32_t j = 0; j < nj; j++) {
         uint32_t pods = view_job(v, j).pods;
         st->pod_base[j] = (uint32_t)(ne - nj);
@@ -495,6 +496,7 @@ static void opt_destroy(void *state)
     free(st->job_next);
     free(st->job_at);
     free(st->pod_base);
+    free(st->pod_gpus);
     free(st->ent_job);
     free(st->g_nodes);
     free(st->g_slot);
@@ -1073,6 +1075,7 @@ static int opt_place(void *state, const struct view *v, struct placement *out)
         st->stage[j] = OPT_OUT;
     }
     uint32_t e = opt_entry(st, j, k);
+    st->pod_gpus[j] = (uint8_t)out->ngpus; /* (the engine checks it is the job's gpus) */
     opt_unlink(st, e);
     st->job_next[e] = st->node_head[out->node];
     st->node_head[out->node] = e;
@@ -1132,11 +1135,12 @@ static void opt_check_queue(const struct opt_state *st, const struct view *v,
 
 /* The queue's stages and the nodes' lists of running jobs agree with the view: a job
  * is in a stage exactly while queued, n_big counts the aged jobs of reserve_min_gpus
- * GPUs or more, and every job of the bookkeeping is on its node's list. What comes
- * from the estimates follows the current ones: a queued job's young-heap entry and
- * cached estimates (for a job that waited reserve_after_s, once a plan took it since
- * they changed: opt_order_key), and a running job's predicted run. (The node index is
- * checked search by search: opt_check_search.) */
+ * GPUs or more, and every job of the bookkeeping is on its node's list with its
+ * pods' GPUs (pod_gpus). What comes from the estimates follows the current ones: a
+ * queued job's young-order entry and cached estimates (for a job that waited
+ * reserve_after_s, once a plan took it since they changed: opt_order_key), and a
+ * running job's predicted run. (The node index is checked search by search:
+ * opt_check_search.) */
 static void opt_check(const void *state, const struct view *v)
 {
     const struct opt_state *st = state;
@@ -1145,6 +1149,7 @@ static void opt_check(const void *state, const struct view *v)
     for (uint32_t j = 0; j < v->n_jobs; j++) {
         staged += st->stage[j] != OPT_OUT;
         big += st->stage[j] == OPT_AGED && opt_gpus(v, j) >= ((const struct opt_params *)v->params)->reserve_min_gpus;
+        CPN_ASSERT(!v->job_active[j] || st->pod_gpus[j] == view_job(v, j).gpus);
         if (v->job_active[j] && view_pods_held(v, j) == 1) {
             struct view_estimate e;
             view_estimate(v, j, v->cl->nodes[v->job_node[j]].type, &e);

@@ -132,6 +132,10 @@ struct opt_state {
     uint32_t *job_next;    /* [entries] next entry of the same node's list */
     uint32_t *job_at;      /* [entries] node whose list holds the entry, VIEW_NONE */
     uint32_t *pod_base;    /* [jobs] of several pods: its first entry past n_jobs */
+    uint8_t *pod_gpus;     /* [jobs] GPUs of each of its pods (view_job's gpus, at most
+                            * CLUSTER_MAX_NODE_GPUS), set when it is placed: a node's list
+                            * is walked reading it, a byte a job that stays in the cache
+                            * where a million jobs' records do not */
     uint32_t *ent_job;     /* [entries - jobs] the job of an entry of a later pod */
     uint32_t n_jobs;       /* the view's jobs (the first entries) */
     uint32_t max_pods;     /* the most pods of a job */

@@ -364,7 +364,7 @@ void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n)
         t[q] = -INFINITY;
     uint32_t *p = &st->node_head[n];
     for (uint32_t e; (e = opt_list_next(st, v, n, &p)) != VIEW_NONE;) {
-        uint32_t a = opt_entry_job(st, e), k = view_job(v, a).gpus;
+        uint32_t a = opt_entry_job(st, e), k = st->pod_gpus[a];
         uint32_t first = v->job_gpu_first[a] + opt_entry_pod(st, e) * k;
         double free_s = opt_job_free_s(st, v, a);
         if (st->alone[n] == a)
@@ -439,7 +439,7 @@ static void opt_touch(struct opt_state *st, const struct view *v, uint32_t n)
     }
     uint32_t *p = &st->node_head[n];
     for (uint32_t e; (e = opt_list_next(st, v, n, &p)) != VIEW_NONE;) {
-        uint32_t a = opt_entry_job(st, e), k = view_job(v, a).gpus;
+        uint32_t a = opt_entry_job(st, e), k = st->pod_gpus[a];
         uint32_t first = v->job_gpu_first[a] + opt_entry_pod(st, e) * k;
         double free_s = opt_job_free_s(st, v, a);
         if (st->alone[n] == a) {
