@@ -184,7 +184,7 @@ static bool opt_group_same_shape(const struct opt_group *a, const struct opt_gro
 /* A cache line (bytes). */
 #define OPT_LINE 64
 
-/* ---- the queue's heaps ---- */
+/* ---- the queue's orders ---- */
 
 static bool opt_hent_less(const void *a, const void *b, const void *ctx)
 {
@@ -195,44 +195,98 @@ static bool opt_hent_less(const void *a, const void *b, const void *ctx)
     return x->k2 < y->k2;
 }
 
-/* Four children a record: a heap of the queue holds up to every queued job, and a
+/* Four children a record: a heap of the queue may hold most queued jobs, and a
  * shallower one misses the cache less at each push and pop. The order is strict (an
- * entry number is in a heap once), so where records sit never changes the order they
- * come out in. */
+ * entry number is in an order once, and no key is NaN: submit times are finite and
+ * opt_key_of gives none), so where records sit never changes the order they come out
+ * in. */
 static const struct heap_ops opt_hent_ops = {
     .size = sizeof(struct opt_hent), .less = opt_hent_less, .arity = 4};
 
-static void opt_heap_push(struct heap *h, struct opt_hent e) { heap_push(h, &opt_hent_ops, NULL, &e); }
-
-static void opt_heap_pop(struct heap *h) { heap_pop(h, &opt_hent_ops, NULL, NULL); }
-
-/* True when entry e still stands for its job in a heap of stage `stage`. */
+/* True when entry e still stands for its job in an order of stage `stage`. */
 static bool opt_current(const struct opt_state *st, const struct opt_hent *e, uint8_t stage)
 {
     return st->stage[e->job] == stage && st->gen[e->job] == e->gen;
 }
 
-/* Drops entries that no longer stand from the top of h; returns the top, or NULL. */
-static const struct opt_hent *opt_heap_top(const struct opt_state *st, struct heap *h, uint8_t stage)
+/* Adds entry e to q: to the run when it comes after the run's last entry (or the run
+ * is empty), else to the heap. */
+static void opt_queue_push(struct opt_queue *q, struct opt_hent e)
 {
-    while (h->n > 0 && !opt_current(st, heap_at(h, &opt_hent_ops, 0), stage))
-        opt_heap_pop(h);
-    return h->n > 0 ? heap_at(h, &opt_hent_ops, 0) : NULL;
+    if (q->head < q->n && !opt_hent_less(&q->run[q->n - 1], &e, NULL)) {
+        heap_push(&q->side, &opt_hent_ops, NULL, &e);
+        return;
+    }
+    if (q->n == q->cap && q->head > 0 && q->head >= q->n / 2) { /* the room its head left */
+        memmove(q->run, q->run + q->head, (q->n - q->head) * sizeof *q->run);
+        q->n -= q->head;
+        q->head = 0;
+    }
+    if (q->n == q->cap)
+        cpn_grow((void **)&q->run, &q->cap, q->n + 1, sizeof *q->run);
+    q->run[q->n++] = e;
+}
+
+/* Whether q's least entry is the run's head (else the heap's top); q is not empty. */
+static bool opt_queue_least_in_run(const struct opt_queue *q)
+{
+    return q->side.n == 0 || (q->head < q->n && opt_hent_less(&q->run[q->head],
+                                                              heap_at(&q->side, &opt_hent_ops, 0), NULL));
+}
+
+/* Drops entries that no longer stand from the run's head and the heap's top; returns
+ * q's least entry, or NULL when it is empty. */
+static const struct opt_hent *opt_queue_top(const struct opt_state *st, struct opt_queue *q,
+                                            uint8_t stage)
+{
+    while (q->head < q->n && !opt_current(st, &q->run[q->head], stage))
+        q->head++;
+    while (q->side.n > 0 && !opt_current(st, heap_at(&q->side, &opt_hent_ops, 0), stage))
+        heap_pop(&q->side, &opt_hent_ops, NULL, NULL);
+    if (q->head == q->n && q->side.n == 0)
+        return NULL;
+    return opt_queue_least_in_run(q) ? &q->run[q->head] : heap_at(&q->side, &opt_hent_ops, 0);
+}
+
+/* Removes q's least entry (opt_queue_top found it). */
+static void opt_queue_pop(struct opt_queue *q)
+{
+    if (opt_queue_least_in_run(q))
+        q->head++;
+    else
+        heap_pop(&q->side, &opt_hent_ops, NULL, NULL);
+}
+
+/* Empties q (its memory is kept). */
+static void opt_queue_clear(struct opt_queue *q) { q->head = q->n = q->side.n = 0; }
+
+static void opt_queue_free(struct opt_queue *q)
+{
+    free(q->run);
+    heap_free(&q->side);
 }
 
 /* Drops the entries that no longer stand once they outnumber the live ones, so that
- * a heap stays O(queue) however many jobs have come and gone. */
-static void opt_heap_compact(const struct opt_state *st, struct heap *h, uint8_t stage, size_t live)
+ * an order stays O(queue) however many jobs have come and gone. The run keeps its
+ * order as it is filtered. */
+static void opt_queue_compact(const struct opt_state *st, struct opt_queue *q, uint8_t stage,
+                              size_t live)
 {
-    if (h->n <= 2 * live + 1024)
+    if (q->n - q->head + q->side.n <= 2 * live + 1024)
         return;
-    struct opt_hent *v = h->v;
     size_t m = 0;
-    for (size_t i = 0; i < h->n; i++)
+    for (size_t i = q->head; i < q->n; i++)
+        if (opt_current(st, &q->run[i], stage))
+            q->run[m++] = q->run[i];
+    q->head = 0;
+    q->n = m;
+    struct opt_hent *v = q->side.v;
+    m = 0;
+    for (size_t i = 0; i < q->side.n; i++)
         if (opt_current(st, &v[i], stage))
             v[m++] = v[i];
-    h->n = m;
-    heap_heapify(h, &opt_hent_ops, NULL);
+    q->side.n = m;
+    heap_heapify(&q->side, &opt_hent_ops, NULL);
 }
 
 static int opt_init(void **state, const struct view *v, char *err, size_t errlen)
@@ -319,7 +373,6 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->stale = opt_alloc(cl->n_nodes, sizeof *st->stale);
     st->is_stale = opt_alloc(cl->n_nodes, sizeof *st->is_stale);
     st->grp_order = opt_alloc(st->n_grp + OPT_GTOP, sizeof *st->grp_order); /* (see opt_order_groups) */
-    st->grp_dur = opt_alloc(st->n_grp, sizeof *st->grp_dur);
     st->site_xfer = opt_alloc(cl->n_sites, sizeof *st->site_xfer);
     st->grp_sites = opt_alloc(cl->n_sites, sizeof *st->grp_sites);
     for (size_t gi = 0; gi < st->n_grp; gi++) /* (groups come site by site) */
@@ -342,6 +395,7 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
     st->n_jobs = (uint32_t)nj;
     st->max_pods = 1;
     st->pod_base = opt_alloc(nj, sizeof *st->pod_base);
+    st->pod_gpus = opt_alloc(nj, sizeof *st->pod_gpus);
     for (uint32_t j = 0; j < nj; j++) {
         uint32_t pods = view_job(v, j).pods;
         st->pod_base[j] = (uint32_t)(ne - nj);
@@ -425,7 +479,6 @@ static void opt_destroy(void *state)
     free(st->cls_grp);
     free(st->cls_ok);
     free(st->grp_order);
-    free(st->grp_dur);
     free(st->site_xfer);
     free(st->grp_sites);
     free(st->tp_ok);
@@ -443,6 +496,7 @@ static void opt_destroy(void *state)
     free(st->job_next);
     free(st->job_at);
     free(st->pod_base);
+    free(st->pod_gpus);
     free(st->ent_job);
     free(st->g_nodes);
     free(st->g_slot);
@@ -466,10 +520,10 @@ static void opt_destroy(void *state)
     free(st->entry);
     free(st->gen);
     free(st->stage);
-    heap_free(&st->young);
-    heap_free(&st->aging);
-    heap_free(&st->aged);
-    heap_free(&st->big);
+    opt_queue_free(&st->young);
+    opt_queue_free(&st->aging);
+    opt_queue_free(&st->aged);
+    opt_queue_free(&st->big);
     free(st->fresh);
     free(st->fresh_gen);
     free(st->avail);
@@ -683,32 +737,67 @@ static const struct heap_ops opt_front_ops = {.size = sizeof(size_t), .less = op
 
 static double opt_order_key(struct opt_state *st, const struct view *v, uint32_t j);
 
-/* Takes up to `want` current entries of heap h in order, skipping jobs this plan has
- * handled, and appends their jobs to out; returns how many it appended. The heap is
- * left as it is (but for entries that no longer stand at its top, which go): its
- * records are read in order by a best-first walk from the root, whose frontier (the
- * children of the records read so far) is a small heap of its own, so a take costs
- * O(taken log taken) rather than a pop and a push back of each entry taken, each
- * O(log queue) and a miss of the cache at every level. */
-static size_t opt_take(struct opt_state *st, const struct view *v, struct heap *h, uint8_t stage,
-                       size_t want, struct opt_key *out)
+static int opt_hent_cmp(const void *a, const void *b)
+{
+    return opt_hent_less(a, b, NULL) ? -1 : opt_hent_less(b, a, NULL);
+}
+
+/* Checks a take against sorting every entry of q (policy_check_indexes): out[0..m)
+ * must be the first current entries of jobs this plan has not handled, up to want. */
+static void opt_check_take(const struct opt_state *st, const struct opt_queue *q, uint8_t stage,
+                           size_t want, const struct opt_key *out, size_t m)
+{
+    size_t in_run = q->n - q->head, all = 0;
+    struct opt_hent *e = cpn_calloc(in_run + q->side.n + 1, sizeof *e);
+    for (size_t k = 0; k < in_run + q->side.n; k++) {
+        const struct opt_hent *x =
+            k < in_run ? &q->run[q->head + k] : &((const struct opt_hent *)q->side.v)[k - in_run];
+        if (opt_current(st, x, stage) && st->done[x->job] != st->epoch)
+            e[all++] = *x;
+    }
+    qsort(e, all, sizeof *e, opt_hent_cmp);
+    CPN_ASSERT(m == (all < want ? all : want));
+    for (size_t k = 0; k < m; k++)
+        CPN_ASSERT(out[k].job == e[k].job && out[k].pos == e[k].k2);
+    free(e);
+}
+
+/* Takes up to `want` current entries of order q in order, skipping jobs this plan has
+ * handled, and appends their jobs to out; returns how many it appended. The order is
+ * left as it is (but for entries that no longer stand at its least, which go): the run
+ * is read from its head, and the heap's records in order by a best-first walk from the
+ * root, whose frontier (the children of the records read so far) is a small heap of
+ * its own; the two are merged. So a take costs O(taken log taken) rather than a pop
+ * and a push back of each entry taken, each O(log queue) and a miss of the cache at
+ * every level. */
+static size_t opt_take(struct opt_state *st, const struct view *v, struct opt_queue *q,
+                       uint8_t stage, size_t want, struct opt_key *out)
 {
     size_t m = 0;
-    if (want == 0 || opt_heap_top(st, h, stage) == NULL)
+    if (want == 0 || opt_queue_top(st, q, stage) == NULL)
         return 0;
-    void *ctx = h->v;
+    const struct opt_hent *side = q->side.v;
+    size_t r = q->head, i = 0;
     st->front.n = 0;
-    size_t i = 0;
-    heap_push(&st->front, &opt_front_ops, ctx, &i);
-    while (m < want && st->front.n > 0) {
-        heap_pop(&st->front, &opt_front_ops, ctx, &i);
-        for (size_t c = 4 * i + 1; c <= 4 * i + 4 && c < h->n; c++)
-            heap_push(&st->front, &opt_front_ops, ctx, &c);
-        const struct opt_hent *x = heap_at(h, &opt_hent_ops, i);
+    if (q->side.n > 0)
+        heap_push(&st->front, &opt_front_ops, q->side.v, &i);
+    while (m < want && (r < q->n || st->front.n > 0)) {
+        const struct opt_hent *x;
+        const size_t *next = st->front.n > 0 ? heap_at(&st->front, &opt_front_ops, 0) : NULL;
+        if (!next || (r < q->n && opt_hent_less(&q->run[r], &side[*next], NULL))) {
+            x = &q->run[r++];
+        } else {
+            heap_pop(&st->front, &opt_front_ops, q->side.v, &i);
+            for (size_t c = 4 * i + 1; c <= 4 * i + 4 && c < q->side.n; c++)
+                heap_push(&st->front, &opt_front_ops, q->side.v, &c);
+            x = &side[i];
+        }
         if (!opt_current(st, x, stage) || st->done[x->job] == st->epoch)
             continue;
         out[m++] = (struct opt_key){.key = opt_order_key(st, v, x->job), .pos = x->k2, .job = x->job};
     }
+    if (policy_check_indexes)
+        opt_check_take(st, q, stage, want, out, m);
     return m;
 }
 
@@ -719,15 +808,15 @@ static void opt_age(struct opt_state *st, const struct view *v)
     const struct opt_params *c = v->params;
     size_t big_before = st->n_big;
     const struct opt_hent *e;
-    while ((e = opt_heap_top(st, &st->aging, OPT_YOUNG)) != NULL &&
+    while ((e = opt_queue_top(st, &st->aging, OPT_YOUNG)) != NULL &&
            v->now - view_job(v, e->job).submit_s >= c->reserve_after_s) {
         struct opt_hent x = *e;
-        opt_heap_pop(&st->aging);
+        opt_queue_pop(&st->aging);
         st->stage[x.job] = OPT_AGED;
         x.k1 = view_job(v, x.job).submit_s;
-        opt_heap_push(&st->aged, x);
+        opt_queue_push(&st->aged, x);
         if (opt_gpus(v, x.job) >= c->reserve_min_gpus) {
-            opt_heap_push(&st->big, x);
+            opt_queue_push(&st->big, x);
             st->n_big++;
         }
     }
@@ -776,10 +865,10 @@ static void opt_plan(struct opt_state *st, const struct view *v)
         opt_leaf_base(st, v, st->stale[i]);
     }
     st->n_stale = 0;
-    opt_heap_compact(st, &st->young, OPT_YOUNG, v->queue_len);
-    opt_heap_compact(st, &st->aging, OPT_YOUNG, v->queue_len);
-    opt_heap_compact(st, &st->aged, OPT_AGED, v->queue_len);
-    opt_heap_compact(st, &st->big, OPT_AGED, v->queue_len);
+    opt_queue_compact(st, &st->young, OPT_YOUNG, v->queue_len);
+    opt_queue_compact(st, &st->aging, OPT_YOUNG, v->queue_len);
+    opt_queue_compact(st, &st->aged, OPT_AGED, v->queue_len);
+    opt_queue_compact(st, &st->big, OPT_AGED, v->queue_len);
     size_t room = st->window - opt_plan_reservations(st, v);
     size_t m = opt_take(st, v, &st->aged, OPT_AGED, room, st->win);
     m += opt_take(st, v, &st->young, OPT_YOUNG, room - m, st->win + m);
@@ -858,11 +947,11 @@ static double opt_pred_run_now(struct opt_state *st, const struct view *v, uint3
 
 static void opt_rebuild(struct opt_state *st, const struct view *v)
 {
-    st->young.n = 0;
+    opt_queue_clear(&st->young);
     for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j]) {
         if (st->stage[j] != OPT_YOUNG)
             continue; /* keyed when a plan takes it (opt_order_key) */
-        opt_heap_push(&st->young, (struct opt_hent){.k1 = opt_order_key(st, v, j),
+        opt_queue_push(&st->young, (struct opt_hent){.k1 = opt_order_key(st, v, j),
                                                     .k2 = st->entry[j], .job = j, .gen = st->gen[j]});
     }
     bool pods_moved = false;
@@ -907,9 +996,9 @@ static void opt_job_event(void *state, const struct view *v, uint32_t j, enum po
         st->stage[j] = OPT_YOUNG;
         struct opt_hent x = {.k1 = opt_order_key(st, v, j), .k2 = st->entry[j], .job = j,
                              .gen = st->gen[j]};
-        opt_heap_push(&st->young, x);
+        opt_queue_push(&st->young, x);
         x.k1 = view_job(v, j).submit_s;
-        opt_heap_push(&st->aging, x);
+        opt_queue_push(&st->aging, x);
         st->fresh[st->n_fresh] = j;
         st->fresh_gen[st->n_fresh++] = st->gen[j];
         return;
@@ -986,6 +1075,7 @@ static int opt_place(void *state, const struct view *v, struct placement *out)
         st->stage[j] = OPT_OUT;
     }
     uint32_t e = opt_entry(st, j, k);
+    st->pod_gpus[j] = (uint8_t)out->ngpus; /* (the engine checks it is the job's gpus) */
     opt_unlink(st, e);
     st->job_next[e] = st->node_head[out->node];
     st->node_head[out->node] = e;
@@ -1021,13 +1111,36 @@ static void opt_check_est(const struct opt_state *st, const struct view *v, uint
     }
 }
 
+/* Aborts unless order q's run ascends, each current entry of the young order (by the
+ * configured order) has its job's key of the current estimates, and no current entry
+ * of the aging order has waited reserve_after_s (opt_age moved them all). */
+static void opt_check_queue(const struct opt_state *st, const struct view *v,
+                            const struct opt_queue *q, uint8_t stage)
+{
+    size_t in_run = q->n - q->head;
+    const struct opt_hent *side = q->side.v;
+    for (size_t k = q->head; k + 1 < q->n; k++)
+        CPN_ASSERT(opt_hent_less(&q->run[k], &q->run[k + 1], NULL));
+    for (size_t k = 0; k < in_run + q->side.n; k++) {
+        const struct opt_hent *x = k < in_run ? &q->run[q->head + k] : &side[k - in_run];
+        if (!opt_current(st, x, stage))
+            continue;
+        if (q == &st->young)
+            CPN_ASSERT(x->k1 == opt_key_of(v, x->job, st->len[x->job]));
+        if (q == &st->aging)
+            CPN_ASSERT(v->now - view_job(v, x->job).submit_s <
+                       ((const struct opt_params *)v->params)->reserve_after_s);
+    }
+}
+
 /* The queue's stages and the nodes' lists of running jobs agree with the view: a job
  * is in a stage exactly while queued, n_big counts the aged jobs of reserve_min_gpus
- * GPUs or more, and every job of the bookkeeping is on its node's list. What comes
- * from the estimates follows the current ones: a queued job's young-heap entry and
- * cached estimates (for a job that waited reserve_after_s, once a plan took it since
- * they changed: opt_order_key), and a running job's predicted run. (The node index is
- * checked search by search: opt_check_search.) */
+ * GPUs or more, and every job of the bookkeeping is on its node's list with its
+ * pods' GPUs (pod_gpus). What comes from the estimates follows the current ones: a
+ * queued job's young-order entry and cached estimates (for a job that waited
+ * reserve_after_s, once a plan took it since they changed: opt_order_key), and a
+ * running job's predicted run. (The node index is checked search by search:
+ * opt_check_search.) */
 static void opt_check(const void *state, const struct view *v)
 {
     const struct opt_state *st = state;
@@ -1036,6 +1149,7 @@ static void opt_check(const void *state, const struct view *v)
     for (uint32_t j = 0; j < v->n_jobs; j++) {
         staged += st->stage[j] != OPT_OUT;
         big += st->stage[j] == OPT_AGED && opt_gpus(v, j) >= ((const struct opt_params *)v->params)->reserve_min_gpus;
+        CPN_ASSERT(!v->job_active[j] || st->pod_gpus[j] == view_job(v, j).gpus);
         if (v->job_active[j] && view_pods_held(v, j) == 1) {
             struct view_estimate e;
             view_estimate(v, j, v->cl->nodes[v->job_node[j]].type, &e);
@@ -1061,11 +1175,10 @@ static void opt_check(const void *state, const struct view *v)
             continue; /* not taken since the estimates changed: keyed when taken */
         opt_check_est(st, v, j);
     }
-    for (size_t k = 0; k < st->young.n; k++) {
-        const struct opt_hent *x = &((const struct opt_hent *)st->young.v)[k];
-        if (opt_current(st, x, OPT_YOUNG))
-            CPN_ASSERT(x->k1 == opt_key_of(v, x->job, st->len[x->job]));
-    }
+    opt_check_queue(st, v, &st->young, OPT_YOUNG);
+    opt_check_queue(st, v, &st->aging, OPT_YOUNG);
+    opt_check_queue(st, v, &st->aged, OPT_AGED);
+    opt_check_queue(st, v, &st->big, OPT_AGED);
     for (uint32_t n = 0; n < v->cl->n_nodes; n++)
         for (uint32_t a = st->node_head[n]; a != VIEW_NONE; a = st->job_next[a]) {
             CPN_ASSERT(st->job_at[a] == n);

@@ -1,5 +1,5 @@
 /* optimal (private): the optimal policy's state and the functions its two files
- * share. optimal.c owns the queue's heaps, the plan and the hooks; optimal_index.c
+ * share. optimal.c owns the queue's orders, the plan and the hooks; optimal_index.c
  * owns the estimates, the nodes' lists of running jobs, the groups' segment trees and
  * the branch-and-bound search over them. Only policies/optimal*.c include it. */
 #ifndef CPN_OPTIMAL_H
@@ -17,7 +17,7 @@ struct opt_key {
     uint32_t job;
 };
 
-/* An entry of one of the queue's heaps: smallest (k1, k2) first. It is current while
+/* An entry of one of the queue's orders: smallest (k1, k2) first. It is current while
  * the job is still queued in the same stage and the same pod (gen). */
 struct opt_hent {
     double k1;
@@ -25,7 +25,18 @@ struct opt_hent {
     uint32_t job, gen;
 };
 
-/* Where a job stands in the queue's heaps. */
+/* One order of the queue's entries (opt_queue_* in optimal.c): those that came in
+ * order, a run read from its head, beside a heap of the others. Jobs arrive and age
+ * in submission order, so the orders by submission are nearly all run: the entries of
+ * placed jobs, the oldest, leave from its head at O(1), where a heap of most of a
+ * million queued jobs sifted through ten levels, a miss of the cache at each. */
+struct opt_queue {
+    struct opt_hent *run; /* run[head..n) ascending; room for cap */
+    size_t head, n, cap;
+    struct heap side;     /* the entries that came after a greater one */
+};
+
+/* Where a job stands in the queue's orders. */
 enum { OPT_OUT = 0, OPT_YOUNG, OPT_AGED };
 
 /* Groups a search keeps in order as it lists them (opt_order_groups). */
@@ -90,7 +101,6 @@ struct opt_state {
     uint32_t grp_job;      /* point grp_point, est_version grp_ver and trees grp_tree */
     uint64_t grp_point, grp_ver, grp_tree;
     uint64_t tree_gen;     /* changes of the groups' trees so far */
-    double *grp_dur;       /* [n_grp] scratch: transfer + run of the job on the group */
     double *site_xfer;     /* [sites] transfer estimates of job xfer_job to each site of
                             * grp_sites at scheduling point xfer_point: the network does
                             * not change within one, and a reservation searches twice */
@@ -122,6 +132,10 @@ struct opt_state {
     uint32_t *job_next;    /* [entries] next entry of the same node's list */
     uint32_t *job_at;      /* [entries] node whose list holds the entry, VIEW_NONE */
     uint32_t *pod_base;    /* [jobs] of several pods: its first entry past n_jobs */
+    uint8_t *pod_gpus;     /* [jobs] GPUs of each of its pods (view_job's gpus, at most
+                            * CLUSTER_MAX_NODE_GPUS), set when it is placed: a node's list
+                            * is walked reading it, a byte a job that stays in the cache
+                            * where a million jobs' records do not */
     uint32_t *ent_job;     /* [entries - jobs] the job of an entry of a later pod */
     uint32_t n_jobs;       /* the view's jobs (the first entries) */
     uint32_t max_pods;     /* the most pods of a job */
@@ -150,11 +164,11 @@ struct opt_state {
     uint64_t *entry;     /* [jobs] its entry number: the queue's order */
     uint32_t *gen;       /* [jobs] its pods so far */
     uint8_t *stage;      /* [jobs] OPT_OUT, OPT_YOUNG or OPT_AGED */
-    struct heap young;     /* not yet waited reserve_after_s: by (key in the configured
-                            * order, opt_order_key in optimal.c; entry) */
-    struct heap aging;     /* the same jobs by (submit time, entry) */
-    struct heap aged;      /* waited reserve_after_s: by (submit time, entry) */
-    struct heap big;       /* those of them with reserve_min_gpus GPUs or more */
+    struct opt_queue young; /* not yet waited reserve_after_s: by (key in the configured
+                             * order, opt_order_key in optimal.c; entry) */
+    struct opt_queue aging; /* the same jobs by (submit time, entry) */
+    struct opt_queue aged;  /* waited reserve_after_s: by (submit time, entry) */
+    struct opt_queue big;   /* those of them with reserve_min_gpus GPUs or more */
     size_t n_big;          /* how many jobs that is */
     struct heap front;     /* scratch of opt_take: indices of the records to read next */
     uint32_t *fresh;     /* [jobs] jobs queued since the last scheduling point */

@@ -364,7 +364,7 @@ void opt_leaf_base(struct opt_state *st, const struct view *v, uint32_t n)
         t[q] = -INFINITY;
     uint32_t *p = &st->node_head[n];
     for (uint32_t e; (e = opt_list_next(st, v, n, &p)) != VIEW_NONE;) {
-        uint32_t a = opt_entry_job(st, e), k = view_job(v, a).gpus;
+        uint32_t a = opt_entry_job(st, e), k = st->pod_gpus[a];
         uint32_t first = v->job_gpu_first[a] + opt_entry_pod(st, e) * k;
         double free_s = opt_job_free_s(st, v, a);
         if (st->alone[n] == a)
@@ -439,7 +439,7 @@ static void opt_touch(struct opt_state *st, const struct view *v, uint32_t n)
     }
     uint32_t *p = &st->node_head[n];
     for (uint32_t e; (e = opt_list_next(st, v, n, &p)) != VIEW_NONE;) {
-        uint32_t a = opt_entry_job(st, e), k = view_job(v, a).gpus;
+        uint32_t a = opt_entry_job(st, e), k = st->pod_gpus[a];
         uint32_t first = v->job_gpu_first[a] + opt_entry_pod(st, e) * k;
         double free_s = opt_job_free_s(st, v, a);
         if (st->alone[n] == a) {
@@ -577,9 +577,17 @@ static inline bool opt_gkey_less(const struct opt_gkey *a, const struct opt_gkey
     return a->lb < b->lb || (a->lb == b->lb && a->grp < b->grp);
 }
 
-/* Lists in grp_order the groups that could take job j, with its transfer + run there
- * and the bound of its finish there; returns how many there are. Transfer estimates
- * are asked once per site, all sites of groups in one call. A search usually looks at
+/* The transfer + run of the job of the last list of groups on group gi (site_xfer and
+ * tp_run are its). */
+static inline double opt_group_dur(const struct opt_state *st, uint32_t gi)
+{
+    const struct opt_group *g = &st->grp[gi];
+    return st->site_xfer[g->site] + st->tp_run[g->type];
+}
+
+/* Lists in grp_order the groups that could take job j, with the bound of its finish
+ * there (transfer + run after the tree's bound); returns how many there are. Transfer
+ * estimates are asked once per site, all sites of groups in one call, into site_xfer. A search usually looks at
  * two or three groups of some 25, so the first OPT_GTOP in order are kept sorted as
  * they are listed (each of the others costs one comparison) and put first:
  * opt_group_at orders the rest only if a search gets that far (grp_placed tells how
@@ -612,26 +620,31 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, const
     const double *row =
         bounded && gpus <= st->max_k ? &st->roots[(size_t)(gpus - 1) * st->n_grp * 2] : NULL;
     double now = v->now;
-    for (uint32_t i = 0; i < st->n_grp; i++) {
-        if (!st->cls_ok[st->grp_cls[i]])
+    /* What the loop reads is in locals: its stores might alias the state's fields, which
+     * the compiler would then load again for every group. */
+    const uint32_t *cls = st->grp_cls;
+    const uint8_t *cls_ok = st->cls_ok;
+    uint32_t n_grp = (uint32_t)st->n_grp;
+    for (uint32_t i = 0; i < n_grp; i++) {
+        if (!cls_ok[cls[i]])
             continue;
-        const struct opt_group *g = &st->grp[i];
-        double dur = st->site_xfer[g->site] + st->tp_run[g->type];
-        st->grp_dur[i] = dur;
+        double dur = opt_group_dur(st, i);
         /* No slot of the group finishes before its tree's bound (or now) plus dur. */
         bool can_now;
         double lb = opt_bound_at(bounded ? row + 2 * (size_t)i : NULL, now, now + dur, bounded,
                                  false, &can_now) + dur;
         nan_lb |= isnan(lb);
+        /* The groups come in index order, so e is after every group listed before it
+         * on a tie: opt_gkey_less(&e, x) is e.lb < x->lb for each of them. */
         struct opt_gkey e = {.lb = lb, .grp = i};
-        if (nt == OPT_GTOP && !opt_gkey_less(&e, &top[OPT_GTOP - 1])) {
+        if (nt == OPT_GTOP && !(lb < top[OPT_GTOP - 1].lb)) {
             rest[nr++] = e;
             continue;
         }
         if (nt == OPT_GTOP)
             rest[nr++] = top[--nt];
         size_t q = nt++;
-        for (; q > 0 && opt_gkey_less(&e, &top[q - 1]); q--)
+        for (; q > 0 && lb < top[q - 1].lb; q--)
             top[q] = top[q - 1];
         top[q] = e;
     }
@@ -676,7 +689,7 @@ static bool opt_slot_better(const struct opt_slot *c, const struct opt_slot *b)
 static void opt_search_group_set(const struct opt_state *st, struct opt_search *s, uint32_t gi)
 {
     uint32_t t = st->grp[gi].type;
-    s->dur = st->grp_dur[gi];
+    s->dur = opt_group_dur(st, gi);
     s->run = st->tp_run[t];
     s->cpu = st->tp_cpu[t];
     s->mem = st->tp_mem[t];

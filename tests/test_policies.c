@@ -641,6 +641,43 @@ Test(optimal, node_index_matches_a_scan_under_noise)
     free(jobs);
 }
 
+/* optimal keeps the queue in orders that are each a sorted run beside a heap: jobs
+ * arrive and age in submission order and join the runs, and a job keyed by its
+ * predicted length, or back from an OOM kill (its submit time older than the runs'
+ * last), goes to the heap. With policy_check_indexes every take from an order is
+ * compared with a sort of all its entries (a difference aborts the run), and the
+ * checks change no decision. The jobs peak at 34 GiB a GPU and noisy:0.5 predicts
+ * some of them below the 32 GiB of the V100s, where they are killed and come back
+ * (33 of the 400 jobs). */
+Test(optimal, queue_orders_match_a_sort)
+{
+    size_t cap = 64 * 1024, len = 0;
+    char *jobs = malloc(cap);
+    cr_assert_not_null(jobs);
+    len += (size_t)snprintf(jobs, cap, "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,"
+                                       "image_gib,origin,duration_s,gpu_mem_gib\n");
+    for (unsigned j = 0; j < 400; j++)
+        len += (size_t)snprintf(jobs + len, cap - len, "j%u,%u,-,1,1,0,%u,4,16,0,%s,%u,34\n", j,
+                                j, 1u << (j % 3), j % 2 ? "x" : "y", 3000 + 370 * (j % 11));
+    const char *sets[] = {"reserve_after_s=300", "reserve_min_gpus=2", "optimal_window=16"};
+    struct run plain_run, r;
+    policy_check_indexes = false;
+    run_start_pred(&plain_run, mixed_cluster, sets, 3, jobs, "optimal", "noisy:0.5");
+    policy_check_indexes = true;
+    run_start_pred(&r, mixed_cluster, sets, 3, jobs, "optimal", "noisy:0.5");
+    policy_check_indexes = false;
+    const struct sim_stats *st = &r.s->st;
+    cr_assert_eq(st->completed + st->failed + st->stuck, r.js.n);
+    assert_same_schedule(&plain_run, &r, "noisy:0.5");
+    size_t back = 0;
+    for (size_t j = 0; j < r.js.n; j++)
+        back += r.s->attempts[j] > 1;
+    cr_assert_gt(back, 10, "only %zu jobs came back to the queue", back);
+    run_free(&plain_run);
+    run_free(&r);
+    free(jobs);
+}
+
 /* The other policies run under noisy:1000 too (they aborted as optimal did), with
  * their own index checks on, and every job ends. */
 Test(policies, every_policy_runs_under_extreme_noise)

@@ -37,6 +37,10 @@ struct memo_entry {
     bool lkeyed;       /* lkey holds the learner's handles */
     uint32_t lver;     /* the publication lp was learnt at (0: never) */
     struct profile lp; /* p corrected by what was learnt (learnt_profile) */
+    /* The CPU demand (job_cpu_cores_scaled) of a job of the key that declares none, at
+     * p's step time and at lp's (of lver): a function of the key and the step alone.
+     * NAN until asked. */
+    double cpu_cores, lcpu_cores;
     uint32_t lkey[MEMO_NLKEYS]; /* learner_key's handles of the entry's keys, once lkeyed */
 };
 
@@ -163,7 +167,8 @@ static struct memo_entry *memo_make(struct view_memo *m, const struct predictor 
     CPN_ASSERT(rc == 0);
     bool known = pred ? predictor_knows(pred, jb->model) : true;
     *e = (struct memo_entry){.model = jb->model, .batch = jb->batch, .type = type,
-                             .gpus = jb->gpus, .p = p, .known = known};
+                             .gpus = jb->gpus, .p = p, .known = known, .cpu_cores = NAN,
+                             .lcpu_cores = NAN};
     m->n++;
     return e;
 }
@@ -278,12 +283,22 @@ static inline double view_job_steps(struct view_source *src, uint32_t j)
     return j < src->n_steps && !isnan(src->steps[j]) ? src->steps[j] : view_job_steps_of(src, j);
 }
 
+/* The CPU demand that job jb's source would predict at a step of step_s were its
+ * measured cpu_cores_used absent (as a predictor takes it: view_estimate). */
+static double declared_cpu_cores(const struct view *v, const struct job *jb, double step_s)
+{
+    struct job declared = *jb;
+    declared.cpu_cores_used = 0;
+    return job_cpu_cores_scaled(&declared, v->src->cat, step_s, v->cl->cfg.cpu_cost_scale);
+}
+
 void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_estimate *out)
 {
     struct view_source *src = v->src;
     const struct job *jb = &src->jobs->v[j];
     double speed = v->cl->types[type].speed;
     struct profile p = {0};
+    double *cpu = NULL; /* the memo's CPU demand of the job's key at p's step */
     out->known = true;
     if (jb->model >= 0) {
         struct memo_entry *e = predicted_entry(v->src, v->cl, jb, type);
@@ -292,9 +307,11 @@ void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_
             e->lknown = e->known;
             learnt_profile(src->learn, jb, type, &e->lp, &e->lknown);
             e->lver = src->pub_ver;
+            e->lcpu_cores = NAN;
         }
         p = src->learn ? e->lp : e->p;
         out->known = src->learn ? e->lknown : e->known;
+        cpu = src->learn ? &e->lcpu_cores : &e->cpu_cores;
     }
     /* A job's own duration and GPU memory are the truth: only the oracle and noisy see
      * them. The learned methods go by the job's model and the history. */
@@ -325,17 +342,19 @@ void view_estimate(const struct view *v, uint32_t j, uint32_t type, struct view_
         }
     }
     /* A predictor does not see the job's measured cpu_cores_used: it derives the demand
-     * from the model and its predicted step time, as the engine does from the truth. (A
-     * copy of the job without it only when it has one: the copy costs more than the
-     * rest of an estimate that the memo answers.) */
-    struct job declared;
-    const struct job *cj = jb;
-    if (src->pred && jb->cpu_cores_used > 0) {
-        declared = *jb;
-        declared.cpu_cores_used = 0;
-        cj = &declared;
+     * from the model and its predicted step time, as the engine does from the truth. A
+     * job of a model whose demand is so derived (a predictor's, or one that declares
+     * none) has its key's, which the memo keeps beside the step it is of: working it out
+     * costs more than the rest of an estimate that the memo answers. */
+    if (cpu && (src->pred || !(jb->cpu_cores_used > 0))) {
+        if (isnan(*cpu))
+            *cpu = declared_cpu_cores(v, jb, p.step_s);
+        out->cpu_cores = *cpu;
+    } else if (src->pred && jb->cpu_cores_used > 0) {
+        out->cpu_cores = declared_cpu_cores(v, jb, p.step_s);
+    } else {
+        out->cpu_cores = job_cpu_cores_scaled(jb, src->cat, p.step_s, v->cl->cfg.cpu_cost_scale);
     }
-    out->cpu_cores = job_cpu_cores_scaled(cj, src->cat, p.step_s, v->cl->cfg.cpu_cost_scale);
 }
 
 /* Fills the memo entry's handles of its learner keys (their entries made, with no
