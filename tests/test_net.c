@@ -94,6 +94,45 @@ Test(net, two_hop_route_limited_by_slower_link)
     run_free(&r);
 }
 
+/* One flow at a time, on routes of one, two and three links in turn (sites b, c and d
+ * on a - b and a - m - c - d, 10 ms a link, all at B): each transfer reuses the one
+ * flow slot, which keeps its block for the three-link route while it carries shorter
+ * ones, and each moves its 10 GiB in its route's latency plus 10/B. */
+Test(net, reused_flow_slot_takes_each_route_in_turn)
+{
+    const char *cluster =
+        "{\"scrape_interval_s\": 0, \"completion\": \"event\","
+        " \"gpu_types\": {\"G\": {\"mem_gib\": 80, \"speed\": 1.0, \"profile\": \"none\"}},"
+        " \"sites\": [{\"name\": \"a\", \"nodes\": []}, {\"name\": \"m\", \"nodes\": []},"
+        "  {\"name\": \"b\", \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"G\", \"gpus\": 1}]},"
+        "  {\"name\": \"c\", \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"G\", \"gpus\": 1}]},"
+        "  {\"name\": \"d\", \"nodes\": [{\"cpus\": 64, \"mem_gib\": 512, \"gpu_type\": \"G\", \"gpus\": 1}]}],"
+        " \"links\": [{\"a\": \"a\", \"b\": \"b\", \"gbps\": 10, \"latency_ms\": 10},"
+        "  {\"a\": \"a\", \"b\": \"m\", \"gbps\": 10, \"latency_ms\": 10},"
+        "  {\"a\": \"m\", \"b\": \"c\", \"gbps\": 10, \"latency_ms\": 10},"
+        "  {\"a\": \"c\", \"b\": \"d\", \"gbps\": 10, \"latency_ms\": 10}]}";
+    /* fifo takes the first node that fits: b, else c, else d. */
+    static const double submit[] = {0, 20, 40, 300, 320, 340};
+    static const char *const site[] = {"b", "c", "d", "b", "c", "d"};
+    char csv[1024] = HDR;
+    for (int i = 0; i < 6; i++)
+        snprintf(csv + strlen(csv), sizeof csv - strlen(csv), "j%d,%g,-,1,1,10,1,1,1,0,a,100,1\n",
+                 i + 1, submit[i]);
+    struct run r;
+    run_start(&r, cluster, NULL, 0, csv, "fifo");
+    for (int i = 0; i < 6; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "j%d", i + 1);
+        uint32_t j = run_job(&r, id);
+        cr_assert_str_eq(r.cl->sites[r.cl->nodes[r.s->job_node[j]].site].name, site[i], "%s", id);
+        double hops = i % 3 + 1, want = submit[i] + hops * 0.01 + 10 / B;
+        cr_assert_float_eq(rt(&r, id)->start_s, want, EPS, "%s: start %.12f want %.12f", id,
+                           rt(&r, id)->start_s, want);
+    }
+    cr_assert_eq(net_stats(r.s->net)->transfers, 6);
+    run_free(&r);
+}
+
 /* Two resnet50 jobs (run time given): the first moves its 5 GiB image and the model's
  * fp32 weights (25.6 M parameters); the second, placed after the first transfer ended,
  * finds the image in b's cache and moves only the weights. */

@@ -51,11 +51,13 @@ void net_destroy(struct net *n); /* NULL is a no-op */
 int net_build_routes(struct net *n, const volatile sig_atomic_t *stop, char *err, size_t errlen);
 
 /* Starts moving job j's data to `site` at time now. Returns true when a transfer was
- * started (EV_FLOW_START and then EV_FLOW_DONE events follow), false when nothing
- * needs to move (the job may start at once). */
+ * started (an EV_FLOW_START for j follows, whose gen is the flow's slot, and then
+ * EV_FLOW_DONE or EV_LINK_DONE), false when nothing needs to move (the job may start
+ * at once). A transfer is never called off. */
 bool net_transfer_begin(struct net *n, uint32_t j, uint32_t site, double now);
-/* Handles EV_FLOW_START (latency paid; the flow joins the links). gen is the event's. */
-void net_flow_start(struct net *n, uint32_t j, uint32_t gen, double now);
+/* Handles EV_FLOW_START of job j (latency paid; the flow joins the links). slot is the
+ * event's gen, as net_transfer_begin pushed it; every such event is current. */
+void net_flow_start(struct net *n, uint32_t j, uint32_t slot, double now);
 /* Handles EV_FLOW_DONE. Returns true when it was the flow's current completion: the
  * flow is removed, the others on its links speed up, the items enter the site's cache
  * and the job may start; false for a stale event. */
