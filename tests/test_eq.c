@@ -1,7 +1,9 @@
 /* The event queue: (time, seq) order, ties in insertion order. */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <signal.h>
 
 #include "../sim/engine/eq.h"
 
@@ -298,6 +300,60 @@ Test(eq, negative_zero_ties_with_zero)
     }
     eq_free(&q);
 }
+
+/* The queue orders times by their bit patterns (ev_key): that must hold from zero
+ * through subnormals to the largest double, for pushed and keyed events alike, and a
+ * keyed event moved from the largest time to zero and back to a time it ties with
+ * orders after the events already there. */
+Test(eq, extreme_times_pop_in_order)
+{
+    static const double t[] = {DBL_MAX, 1e300, 1.0, DBL_MIN, DBL_TRUE_MIN, 0.0, 1e-300,
+                               nextafter(1.0, 2.0), 2.0 * DBL_TRUE_MIN, nextafter(DBL_MAX, 0)};
+    enum { N = sizeof t / sizeof *t };
+    struct mev live[2 * N + 1];
+    size_t n = 0;
+    struct eq q;
+    eq_init(&q);
+    cr_assert_eq(eq_reserve_keys(&q, N), 0);
+    for (uint32_t i = 0; i < N; i++) {
+        live[n++] = (struct mev){t[i], q.next_seq, EQ_NOKEY, i, false};
+        eq_push(&q, t[i], EV_SAMPLE, i, 0);
+        live[n++] = (struct mev){t[N - 1 - i], q.next_seq, i, N + i, false};
+        eq_schedule(&q, i, t[N - 1 - i], EV_END, N + i, 0);
+    }
+    /* Key 0 moves from the largest time to zero and then to 1.0, where it ties with a
+     * pushed and a keyed event and, its seq the newest, orders after both. */
+    eq_schedule(&q, 0, 0.0, EV_END, 2 * N, 0);
+    eq_schedule(&q, 0, 1.0, EV_END, 2 * N, 0);
+    for (size_t i = 0; i < n; i++)
+        if (live[i].key == 0)
+            live[i] = (struct mev){1.0, q.next_seq - 1, 0, 2 * N, false};
+    while (n > 0) {
+        size_t m = mev_least(live, n);
+        struct event e;
+        cr_assert(eq_pop(&q, &e));
+        cr_assert(e.t == live[m].t && e.seq == live[m].seq && e.job == live[m].job,
+                  "popped (%a, %llu) job %u, model (%a, %llu) job %u", e.t,
+                  (unsigned long long)e.seq, e.job, live[m].t, (unsigned long long)live[m].seq,
+                  live[m].job);
+        live[m] = live[--n];
+    }
+    cr_assert_eq(eq_size(&q), 0);
+    eq_free(&q);
+}
+
+/* A time that is not finite and >= 0 is a broken invariant: the queue aborts. */
+static void push_time(double t)
+{
+    struct eq q;
+    eq_init(&q);
+    eq_push(&q, t, EV_SAMPLE, 0, 0);
+    eq_free(&q);
+}
+
+Test(eq, rejects_nan, .signal = SIGABRT) { push_time(NAN); }
+Test(eq, rejects_infinity, .signal = SIGABRT) { push_time(INFINITY); }
+Test(eq, rejects_a_negative_time, .signal = SIGABRT) { push_time(-DBL_TRUE_MIN); }
 
 /* A heap thousands deep, through its growths, with keys over several pages: pushes,
  * moves (earlier and later), cancels and pops against a brute-force list of the live
