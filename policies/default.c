@@ -195,9 +195,11 @@ struct dflt_state {
     uint32_t memo[DFLT_MEMO_MAX]; /* shapes that failed to bind in this point's site */
     size_t n_memo;
     uint32_t memo_site;
-    /* With scrapes, this point's site (dflt_site at its start): no scrape comes within a
-     * point, so every job of it goes there. VIEW_NONE with live metrics, where each
-     * placement may change the site. */
+    /* With scrapes, this point's site (dflt_site at its first placement; VIEW_NONE
+     * before): no scrape comes within a point, so every job of it goes there. Always
+     * VIEW_NONE with live metrics, where each placement may change the site. Picked at
+     * the first placement, not at dflt_begin: most points of a long run place nothing
+     * (on the Philly trace, picking it at every begin cost 0.9% more instructions). */
     uint32_t point_site;
     uint64_t pos;   /* seq of the last job tried in this point; those before it in a
                      * set-aside cohort have, in effect, been tried and failed */
@@ -899,7 +901,7 @@ static void dflt_begin(void *state, const struct view *v)
     bool event = st->learnt > st->learnt_seen || v->scrape_time_s != st->scrape_s;
     st->learnt_seen = st->learnt;
     st->scrape_s = v->scrape_time_s;
-    st->point_site = v->cl->cfg.scrape_interval_s > 0 ? dflt_site(v) : VIEW_NONE;
+    st->point_site = VIEW_NONE;
     if (event) {
         for (size_t i = 0; i < st->parked.n; i++) {
             uint32_t c = st->parked.v[i];
@@ -1018,7 +1020,12 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
             st->job[out->job].queued = 0;
         return 1;
     }
-    uint32_t site = st->point_site != VIEW_NONE ? st->point_site : dflt_site(v);
+    uint32_t site = st->point_site;
+    if (site == VIEW_NONE) {
+        site = dflt_site(v);
+        if (v->cl->cfg.scrape_interval_s > 0)
+            st->point_site = site;
+    }
     CPN_ASSERT(!policy_check_indexes || site == dflt_site(v));
     if (site != st->memo_site)
         dflt_change_site(st, v, site);
