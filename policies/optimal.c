@@ -257,6 +257,17 @@ static void opt_queue_pop(struct opt_queue *q)
         heap_pop(&q->side, &opt_hent_ops, NULL, NULL);
 }
 
+/* How many entries q holds, current or not: the run's and the heap's. */
+static size_t opt_queue_len(const struct opt_queue *q) { return q->n - q->head + q->side.n; }
+
+/* Entry k < opt_queue_len(q) of q, for the checks that read every entry: the run's
+ * first, in order, then the heap's, in no order. */
+static const struct opt_hent *opt_queue_at(const struct opt_queue *q, size_t k)
+{
+    size_t in_run = q->n - q->head;
+    return k < in_run ? &q->run[q->head + k] : heap_at(&q->side, &opt_hent_ops, k - in_run);
+}
+
 /* Empties q (its memory is kept). */
 static void opt_queue_clear(struct opt_queue *q) { q->head = q->n = q->side.n = 0; }
 
@@ -272,7 +283,7 @@ static void opt_queue_free(struct opt_queue *q)
 static void opt_queue_compact(const struct opt_state *st, struct opt_queue *q, uint8_t stage,
                               size_t live)
 {
-    if (q->n - q->head + q->side.n <= 2 * live + 1024)
+    if (opt_queue_len(q) <= 2 * live + 1024)
         return;
     size_t m = 0;
     for (size_t i = q->head; i < q->n; i++)
@@ -747,11 +758,10 @@ static int opt_hent_cmp(const void *a, const void *b)
 static void opt_check_take(const struct opt_state *st, const struct opt_queue *q, uint8_t stage,
                            size_t want, const struct opt_key *out, size_t m)
 {
-    size_t in_run = q->n - q->head, all = 0;
-    struct opt_hent *e = cpn_calloc(in_run + q->side.n + 1, sizeof *e);
-    for (size_t k = 0; k < in_run + q->side.n; k++) {
-        const struct opt_hent *x =
-            k < in_run ? &q->run[q->head + k] : &((const struct opt_hent *)q->side.v)[k - in_run];
+    size_t len = opt_queue_len(q), all = 0;
+    struct opt_hent *e = cpn_calloc(len + 1, sizeof *e);
+    for (size_t k = 0; k < len; k++) {
+        const struct opt_hent *x = opt_queue_at(q, k);
         if (opt_current(st, x, stage) && st->done[x->job] != st->epoch)
             e[all++] = *x;
     }
@@ -1117,12 +1127,10 @@ static void opt_check_est(const struct opt_state *st, const struct view *v, uint
 static void opt_check_queue(const struct opt_state *st, const struct view *v,
                             const struct opt_queue *q, uint8_t stage)
 {
-    size_t in_run = q->n - q->head;
-    const struct opt_hent *side = q->side.v;
     for (size_t k = q->head; k + 1 < q->n; k++)
         CPN_ASSERT(opt_hent_less(&q->run[k], &q->run[k + 1], NULL));
-    for (size_t k = 0; k < in_run + q->side.n; k++) {
-        const struct opt_hent *x = k < in_run ? &q->run[q->head + k] : &side[k - in_run];
+    for (size_t k = 0; k < opt_queue_len(q); k++) {
+        const struct opt_hent *x = opt_queue_at(q, k);
         if (!opt_current(st, x, stage))
             continue;
         if (q == &st->young)
