@@ -208,7 +208,7 @@ static void learn(struct sim *s, uint32_t j)
     if (r->state == JS_KILLED) {
         r->state = JS_BACKOFF;
         s->backoff++;
-        eq_push(&s->eq, s->now + backoff_delay(s, sim_failures(s, j)), EV_RETRY, j, s->attempts[j]);
+        eq_push(&s->eq, s->now + backoff_delay(s, sim_failures(s, j)), EV_RETRY, j, r->gen);
     }
     s->dirty = true;
 }

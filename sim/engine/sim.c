@@ -310,9 +310,6 @@ static void start_running(struct sim *s, uint32_t j)
         sim_refresh_node(s, sim_pod_node(s, j, k), running_pod_mask(s, j, k, pods));
     gang_wan_refresh(s);
     policy_call_job_event(s, j, POLICY_JOB_STARTED);
-    /* Its PEAK carries gen, which only its release bumps, as its END does: current
-     * while this attempt runs, and read with the state, where attempts[j] was a line
-     * of its own. */
     eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, r->gen);
 }
 
@@ -526,7 +523,12 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
 {
     uint32_t j = ev->job;
     /* j is a job in the events of a job only (a link, a node or nothing in the others):
-     * its run-time state is read in their cases. */
+     * its run-time state is read in their cases. Such an event carries the job's gen,
+     * which its release bumps at each end of an attempt: an event of an attempt that
+     * has ended is stale, and a new attempt (a placement) comes only after the end of
+     * the one before, so gen and state, on the job's one line, tell whether it is
+     * current. The events pushed at a placement or a back-off had carried attempts[j],
+     * which a placement bumps, a line of its own to read beside the state. */
     switch ((enum ev_kind)ev->kind) {
     case EV_ARRIVAL:
         s->next_arrival++;
@@ -536,7 +538,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         push_next_arrival(s);
         return 1;
     case EV_TRANSFER_DONE:
-        if (s->rt[j].state != JS_TRANSFER || ev->gen != s->attempts[j])
+        if (s->rt[j].state != JS_TRANSFER || ev->gen != s->rt[j].gen)
             return 0;
         transfer_done(s, j);
         return 1;
@@ -551,7 +553,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         job_ends(s, j, JS_DONE);
         return 1;
     case EV_RETRY:
-        if (s->rt[j].state != JS_BACKOFF || ev->gen != s->attempts[j])
+        if (s->rt[j].state != JS_BACKOFF || ev->gen != s->rt[j].gen)
             return 0;
         s->backoff--;
         controller_queue_append(s, j);
@@ -588,7 +590,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         return 1;
     }
     case EV_GANG_TIMEOUT:
-        if (s->rt[j].state != JS_QUEUED || ev->gen != s->attempts[j] || s->gang->placed[j] == 0)
+        if (s->rt[j].state != JS_QUEUED || ev->gen != s->rt[j].gen || s->gang->placed[j] == 0)
             return 0; /* all its pods were placed, or the attempt is over */
         gang_timeout(s, j);
         return 1;
@@ -670,7 +672,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
                 s->gang->waiting++;
                 if (s->cl->cfg.gang_timeout_s > 0)
                     eq_push(&s->eq, s->now + s->cl->cfg.gang_timeout_s, EV_GANG_TIMEOUT, j,
-                            s->attempts[j]);
+                            r->gen);
             }
             return;
         }
@@ -686,7 +688,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
         job_demand(s, j, p->node, &r->work_left_s, &r->peak_gib, &r->cpu_cores);
     s->alone_run_s[j] = r->work_left_s;
     if (!net_transfer_begin(s->net, j, s->cl->nodes[s->job_node[j]].site, s->now))
-        eq_push(&s->eq, s->now, EV_TRANSFER_DONE, j, s->attempts[j]);
+        eq_push(&s->eq, s->now, EV_TRANSFER_DONE, j, r->gen);
 }
 
 /* True when nothing can change any more unless the policy places a job: jobs are

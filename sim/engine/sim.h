@@ -62,7 +62,8 @@ struct jobrt {
     };
     double peak_gib;      /* peak GPU memory per GPU on its current placement */
     double bk_mem_gib;    /* the controller's predicted peak for it, in gpu_assigned_mem */
-    uint32_t gen;         /* bumped to invalidate its pending END/PEAK events */
+    uint32_t gen;         /* bumped at each end of an attempt (release); the job's events
+                           * carry it, to be dropped once it moved (sim.c, handle) */
     union { /* a queued job is in no share group, a running one in no queue */
         uint32_t qprev;   /* while queued: queue link back (forward: sim.queue_next) */
         uint32_t group;   /* while running: its share group (sim.groups) */
@@ -216,7 +217,7 @@ struct sim {
     double *gpu_assigned_mem_gib;   /* [gpus] predicted peak memory of assigned jobs */
     /* Per job and per slot, one copy each, read by the engine and (through the view)
      * by policies: */
-    uint32_t *attempts;       /* [jobs] placements so far; a job's events carry it as gen */
+    uint32_t *attempts;       /* [jobs] placements so far */
     uint8_t *job_active;      /* [jobs] counted in the bookkeeping */
     uint32_t *job_node;       /* [jobs] current or last node, VIEW_NONE when never placed */
     double *job_placed_s;     /* [jobs] when its last attempt was placed; -1 when none */
