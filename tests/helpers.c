@@ -92,6 +92,8 @@ uint32_t run_job(const struct run *r, const char *id)
     return 0;
 }
 
+double run_start_s(const struct run *r, const char *id) { return r->s->job_started_s[run_job(r, id)]; }
+
 int sh(const char *fmt, ...)
 {
     char cmd[4096];

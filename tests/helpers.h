@@ -47,6 +47,9 @@ void run_free(struct run *r);
 int run_create_code(const char *cluster_json, const char *jobs_csv, char *err, size_t errlen);
 /* Index of the job with that id (asserts it exists). */
 uint32_t run_job(const struct run *r, const char *id);
+/* When the last attempt of the job with that id started (sim.job_started_s; -1 when
+ * none). */
+double run_start_s(const struct run *r, const char *id);
 
 /* Runs a shell command; returns its exit status (or -1). */
 int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

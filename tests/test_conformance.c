@@ -75,6 +75,7 @@ static void check_invariants(const struct trace_case *tc, const struct policy_op
     for (size_t j = 0; j < js->n; j++) {
         const struct jobrt *r = &s->rt[j];
         const struct job *jb = &js->v[j];
+        double start_s = s->job_started_s[j];
         switch (r->state) {
         case JS_DONE: done++; break;
         case JS_FAILED: failed++; break;
@@ -82,19 +83,19 @@ static void check_invariants(const struct trace_case *tc, const struct policy_op
         case JS_UNFINISHED: unfinished++; break;
         default: cr_assert_fail("%s/%s: job %zu ended in state %s", who, tc->name, j, job_state_name[r->state]);
         }
-        if (r->start_s >= 0) {
-            cr_assert_geq(r->start_s, jb->submit_s, "%s/%s: job %zu starts before submit", who, tc->name, j);
+        if (start_s >= 0) {
+            cr_assert_geq(start_s, jb->submit_s, "%s/%s: job %zu starts before submit", who, tc->name, j);
             cr_assert_geq(s->job_placed_s[j], jb->submit_s);
-            cr_assert_geq(r->start_s, s->job_placed_s[j]);
+            cr_assert_geq(start_s, s->job_placed_s[j]);
         }
         cr_assert_geq(r->cpu_lost_s, 0, "%s/%s: job %zu lost negative time to CPU", who, tc->name, j);
         if (r->state == JS_DONE && s->attempts[j] == 1)
-            cr_assert_leq(r->cpu_lost_s, r->end_s - r->start_s + 1e-6,
+            cr_assert_leq(r->cpu_lost_s, r->end_s - start_s + 1e-6,
                           "%s/%s: job %zu lost more time to CPU than it ran", who, tc->name, j);
         if (r->state == JS_DONE || r->state == JS_FAILED) {
-            cr_assert_geq(r->end_s, r->start_s, "%s/%s: job %zu ends before it starts", who, tc->name, j);
-            if (r->end_s - r->start_s > longest)
-                longest = r->end_s - r->start_s;
+            cr_assert_geq(r->end_s, start_s, "%s/%s: job %zu ends before it starts", who, tc->name, j);
+            if (r->end_s - start_s > longest)
+                longest = r->end_s - start_s;
         }
         if (s->job_node[j] != VIEW_NONE) {
             cr_assert_lt(s->job_node[j], s->cl->n_nodes, "%s/%s: job %zu on a node that does not exist", who,

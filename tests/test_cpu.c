@@ -169,8 +169,8 @@ Test(cpu, the_filter_reads_the_scrape)
               HDR "j1,0,-,1,1,0,1,1,1,0,a,100,10,2\n"
                   "j3,90,-,1,1,0,1,1,1,0,a,10,10,1\n",
               "fifo");
-    cr_assert_float_eq(rt(&r, "j1")->start_s, 0, EPS);
-    cr_assert_float_eq(rt(&r, "j3")->start_s, 120, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j1"), 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j3"), 120, EPS);
     run_free(&r);
 }
 

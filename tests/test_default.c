@@ -49,8 +49,8 @@ static double waiter_start(const char *cap)
               HDR "blocker,0,-,1,1,0,1,1,1,0,a,16,10\n"
                   "waiter,0,-,1,1,0,1,1,1,0,a,1,10\n",
               "default");
-    cr_assert_float_eq(rt(&r, "blocker")->start_s, 0, EPS);
-    double t = rt(&r, "waiter")->start_s;
+    cr_assert_float_eq(run_start_s(&r, "blocker"), 0, EPS);
+    double t = run_start_s(&r, "waiter");
     run_free(&r);
     return t;
 }
@@ -72,7 +72,7 @@ Test(default_queue, parked_until_a_cluster_event)
               HDR "blocker,0,-,1,1,0,1,1,1,0,a,16,10\n"
                   "waiter,0,-,1,1,0,1,1,1,0,a,1,10\n",
               "default");
-    cr_assert_float_eq(rt(&r, "waiter")->start_s, 16, EPS, "%g", rt(&r, "waiter")->start_s);
+    cr_assert_float_eq(run_start_s(&r, "waiter"), 16, EPS, "%g", run_start_s(&r, "waiter"));
     run_free(&r);
 }
 
@@ -92,9 +92,9 @@ Test(default_queue, retried_in_queue_order)
                   "a,0,-,1,1,0,2,1,1,0,a,5,10\n"
                   "b,2.5,-,1,1,0,2,1,1,0,a,5,10\n",
               "default");
-    cr_assert_float_eq(rt(&r, "k")->start_s, 0, EPS);
-    cr_assert_float_eq(rt(&r, "a")->start_s, 10, EPS, "%g", rt(&r, "a")->start_s);
-    cr_assert_float_eq(rt(&r, "b")->start_s, 15, EPS, "%g", rt(&r, "b")->start_s);
+    cr_assert_float_eq(run_start_s(&r, "k"), 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "a"), 10, EPS, "%g", run_start_s(&r, "a"));
+    cr_assert_float_eq(run_start_s(&r, "b"), 15, EPS, "%g", run_start_s(&r, "b"));
     run_free(&r);
 }
 
@@ -112,8 +112,8 @@ Test(default_queue, backoff_is_per_job)
                   "old,0,-,1,1,0,1,1,1,0,a,1,10\n"
                   "c,11.2,-,1,1,0,1,1,1,0,a,1,10\n",
               "default");
-    cr_assert_float_eq(rt(&r, "c")->start_s, 12.2, EPS, "%g", rt(&r, "c")->start_s);
-    cr_assert_float_eq(rt(&r, "old")->start_s, 15, EPS, "%g", rt(&r, "old")->start_s);
+    cr_assert_float_eq(run_start_s(&r, "c"), 12.2, EPS, "%g", run_start_s(&r, "c"));
+    cr_assert_float_eq(run_start_s(&r, "old"), 15, EPS, "%g", run_start_s(&r, "old"));
     run_free(&r);
 }
 
@@ -138,11 +138,11 @@ Test(default_queue, failures_hold_back_only_larger_jobs)
                   "mem,0,-,1,1,0,1,1,60,0,a,100,10\n"
                   "last,0,-,1,1,0,1,1,4,0,a,10,10\n",
               "default");
-    cr_assert_float_eq(rt(&r, "wide")->start_s, 0, EPS);
-    cr_assert_float_eq(rt(&r, "mem")->start_s, 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "wide"), 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "mem"), 0, EPS);
     cr_assert_eq(rt(&r, "cpu_hog")->state, JS_STUCK);
     cr_assert_eq(rt(&r, "bigger")->state, JS_STUCK);
-    cr_assert_float_eq(rt(&r, "last")->start_s, 100, EPS, "%g", rt(&r, "last")->start_s);
+    cr_assert_float_eq(run_start_s(&r, "last"), 100, EPS, "%g", run_start_s(&r, "last"));
     cr_assert(r.s->st.deadlock);
     run_free(&r);
 }
@@ -156,7 +156,7 @@ Test(default_queue, never_fitting_job_does_not_keep_the_run_alive)
               HDR "big,0,-,1,1,0,16,1,1,0,a,100,10\n"
                   "small,0,-,1,1,0,1,1,1,0,a,100,10\n",
               "default");
-    cr_assert_float_eq(rt(&r, "small")->start_s, 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "small"), 0, EPS);
     cr_assert_eq(rt(&r, "big")->state, JS_STUCK);
     cr_assert(r.s->st.deadlock);
     cr_assert(r.s->now < 200, "the run went on to %g", r.s->now);
@@ -221,9 +221,9 @@ Test(default_site, changes_within_a_scheduling_point)
     cr_assert_eq(r.s->job_node[run_job(&r, "j1")], 1);
     cr_assert_eq(r.s->job_node[run_job(&r, "j2")], 0);
     cr_assert_eq(r.s->job_node[run_job(&r, "x3")], 1);
-    cr_assert_float_eq(rt(&r, "x3")->start_s, 0, EPS);
-    cr_assert(rt(&r, "x1")->start_s > 0 && rt(&r, "x2")->start_s > 0, "x1 at %g, x2 at %g",
-              rt(&r, "x1")->start_s, rt(&r, "x2")->start_s);
+    cr_assert_float_eq(run_start_s(&r, "x3"), 0, EPS);
+    cr_assert(run_start_s(&r, "x1") > 0 && run_start_s(&r, "x2") > 0, "x1 at %g, x2 at %g",
+              run_start_s(&r, "x1"), run_start_s(&r, "x2"));
     cr_assert_eq(r.s->st.completed, 5);
     run_free(&r);
 }
@@ -402,7 +402,7 @@ Test(default_queue, many_cohorts_sort_as_a_comparison_would)
     policy_check_indexes = false;
     cr_assert_eq(r.s->st.completed, r.js.n, "%zu of %zu jobs completed", r.s->st.completed, r.js.n);
     for (size_t j = 0; j < r.js.n; j++)
-        cr_assert(r.s->rt[j].start_s == plain_run.s->rt[j].start_s &&
+        cr_assert(r.s->job_started_s[j] == plain_run.s->job_started_s[j] &&
                       r.s->rt[j].end_s == plain_run.s->rt[j].end_s,
                   "job %zu runs differently with the checks", j);
     run_free(&plain_run);

@@ -163,7 +163,7 @@ static void run_learning(struct run *r, const char *policy, unsigned gpus, const
     cr_assert_eq(sim_run(r->s, err, sizeof err), 0, "%s", err);
 }
 
-static double start_of(const struct run *r, const char *id) { return r->s->rt[run_job(r, id)].start_s; }
+static double start_of(const struct run *r, const char *id) { return run_start_s(r, id); }
 
 /* One GPU. a runs 0..100; b (50 s) and c (30 s) wait. When a's end is learnt at 100,
  * b's estimate (and run) becomes 10 s. sjf, shortest first by the new estimates,

@@ -41,7 +41,7 @@ Test(gang, two_pods_run_on_two_nodes)
     run_start_pods(&r, cluster(2, 1, "G", 100), NULL, 0, HDR "g,0,-,1,1,0,1,1,1,0,a,100,10\n",
                    "fifo", pods);
     uint32_t j = run_job(&r, "g");
-    cr_assert_float_eq(rt(&r, "g")->start_s, 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "g"), 0, EPS);
     cr_assert_float_eq(rt(&r, "g")->end_s, 100, EPS);
     cr_assert_eq(r.s->rt[j].state, JS_DONE);
     cr_assert_eq(sim_pods_placed(r.s, j), 2);
@@ -71,9 +71,9 @@ Test(gang, timeout_releases_the_pods_and_retries)
                        "g,1,-,1,1,0,1,1,1,0,a,100,10\n"
                        "y,2,-,1,1,0,1,1,1,0,a,50,10\n",
                    "fifo", pods);
-    cr_assert_float_eq(rt(&r, "y")->start_s, 301, EPS);
+    cr_assert_float_eq(run_start_s(&r, "y"), 301, EPS);
     cr_assert_float_eq(rt(&r, "y")->end_s, 351, EPS);
-    cr_assert_float_eq(rt(&r, "g")->start_s, 1011, EPS);
+    cr_assert_float_eq(run_start_s(&r, "g"), 1011, EPS);
     cr_assert_float_eq(rt(&r, "g")->end_s, 1111, EPS);
     cr_assert_eq(r.s->st.gang_timeouts, 3);
     cr_assert_eq(r.s->gang->timeouts[run_job(&r, "g")], 3);
@@ -137,13 +137,13 @@ Test(gang, two_node_step_pays_the_ring_all_reduce)
                    "fifo", one);
     double params = catalog_model_params_m(a.cat, catalog_model_find(a.cat, "resnet50")) * 1e6;
     cr_assert_gt(params, 1e7);
-    double alone = rt(&c, "g")->end_s - rt(&c, "g")->start_s;
+    double alone = rt(&c, "g")->end_s - run_start_s(&c, "g");
     cr_assert_gt(alone, 0);
-    cr_assert_float_eq(rt(&b, "g")->end_s - rt(&b, "g")->start_s, alone, 1e-9);
+    cr_assert_float_eq(rt(&b, "g")->end_s - run_start_s(&b, "g"), alone, 1e-9);
     double comm = params * 4 / 1e9;
-    cr_assert_float_eq(rt(&a, "g")->end_s - rt(&a, "g")->start_s, alone + 10 * comm, 1e-9,
+    cr_assert_float_eq(rt(&a, "g")->end_s - run_start_s(&a, "g"), alone + 10 * comm, 1e-9,
                        "two nodes: %.9g s, one pod %.9g s + 10 x %.9g s",
-                       rt(&a, "g")->end_s - rt(&a, "g")->start_s, alone, comm);
+                       rt(&a, "g")->end_s - run_start_s(&a, "g"), alone, comm);
     run_free(&a);
     run_free(&b);
     run_free(&c);
@@ -211,11 +211,11 @@ Test(gang, pods_on_two_sites_all_reduce_over_the_wan)
     cr_assert_eq(a.s->rt[j].state, JS_DONE);
     cr_assert_neq(a.cl->nodes[sim_pod_node(a.s, j, 0)].site, a.cl->nodes[sim_pod_node(a.s, j, 1)].site);
     double params = catalog_model_params_m(a.cat, catalog_model_find(a.cat, "resnet50")) * 1e6;
-    double alone = rt(&c, "g")->end_s - rt(&c, "g")->start_s;
+    double alone = rt(&c, "g")->end_s - run_start_s(&c, "g");
     double comm = params * 4 / 1e9 + 2 * 0.010;
-    cr_assert_float_eq(rt(&a, "g")->end_s - rt(&a, "g")->start_s, alone + 10 * comm, 1e-9,
+    cr_assert_float_eq(rt(&a, "g")->end_s - run_start_s(&a, "g"), alone + 10 * comm, 1e-9,
                        "two sites: %.9g s, one pod %.9g s + 10 x %.9g s",
-                       rt(&a, "g")->end_s - rt(&a, "g")->start_s, alone, comm);
+                       rt(&a, "g")->end_s - run_start_s(&a, "g"), alone, comm);
     run_free(&a);
     run_free(&c);
 }
@@ -287,13 +287,13 @@ Test(gang, all_reduce_shares_the_wan_with_transfers)
                  "g's pods are on a and b");
     cr_assert_eq(rt(&r, "t")->state, JS_DONE);
     double P = catalog_model_params_m(r.cat, catalog_model_find(r.cat, "resnet50")) * 1e6 * 4;
-    double C = (rt(&c, "g")->end_s - rt(&c, "g")->start_s) / S;
+    double C = (rt(&c, "g")->end_s - run_start_s(&c, "g")) / S;
     double T0 = C + P / 1e9 + 0.02, T1 = C + P / 0.5e9 + 0.02;
     double D = 10.0 * 1073741824.0 / (1e9 - P / T1);
-    cr_assert_lt(rt(&r, "g")->start_s, 100, "g runs when t comes");
-    cr_assert_float_eq(rt(&r, "t")->start_s, 100.02 + D, 1e-6, "t's data in place at %.9g s, want %.9g",
-                       rt(&r, "t")->start_s, 100.02 + D);
-    double run = rt(&r, "g")->end_s - rt(&r, "g")->start_s, want = S * T0 + D * (1 - T0 / T1);
+    cr_assert_lt(run_start_s(&r, "g"), 100, "g runs when t comes");
+    cr_assert_float_eq(run_start_s(&r, "t"), 100.02 + D, 1e-6, "t's data in place at %.9g s, want %.9g",
+                       run_start_s(&r, "t"), 100.02 + D);
+    double run = rt(&r, "g")->end_s - run_start_s(&r, "g"), want = S * T0 + D * (1 - T0 / T1);
     cr_assert_float_eq(run, want, 1e-6, "g ran %.9g s, want %.9g (S T0 = %.9g, D = %.9g)", run, want,
                        S * T0, D);
     run_free(&r);
@@ -330,15 +330,15 @@ Test(gang, two_rings_across_one_link_share_it)
     run_start_pods(&r, cj, NULL, 0, csv, "fifo", pods);
     run_start_pods(&c, cj, NULL, 0, one_csv, "fifo", one);
     double P = catalog_model_params_m(r.cat, catalog_model_find(r.cat, "resnet50")) * 1e6 * 4;
-    double C = (rt(&c, "g")->end_s - rt(&c, "g")->start_s) / S, T1 = C + P / 0.5e9 + 0.02;
+    double C = (rt(&c, "g")->end_s - run_start_s(&c, "g")) / S, T1 = C + P / 0.5e9 + 0.02;
     const char *ids[] = {"g1", "g2"};
     for (int i = 0; i < 2; i++) {
         uint32_t j = run_job(&r, ids[i]);
         cr_assert_eq(r.s->rt[j].state, JS_DONE, "%s", ids[i]);
         cr_assert_neq(r.cl->nodes[sim_pod_node(r.s, j, 0)].site, r.cl->nodes[sim_pod_node(r.s, j, 1)].site,
                       "%s's pods are on a and b", ids[i]);
-        cr_assert_float_eq(r.s->rt[j].start_s, rt(&r, "g1")->start_s, 1e-9, "they start together");
-        double run = r.s->rt[j].end_s - r.s->rt[j].start_s;
+        cr_assert_float_eq(r.s->job_started_s[j], run_start_s(&r, "g1"), 1e-9, "they start together");
+        double run = r.s->rt[j].end_s - r.s->job_started_s[j];
         cr_assert_float_eq(run, S * T1, 1e-6, "%s ran %.9g s, want S T1 = %.9g", ids[i], run, S * T1);
     }
     run_free(&r);

@@ -80,9 +80,9 @@ Test(gang_default, pods_of_a_job_queued_first_go_first)
     static const char *const sets[] = {"gang_timeout_s=0"};
     run_start_pods(&r, whole_nodes(2), sets, 1, two_jobs(1), "default", two_pods);
     cr_assert(!r.s->st.deadlock);
-    cr_assert_float_eq(rt(&r, "a")->start_s, 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "a"), 0, EPS);
     cr_assert_float_eq(rt(&r, "a")->end_s, 100, EPS);
-    cr_assert_float_eq(rt(&r, "b")->start_s, 100, EPS);
+    cr_assert_float_eq(run_start_s(&r, "b"), 100, EPS);
     cr_assert_float_eq(rt(&r, "b")->end_s, 200, EPS);
     cr_assert_eq(r.s->st.completed, 2);
     run_free(&r);
@@ -119,9 +119,9 @@ Test(gang_default, gang_scheduling_binds_all_pods_or_none)
     static const char *const sets[] = {"gang_timeout_s=0", "gang_scheduling=true"};
     run_start_pods(&r, whole_nodes(2), sets, 2, two_jobs(0), "default", two_pods);
     cr_assert(!r.s->st.deadlock);
-    cr_assert_float_eq(rt(&r, "a")->start_s, 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "a"), 0, EPS);
     cr_assert_float_eq(rt(&r, "a")->end_s, 100, EPS);
-    cr_assert_float_eq(rt(&r, "b")->start_s, 100, EPS);
+    cr_assert_float_eq(run_start_s(&r, "b"), 100, EPS);
     cr_assert_float_eq(rt(&r, "b")->end_s, 200, EPS);
     uint32_t a = run_job(&r, "a");
     cr_assert_neq(sim_pod_node(r.s, a, 0), sim_pod_node(r.s, a, 1));
@@ -144,9 +144,9 @@ static void whole_nodes_one_after_the_other(const char *policy)
     static const char *const sets[] = {"gang_timeout_s=0"};
     run_start_pods(&r, whole_nodes(2), sets, 1, two_jobs(0), policy, two_pods);
     cr_assert(!r.s->st.deadlock, "%s", policy);
-    cr_assert_float_eq(rt(&r, "a")->start_s, 0, EPS, "%s", policy);
+    cr_assert_float_eq(run_start_s(&r, "a"), 0, EPS, "%s", policy);
     cr_assert_float_eq(rt(&r, "a")->end_s, 100, EPS, "%s", policy);
-    cr_assert_float_eq(rt(&r, "b")->start_s, 100, EPS, "%s: b at %g", policy, rt(&r, "b")->start_s);
+    cr_assert_float_eq(run_start_s(&r, "b"), 100, EPS, "%s: b at %g", policy, run_start_s(&r, "b"));
     cr_assert_float_eq(rt(&r, "b")->end_s, 200, EPS, "%s", policy);
     uint32_t a = run_job(&r, "a"), b = run_job(&r, "b");
     cr_assert_neq(sim_pod_node(r.s, a, 0), sim_pod_node(r.s, a, 1), "%s", policy);
@@ -188,8 +188,8 @@ Test(gang_all_at_once, easy_reserves_pod_slots_for_a_distributed_head)
     static const struct { const char *id; double start, end; } want[] = {
         {"x", 0, 100}, {"y", 0, 300}, {"b1", 2, 52}, {"b3", 100, 130}, {"h", 300, 350}, {"b2", 350, 750}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        cr_assert_float_eq(rt(&r, want[i].id)->start_s, want[i].start, EPS, "%s starts at %g", want[i].id,
-                           rt(&r, want[i].id)->start_s);
+        cr_assert_float_eq(run_start_s(&r, want[i].id), want[i].start, EPS, "%s starts at %g", want[i].id,
+                           run_start_s(&r, want[i].id));
         cr_assert_float_eq(rt(&r, want[i].id)->end_s, want[i].end, EPS, "%s", want[i].id);
     }
     run_free(&r);
@@ -240,13 +240,13 @@ Test(gang_all_at_once, optimal_keeps_pods_together_when_the_all_reduce_costs_mor
     cr_assert_gt(10 * params * 4 / (0.1e9 / 8), 10); /* the ring costs more than the wait */
     uint32_t g = run_job(&slow, "g");
     cr_assert_float_eq(rt(&slow, "x")->end_s, 10, EPS);
-    cr_assert_float_eq(rt(&slow, "g")->start_s, 10, EPS);
+    cr_assert_float_eq(run_start_s(&slow, "g"), 10, EPS);
     cr_assert_eq(sim_pod_node(slow.s, g, 0), 0);
     cr_assert_eq(sim_pod_node(slow.s, g, 1), 0);
-    double run = rt(&alone, "g")->end_s - rt(&alone, "g")->start_s;
+    double run = rt(&alone, "g")->end_s - run_start_s(&alone, "g");
     cr_assert_float_eq(rt(&slow, "g")->end_s, 10 + run, 1e-9);
     g = run_job(&fast, "g");
-    cr_assert_float_eq(rt(&fast, "g")->start_s, 0, EPS);
+    cr_assert_float_eq(run_start_s(&fast, "g"), 0, EPS);
     cr_assert_neq(sim_pod_node(fast.s, g, 0), sim_pod_node(fast.s, g, 1));
     run_free(&slow);
     run_free(&fast);

@@ -45,11 +45,11 @@ Test(learn, the_forest_does_not_see_a_jobs_duration)
     struct run o, f;
     run_start_pred(&o, one_node(1, "none"), NULL, 0, jobs, "optimal", "oracle");
     run_start_pred(&f, one_node(1, "none"), NULL, 0, jobs, "optimal", "rf");
-    cr_assert_float_eq(rt(&o, "long")->start_s, 0, EPS);
-    cr_assert_float_eq(rt(&o, "short")->start_s, 10000, EPS);
+    cr_assert_float_eq(run_start_s(&o, "long"), 0, EPS);
+    cr_assert_float_eq(run_start_s(&o, "short"), 10000, EPS);
     cr_assert_float_eq(pred_run(&o, "long"), 10000, EPS);
-    cr_assert_float_eq(rt(&f, "short")->start_s, 0, EPS);
-    cr_assert_float_eq(rt(&f, "long")->start_s, 100, EPS);
+    cr_assert_float_eq(run_start_s(&f, "short"), 0, EPS);
+    cr_assert_float_eq(run_start_s(&f, "long"), 100, EPS);
     cr_assert_float_eq(pred_run(&f, "short"), 3600, EPS);
     run_free(&o);
     run_free(&f);
@@ -66,8 +66,8 @@ Test(learn, a_modelless_job_that_needs_no_memory_shares_a_node)
                        HDR "j1,0,-,1,1,0,1,1,1,0,a,100,\n"
                            "j2,0,-,1,1,0,1,1,1,0,a,100,\n",
                        "optimal", specs[i]);
-        cr_assert_float_eq(rt(&r, "j1")->start_s, 0, EPS, "%s", specs[i]);
-        cr_assert_float_eq(rt(&r, "j2")->start_s, 0, EPS, "%s", specs[i]);
+        cr_assert_float_eq(run_start_s(&r, "j1"), 0, EPS, "%s", specs[i]);
+        cr_assert_float_eq(run_start_s(&r, "j2"), 0, EPS, "%s", specs[i]);
         run_free(&r);
     }
 }
@@ -134,11 +134,11 @@ Test(learn, an_unseen_model_runs_alone_until_its_first_run_ends)
     struct run on, no;
     run_start_pred(&on, one_node(2, "h100"), NULL, 0, jobs, "optimal", "rf:unseen=resnet50");
     run_start_pred(&no, one_node(2, "h100"), off, 1, jobs, "optimal", "rf:unseen=resnet50");
-    cr_assert_float_eq(rt(&on, "j1")->start_s, 0, EPS);
-    cr_assert_float_eq(rt(&on, "j2")->start_s, rt(&on, "j1")->end_s, EPS);
-    cr_assert_float_eq(rt(&on, "j3")->start_s, rt(&on, "j1")->end_s, EPS);
-    cr_assert_float_eq(rt(&no, "j2")->start_s, rt(&no, "j1")->end_s, EPS);
-    cr_assert_float_eq(rt(&no, "j3")->start_s, rt(&no, "j2")->end_s, EPS);
+    cr_assert_float_eq(run_start_s(&on, "j1"), 0, EPS);
+    cr_assert_float_eq(run_start_s(&on, "j2"), rt(&on, "j1")->end_s, EPS);
+    cr_assert_float_eq(run_start_s(&on, "j3"), rt(&on, "j1")->end_s, EPS);
+    cr_assert_float_eq(run_start_s(&no, "j2"), rt(&no, "j1")->end_s, EPS);
+    cr_assert_float_eq(run_start_s(&no, "j3"), rt(&no, "j2")->end_s, EPS);
     run_free(&on);
     run_free(&no);
 }
@@ -189,7 +189,7 @@ Test(learn, a_prediction_that_fits_nowhere_runs_alone_on_the_largest_gpus)
     struct view_estimate e;
     cr_assert_eq(rt(&r, "d1")->state, JS_DONE);
     cr_assert_eq(rt(&r, "d2")->state, JS_DONE);
-    cr_assert_float_eq(rt(&r, "d2")->start_s, rt(&r, "d1")->end_s, EPS, "d1 ran alone");
+    cr_assert_float_eq(run_start_s(&r, "d2"), rt(&r, "d1")->end_s, EPS, "d1 ran alone");
     cr_assert_eq(r.s->st.oom_events, 0);
     view_estimate(&r.s->view, run_job(&r, "d2"), 0, &e);
     cr_assert(e.known, "the completed run taught the controller the model");
@@ -211,8 +211,8 @@ Test(learn, a_run_that_shared_its_gpu_teaches_no_run_time)
     struct run on, no;
     run_start_pred(&on, node_scraped(1, "h100", 600), NULL, 0, jobs, "fifo", "rf");
     run_start_pred(&no, node_scraped(1, "h100", 600), off, 1, jobs, "fifo", "rf");
-    cr_assert_float_eq(rt(&on, "r2")->start_s, rt(&on, "r1")->start_s, EPS, "r1 and r2 share");
-    cr_assert_gt(rt(&on, "r1")->end_s - rt(&on, "r1")->start_s,
+    cr_assert_float_eq(run_start_s(&on, "r2"), run_start_s(&on, "r1"), EPS, "r1 and r2 share");
+    cr_assert_gt(rt(&on, "r1")->end_s - run_start_s(&on, "r1"),
                  1.5 * on.s->alone_run_s[run_job(&on, "r1")], "sharing slowed r1");
     cr_assert_float_eq(pred_run(&on, "r3"), pred_run(&no, "r3"), EPS);
     cr_assert_gt(fabs(pred_run(&on, "r3") / on.s->alone_run_s[run_job(&on, "r3")] - 1), 0.01);
@@ -231,9 +231,9 @@ Test(learn, a_run_alone_then_joined_then_alone_again_shared_its_gpu)
                            "c,50000,-,1,1,0,1,1,1,0,a,10,\n";
     struct run r;
     run_start_pred(&r, one_node(1, "none"), NULL, 0, jobs, "default", "oracle");
-    cr_assert_lt(rt(&r, "b")->start_s, rt(&r, "a")->end_s, "b joined a");
+    cr_assert_lt(run_start_s(&r, "b"), rt(&r, "a")->end_s, "b joined a");
     cr_assert_lt(rt(&r, "b")->end_s, rt(&r, "a")->end_s, "a was alone again at its end");
-    cr_assert_gt(rt(&r, "c")->start_s, rt(&r, "a")->end_s, "c came after both");
+    cr_assert_gt(run_start_s(&r, "c"), rt(&r, "a")->end_s, "c came after both");
     cr_assert_eq(rt(&r, "a")->state, JS_DONE);
     cr_assert_eq(rt(&r, "c")->state, JS_DONE);
     cr_assert(rt(&r, "a")->shared && rt(&r, "b")->shared);

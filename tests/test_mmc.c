@@ -53,7 +53,7 @@ static void check_mmc(unsigned c, double lambda, double mu, size_t n, size_t war
     cr_assert_eq(r.s->st.completed, n);
     double wait = 0;
     for (size_t j = warm; j < n; j++)
-        wait += r.s->rt[j].start_s - r.js.v[j].submit_s;
+        wait += r.s->job_started_s[j] - r.js.v[j].submit_s;
     wait /= (double)(n - warm);
     double a = lambda / mu, want = erlang_c(c, a) / (c * mu - lambda);
     cr_log_info("M/M/%u rho=%.2f: mean wait %.3f s, Erlang C %.3f s (%.2f%%)", c, a / c, wait, want,

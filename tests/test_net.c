@@ -40,7 +40,7 @@ Test(net, one_flow_closed_form)
     run_start(&r, two_sites(1, ""), NULL, 0, HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\n", "fifo");
     double t = 0.03 + 10 * 8 * 1.073741824 / 10;
     cr_assert_float_eq(r.s->job_placed_s[run_job(&r, "j1")], 0, EPS);
-    cr_assert_float_eq(rt(&r, "j1")->start_s, t, EPS, "start %.12f want %.12f", rt(&r, "j1")->start_s, t);
+    cr_assert_float_eq(run_start_s(&r, "j1"), t, EPS, "start %.12f want %.12f", run_start_s(&r, "j1"), t);
     cr_assert_float_eq(rt(&r, "j1")->end_s, t + 100, EPS);
     cr_assert_float_eq(net_stats(r.s->net)->moved_gib, 10, EPS);
     run_free(&r);
@@ -51,8 +51,8 @@ Test(net, two_equal_flows_take_twice_as_long)
     struct run r;
     run_start(&r, two_sites(2, ""), NULL, 0,
               HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\nj2,0,-,1,1,10,1,1,1,0,a,100,1\n", "fifo");
-    cr_assert_float_eq(rt(&r, "j1")->start_s, 0.03 + 20 / B, EPS);
-    cr_assert_float_eq(rt(&r, "j2")->start_s, 0.03 + 20 / B, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j1"), 0.03 + 20 / B, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j2"), 0.03 + 20 / B, EPS);
     run_free(&r);
 }
 
@@ -66,8 +66,8 @@ Test(net, flow_speeds_up_when_the_other_ends)
              5 / B);
     struct run r;
     run_start(&r, two_sites(2, ""), NULL, 0, csv, "fifo");
-    cr_assert_float_eq(rt(&r, "j1")->start_s, 0.03 + 15 / B, EPS);
-    cr_assert_float_eq(rt(&r, "j2")->start_s, 0.03 + 20 / B, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j1"), 0.03 + 15 / B, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j2"), 0.03 + 20 / B, EPS);
     run_free(&r);
 }
 
@@ -86,7 +86,7 @@ Test(net, two_hop_route_limited_by_slower_link)
         "  {\"a\": \"a\", \"b\": \"b\", \"gbps\": 100, \"latency_ms\": 100}]}";
     struct run r;
     run_start(&r, cluster, NULL, 0, HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\n", "fifo");
-    cr_assert_float_eq(rt(&r, "j1")->start_s, 0.03 + 10 / (B / 2), EPS);
+    cr_assert_float_eq(run_start_s(&r, "j1"), 0.03 + 10 / (B / 2), EPS);
     double lat, bw;
     cr_assert(net_route(r.s->net, 0, 2, &lat, &bw));
     cr_assert_float_eq(lat, 0.03, EPS);
@@ -126,8 +126,8 @@ Test(net, reused_flow_slot_takes_each_route_in_turn)
         uint32_t j = run_job(&r, id);
         cr_assert_str_eq(r.cl->sites[r.cl->nodes[r.s->job_node[j]].site].name, site[i], "%s", id);
         double hops = i % 3 + 1, want = submit[i] + hops * 0.01 + 10 / B;
-        cr_assert_float_eq(rt(&r, id)->start_s, want, EPS, "%s: start %.12f want %.12f", id,
-                           rt(&r, id)->start_s, want);
+        cr_assert_float_eq(run_start_s(&r, id), want, EPS, "%s: start %.12f want %.12f", id,
+                           run_start_s(&r, id), want);
     }
     cr_assert_eq(net_stats(r.s->net)->transfers, 6);
     run_free(&r);
@@ -143,8 +143,8 @@ Test(net, cached_image_moves_nothing_the_second_time)
               HDR "j1,0,resnet50,64,1,0,1,1,1,5,a,100,1\nj2,50,resnet50,64,1,0,1,1,1,5,a,100,1\n",
               "fifo");
     double w = 25.6e6 * 4 / 1073741824.0;
-    cr_assert_float_eq(rt(&r, "j1")->start_s, 0.03 + (5 + w) / B, EPS);
-    cr_assert_float_eq(rt(&r, "j2")->start_s - 50, 0.03 + w / B, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j1"), 0.03 + (5 + w) / B, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j2") - 50, 0.03 + w / B, EPS);
     const struct net_stats *st = net_stats(r.s->net);
     cr_assert_eq(st->hits, 1);
     cr_assert_eq(st->misses, 1);
@@ -157,7 +157,7 @@ Test(net, local_job_moves_nothing)
 {
     struct run r;
     run_start(&r, two_sites(1, ""), NULL, 0, HDR "j1,0,-,1,1,10,1,1,1,7,b,100,1\n", "fifo");
-    cr_assert_float_eq(rt(&r, "j1")->start_s, 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j1"), 0, EPS);
     cr_assert_eq(net_stats(r.s->net)->transfers, 0);
     run_free(&r);
 }
@@ -168,7 +168,7 @@ Test(net, halving_links_doubles_the_bandwidth_time)
     const char *sets[] = {"link_gbps_scale=0.5"};
     struct run r;
     run_start(&r, two_sites(1, ""), sets, 1, HDR "j1,0,-,1,1,10,1,1,1,0,a,100,1\n", "fifo");
-    cr_assert_float_eq(rt(&r, "j1")->start_s, 0.03 + 20 / B, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j1"), 0.03 + 20 / B, EPS);
     run_free(&r);
 }
 

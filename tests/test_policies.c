@@ -50,8 +50,8 @@ Test(optimal, starving_many_gpu_job_starts_by_reservation)
     struct run r;
     const char *never_every[] = {"reserve_after_s=1e9", "optimal_replan=every"};
     run_start(&r, one_node_cluster(8, 80, 0, "event"), never_every, 2, starve_jobs, "optimal");
-    cr_assert_float_eq(rt(&r, "b")->start_s, 750, EPS, "without a reservation b starves: %g",
-                       rt(&r, "b")->start_s);
+    cr_assert_float_eq(run_start_s(&r, "b"), 750, EPS, "without a reservation b starves: %g",
+                       run_start_s(&r, "b"));
     run_free(&r);
 
     /* Planning afresh only when the cluster changes (the default), arrivals are fitted
@@ -62,10 +62,10 @@ Test(optimal, starving_many_gpu_job_starts_by_reservation)
      * at 900, when b starts. */
     const char *never[] = {"reserve_after_s=1e9"};
     run_start(&r, one_node_cluster(8, 80, 0, "event"), never, 1, starve_jobs, "optimal");
-    cr_assert_float_eq(rt(&r, "b")->start_s, 900, EPS, "b starts at %g", rt(&r, "b")->start_s);
-    cr_assert_float_eq(rt(&r, "s1")->start_s, 200, EPS, "s1 is backfilled");
-    cr_assert_float_eq(rt(&r, "a1")->start_s, 300, EPS, "a1 waits for the change at 300");
-    cr_assert_float_eq(rt(&r, "a9")->start_s, 600, EPS);
+    cr_assert_float_eq(run_start_s(&r, "b"), 900, EPS, "b starts at %g", run_start_s(&r, "b"));
+    cr_assert_float_eq(run_start_s(&r, "s1"), 200, EPS, "s1 is backfilled");
+    cr_assert_float_eq(run_start_s(&r, "a1"), 300, EPS, "a1 waits for the change at 300");
+    cr_assert_float_eq(run_start_s(&r, "a9"), 600, EPS);
     run_free(&r);
 
     /* With a bound of 120 s, the first scheduling point after it is a3's arrival at
@@ -76,11 +76,11 @@ Test(optimal, starving_many_gpu_job_starts_by_reservation)
      * backfilled. */
     const char *bound_every[] = {"reserve_after_s=120", "optimal_replan=every"};
     run_start(&r, one_node_cluster(8, 80, 0, "event"), bound_every, 2, starve_jobs, "optimal");
-    cr_assert_float_eq(rt(&r, "b")->start_s, 400, EPS, "b starts at %g", rt(&r, "b")->start_s);
-    cr_assert_float_eq(rt(&r, "s1")->start_s, 200, EPS, "s1 is backfilled");
-    cr_assert_float_eq(rt(&r, "a3")->start_s, 410, EPS);
-    cr_assert_float_eq(rt(&r, "a8")->start_s, 410, EPS);
-    cr_assert_float_eq(rt(&r, "a9")->start_s, 450, EPS);
+    cr_assert_float_eq(run_start_s(&r, "b"), 400, EPS, "b starts at %g", run_start_s(&r, "b"));
+    cr_assert_float_eq(run_start_s(&r, "s1"), 200, EPS, "s1 is backfilled");
+    cr_assert_float_eq(run_start_s(&r, "a3"), 410, EPS);
+    cr_assert_float_eq(run_start_s(&r, "a8"), 410, EPS);
+    cr_assert_float_eq(run_start_s(&r, "a9"), 450, EPS);
     run_free(&r);
 
     /* With the standing plan (the default), a1 and a2 waited for it (b planned at 300),
@@ -90,19 +90,21 @@ Test(optimal, starving_many_gpu_job_starts_by_reservation)
     const char *bound[] = {"reserve_after_s=120"};
     run_start(&r, one_node_cluster(8, 80, 0, "event"), bound, 1, starve_jobs, "optimal");
     const struct jobrt *b = rt(&r, "b");
-    cr_assert_float_eq(b->start_s, 300, EPS, "b starts at %g", b->start_s);
+    double b_start_s = run_start_s(&r, "b");
+    cr_assert_float_eq(b_start_s, 300, EPS, "b starts at %g", b_start_s);
     cr_assert_float_eq(b->end_s, 310, EPS);
-    cr_assert_float_eq(rt(&r, "s1")->start_s, 200, EPS, "s1 is backfilled");
-    cr_assert_float_eq(rt(&r, "a1")->start_s, 310, EPS);
-    cr_assert_float_eq(rt(&r, "a6")->start_s, 310, EPS);
-    cr_assert_float_eq(rt(&r, "a8")->start_s, 400, EPS);
-    cr_assert_float_eq(rt(&r, "a9")->start_s, 610, EPS);
+    cr_assert_float_eq(run_start_s(&r, "s1"), 200, EPS, "s1 is backfilled");
+    cr_assert_float_eq(run_start_s(&r, "a1"), 310, EPS);
+    cr_assert_float_eq(run_start_s(&r, "a6"), 310, EPS);
+    cr_assert_float_eq(run_start_s(&r, "a8"), 400, EPS);
+    cr_assert_float_eq(run_start_s(&r, "a9"), 610, EPS);
     /* Every job started after the reservation was made and before b ended by b's start:
      * backfilled jobs never delay it. */
     for (size_t j = 0; j < r.js.n; j++) {
         const struct jobrt *x = &r.s->rt[j];
-        if (x->start_s >= 150 && x->start_s < b->start_s)
-            cr_assert_leq(x->end_s, b->start_s + EPS, "job %zu ends at %g, after b's start", j,
+        double x_start_s = r.s->job_started_s[j];
+        if (x_start_s >= 150 && x_start_s < b_start_s)
+            cr_assert_leq(x->end_s, b_start_s + EPS, "job %zu ends at %g, after b's start", j,
                           x->end_s);
     }
     cr_assert_eq(r.s->st.completed, r.js.n);
@@ -121,9 +123,9 @@ Test(optimal, never_loses_a_job_it_could_not_place)
                   "j1,0,-,1,1,0,1,1,1,0,a,100,10\n"
                   "j2,0,-,1,1,0,1,1,1,0,a,50,10\n",
               "optimal");
-    cr_assert_float_eq(rt(&r, "j1")->start_s, 0, EPS);
-    cr_assert_float_eq(rt(&r, "j2")->start_s, 120, EPS);
-    cr_assert_float_eq(rt(&r, "j3")->start_s, 180, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j1"), 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j2"), 120, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j3"), 180, EPS);
     cr_assert_float_eq(rt(&r, "j3")->end_s, 210, EPS);
     cr_assert_eq(r.s->st.completed, 3);
     cr_assert_eq(r.s->st.oom_events, 0);
@@ -156,8 +158,8 @@ Test(optimal, unseen_model_runs_alone)
                    HDR "u,0,-,1,1,0,1,1,1,0,a,100,10\n"
                        "j,0,-,1,1,0,1,1,1,0,a,50,10\n",
                    "optimal", "rf");
-    cr_assert_float_eq(rt(&r, "u")->start_s, 0, EPS);
-    cr_assert_float_eq(rt(&r, "j")->start_s, 100, EPS);
+    cr_assert_float_eq(run_start_s(&r, "u"), 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j"), 100, EPS);
     cr_assert_float_eq(rt(&r, "j")->end_s, 150, EPS);
     run_free(&r);
 }
@@ -207,7 +209,7 @@ static void threshold_case(const char *set, uint32_t want_node)
     cr_assert_eq(r.s->job_node[run_job(&r, "hog")], 0);
     cr_assert_eq(r.s->job_node[run_job(&r, "j")], want_node, "%s: j on node %u", set,
                  r.s->job_node[run_job(&r, "j")]);
-    cr_assert_float_eq(rt(&r, "j")->start_s, 10, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j"), 10, EPS);
     run_free(&r);
 }
 
@@ -250,7 +252,7 @@ Test(default_policy, kube_scores_by_hand)
     /* With nvidia.com/gpu requested, j3 gets node 1's first GPU that j1 does not use. */
     cr_assert_eq(gpu_of(&r, "j1", 0), 4);
     cr_assert_eq(gpu_of(&r, "j3", 0), 5);
-    cr_assert_float_eq(rt(&r, "j3")->start_s, 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j3"), 0, EPS);
     run_free(&r);
 }
 
@@ -266,7 +268,7 @@ Test(default_policy, no_head_of_line_blocking)
               HDR "big,0,-,1,1,0,16,1,1,0,a,100,10\n"
                   "small,0,-,1,1,0,1,1,1,0,a,100,10\n",
               "default");
-    cr_assert_float_eq(rt(&r, "small")->start_s, 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "small"), 0, EPS);
     cr_assert_eq(rt(&r, "small")->state, JS_DONE);
     cr_assert_eq(rt(&r, "big")->state, JS_STUCK);
     cr_assert(r.s->st.deadlock);
@@ -288,9 +290,9 @@ Test(default_policy, unschedulable_jobs_back_off_and_retry)
                   "j2,0,-,1,1,0,1,1,1,0,a,1.5,10\n"
                   "j3,0,-,1,1,0,1,1,1,0,a,1,10\n",
               "default");
-    cr_assert_float_eq(rt(&r, "j1")->start_s, 0, EPS);
-    cr_assert_float_eq(rt(&r, "j2")->start_s, 1, EPS);
-    cr_assert_float_eq(rt(&r, "j3")->start_s, 3, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j1"), 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j2"), 1, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j3"), 3, EPS);
     cr_assert_eq(r.s->st.completed, 3);
     run_free(&r);
 }
@@ -340,9 +342,9 @@ Test(sjf, shortest_predicted_first)
                   "j2,0,-,1,1,0,1,1,1,0,a,100,10\n"
                   "j3,0,-,1,1,0,1,1,1,0,a,200,10\n",
               "sjf");
-    cr_assert_float_eq(rt(&r, "j2")->start_s, 0, EPS);
-    cr_assert_float_eq(rt(&r, "j3")->start_s, 100, EPS);
-    cr_assert_float_eq(rt(&r, "j1")->start_s, 300, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j2"), 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j3"), 100, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j1"), 300, EPS);
     cr_assert_float_eq(rt(&r, "j1")->end_s, 600, EPS);
     cr_assert_eq(rt(&r, "wide")->state, JS_STUCK);
     run_free(&r);
@@ -363,10 +365,10 @@ Test(easy, backfills_only_what_does_not_delay_the_head)
                   "j3,2,-,1,1,0,1,1,1,0,a,50,10\n"
                   "j4,3,-,1,1,0,1,1,1,0,a,200,10\n",
               "easy");
-    cr_assert_float_eq(rt(&r, "j1")->start_s, 0, EPS);
-    cr_assert_float_eq(rt(&r, "j3")->start_s, 2, EPS);
-    cr_assert_float_eq(rt(&r, "j2")->start_s, 100, EPS);
-    cr_assert_float_eq(rt(&r, "j4")->start_s, 150, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j1"), 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j3"), 2, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j2"), 100, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j4"), 150, EPS);
     run_free(&r);
 
     /* Extra GPUs: j1 holds 3 of 4 GPUs until 100; the head j2 needs 2, which 100 frees
@@ -377,8 +379,8 @@ Test(easy, backfills_only_what_does_not_delay_the_head)
                   "j2,1,-,1,1,0,2,1,1,0,a,50,10\n"
                   "j3,2,-,1,1,0,1,1,1,0,a,500,10\n",
               "easy");
-    cr_assert_float_eq(rt(&r, "j3")->start_s, 2, EPS);
-    cr_assert_float_eq(rt(&r, "j2")->start_s, 100, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j3"), 2, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j2"), 100, EPS);
     run_free(&r);
 }
 
@@ -404,22 +406,22 @@ Test(optimal, window_does_not_starve_a_job_beyond_it)
     struct run r;
     const char *no_ageing[] = {"optimal_window=1", "reserve_after_s=1e9"};
     run_start(&r, one_node_cluster(2, 80, 0, "event"), no_ageing, 2, window_jobs, "optimal");
-    cr_assert_float_eq(rt(&r, "b0")->start_s, 1000, EPS, "b0 starts at %g", rt(&r, "b0")->start_s);
-    cr_assert_float_eq(rt(&r, "s")->start_s, 1500, EPS, "s starts at %g", rt(&r, "s")->start_s);
+    cr_assert_float_eq(run_start_s(&r, "b0"), 1000, EPS, "b0 starts at %g", run_start_s(&r, "b0"));
+    cr_assert_float_eq(run_start_s(&r, "s"), 1500, EPS, "s starts at %g", run_start_s(&r, "s"));
     cr_assert_eq(r.s->st.completed, r.js.n);
     run_free(&r);
 
     const char *ageing[] = {"optimal_window=1", "reserve_after_s=300"};
     run_start(&r, one_node_cluster(2, 80, 0, "event"), ageing, 2, window_jobs, "optimal");
-    cr_assert_float_eq(rt(&r, "s")->start_s, 1000, EPS, "s starts at %g", rt(&r, "s")->start_s);
-    cr_assert_float_eq(rt(&r, "b0")->start_s, 1010, EPS, "b0 starts at %g", rt(&r, "b0")->start_s);
-    cr_assert_float_eq(rt(&r, "b4")->start_s, 1410, EPS, "b4 starts at %g", rt(&r, "b4")->start_s);
+    cr_assert_float_eq(run_start_s(&r, "s"), 1000, EPS, "s starts at %g", run_start_s(&r, "s"));
+    cr_assert_float_eq(run_start_s(&r, "b0"), 1010, EPS, "b0 starts at %g", run_start_s(&r, "b0"));
+    cr_assert_float_eq(run_start_s(&r, "b4"), 1410, EPS, "b4 starts at %g", run_start_s(&r, "b4"));
     cr_assert_eq(r.s->st.completed, r.js.n);
     run_free(&r);
 
     /* The default window holds the whole queue: the plan is the unbounded one. */
     run_start(&r, one_node_cluster(2, 80, 0, "event"), NULL, 0, window_jobs, "optimal");
-    cr_assert_float_eq(rt(&r, "s")->start_s, 1500, EPS, "s starts at %g", rt(&r, "s")->start_s);
+    cr_assert_float_eq(run_start_s(&r, "s"), 1500, EPS, "s starts at %g", run_start_s(&r, "s"));
     run_free(&r);
 }
 
@@ -505,7 +507,8 @@ static void assert_same_schedule(const struct run *a, const struct run *b, const
 {
     for (size_t j = 0; j < a->js.n; j++) {
         const struct jobrt *x = &a->s->rt[j], *y = &b->s->rt[j];
-        cr_assert(a->s->job_node[j] == b->s->job_node[j] && x->start_s == y->start_s &&
+        cr_assert(a->s->job_node[j] == b->s->job_node[j] &&
+                      a->s->job_started_s[j] == b->s->job_started_s[j] &&
                       x->end_s == y->end_s && a->s->attempts[j] == b->s->attempts[j],
                   "%s: job %zu runs differently with the index checks", what, j);
     }

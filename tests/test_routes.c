@@ -73,7 +73,7 @@ static void chain_runs(unsigned hops)
     cr_assert(net_route(r.s->net, 0, hops, &got_lat, &got_bw));
     cr_assert_float_eq(got_lat, lat, EPS);
     cr_assert_float_eq(got_bw, B / 2, EPS);
-    double start = r.s->rt[run_job(&r, "j0")].start_s;
+    double start = run_start_s(&r, "j0");
     cr_assert_float_eq(start, lat + 20 / B, EPS, "start %.12f want %.12f", start, lat + 20 / B);
     run_free(&r);
     free(cluster);
@@ -133,7 +133,7 @@ Test(routes, star_of_many_sites_is_accepted)
     char *cluster = cluster_of('s', 20000), *jobs = jobs_from(19900, 100);
     struct run r;
     run_start(&r, cluster, NULL, 0, jobs, "fifo");
-    cr_assert_float_eq(r.s->rt[run_job(&r, "j0")].start_s, 0.002 + 80 / B, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j0"), 0.002 + 80 / B, EPS);
     run_free(&r);
     free(cluster);
     free(jobs);

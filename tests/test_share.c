@@ -41,7 +41,7 @@ Test(share, jobs_on_one_gpu_end_when_their_work_is_done)
     double r2 = rk[2], r3 = rk[3], r4 = rk[4];
     cr_assert(r4 < r3 && r3 < r2 && r2 < 1, "r2 %g r3 %g r4 %g", r2, r3, r4);
     double t1 = 10 + 20 / r4, t2 = t1 + (10 - 10 * r3) / r3, t3 = t2 + 30 / r2, t4 = t3 + 40;
-    cr_assert_float_eq(rt(&r, "d")->start_s, 10, EPS);
+    cr_assert_float_eq(run_start_s(&r, "d"), 10, EPS);
     cr_assert_float_eq(rt(&r, "d")->end_s, t1, EPS);
     cr_assert_float_eq(rt(&r, "a")->end_s, t2, EPS);
     cr_assert_float_eq(rt(&r, "b")->end_s, t3, EPS);

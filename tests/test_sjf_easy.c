@@ -10,8 +10,6 @@
 #define HDR "id,submit_s,model,batch,epochs,data_gib,gpus,cpus,mem_gib,image_gib,origin,duration_s,gpu_mem_gib\n"
 #define EPS 1e-6
 
-static const struct jobrt *rt(const struct run *r, const char *id) { return &r->s->rt[run_job(r, id)]; }
-
 /* One GPU; a, b, c have one shape and arrive at 0, d (same shape) at 1. Shortest
  * first, ties in order of entry: b 0..100, c 100..200, d 200..300, a 300..600. */
 Test(sjf_easy, sjf_orders_within_one_shape)
@@ -23,10 +21,10 @@ Test(sjf_easy, sjf_orders_within_one_shape)
                   "c,0,-,1,1,0,1,1,1,0,a,100,10\n"
                   "d,1,-,1,1,0,1,1,1,0,a,100,10\n",
               "sjf");
-    cr_assert_float_eq(rt(&r, "b")->start_s, 0, EPS);
-    cr_assert_float_eq(rt(&r, "c")->start_s, 100, EPS);
-    cr_assert_float_eq(rt(&r, "d")->start_s, 200, EPS);
-    cr_assert_float_eq(rt(&r, "a")->start_s, 300, EPS);
+    cr_assert_float_eq(run_start_s(&r, "b"), 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "c"), 100, EPS);
+    cr_assert_float_eq(run_start_s(&r, "d"), 200, EPS);
+    cr_assert_float_eq(run_start_s(&r, "a"), 300, EPS);
     run_free(&r);
 }
 
@@ -44,10 +42,10 @@ Test(sjf_easy, sjf_retries_failed_shapes_after_an_end)
                   "l,0,-,1,1,0,1,1,1,0,a,100,10\n"
                   "big,5,-,1,1,0,2,1,1,0,a,60,10\n",
               "sjf");
-    cr_assert_float_eq(rt(&r, "wide")->start_s, 0, EPS);
-    cr_assert_float_eq(rt(&r, "s")->start_s, 10, EPS);
-    cr_assert_float_eq(rt(&r, "l")->start_s, 10, EPS);
-    cr_assert_float_eq(rt(&r, "big")->start_s, 110, EPS);
+    cr_assert_float_eq(run_start_s(&r, "wide"), 0, EPS);
+    cr_assert_float_eq(run_start_s(&r, "s"), 10, EPS);
+    cr_assert_float_eq(run_start_s(&r, "l"), 10, EPS);
+    cr_assert_float_eq(run_start_s(&r, "big"), 110, EPS);
     run_free(&r);
 }
 
@@ -66,8 +64,8 @@ Test(sjf_easy, easy_failed_shape_neither_blocks_nor_sticks)
                   "j3,2,-,1,1,0,2,1,1,0,a,10,10\n"
                   "j4,3,-,1,1,0,1,1,1,0,a,50,10\n",
               "easy");
-    cr_assert_float_eq(rt(&r, "j4")->start_s, 3, EPS);
-    cr_assert_float_eq(rt(&r, "j3")->start_s, 53, EPS);
-    cr_assert_float_eq(rt(&r, "j2")->start_s, 100, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j4"), 3, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j3"), 53, EPS);
+    cr_assert_float_eq(run_start_s(&r, "j2"), 100, EPS);
     run_free(&r);
 }

@@ -93,6 +93,11 @@ void *cpn_calloc(size_t n, size_t size)
 
 void *cpn_realloc(void *p, size_t n) { return checked(realloc(p, n ? n : 1), n); }
 
+void *cpn_malloc_aligned(size_t align, size_t n)
+{
+    return checked(aligned_alloc(align, n ? n : align), n);
+}
+
 void cpn_grow(void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)

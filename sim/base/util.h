@@ -48,6 +48,9 @@ _Noreturn void cpn_panic(const char *file, int line, const char *what);
 void *cpn_malloc(size_t n);
 void *cpn_calloc(size_t n, size_t size);
 void *cpn_realloc(void *p, size_t n);
+/* n bytes (uninitialised) at an address that is a multiple of align, a power of two
+ * that divides n; free() frees them. */
+void *cpn_malloc_aligned(size_t align, size_t n);
 /* Grows *p (an array of *cap elements of `size` bytes) to hold at least `need`. */
 void cpn_grow(void **p, size_t *cap, size_t need, size_t size);
 char *cpn_strdup(const char *s);

@@ -199,7 +199,8 @@ static void learn(struct sim *s, uint32_t j)
      * it. It teaches nothing, as a run that shared a GPU does not. */
     if (r->state == JS_DONE &&
         view_source_learn(s->view.src, s->cl, j, s->cl->nodes[s->job_node[j]].type,
-                          r->shared || pods > 1 ? NAN : r->end_s - r->start_s, r->peak_gib))
+                          r->shared || pods > 1 ? NAN : r->end_s - s->job_started_s[j],
+                          r->peak_gib))
         s->view.est_version++;
     for (uint32_t k = 0; k < pods; k++)
         controller_index_refresh(s, sim_pod_node(s, j, k));
@@ -207,7 +208,7 @@ static void learn(struct sim *s, uint32_t j)
     if (r->state == JS_KILLED) {
         r->state = JS_BACKOFF;
         s->backoff++;
-        eq_push(&s->eq, s->now + backoff_delay(s, sim_failures(s, j)), EV_RETRY, j, s->attempts[j]);
+        eq_push(&s->eq, s->now + backoff_delay(s, sim_failures(s, j)), EV_RETRY, j, r->gen);
     }
     s->dirty = true;
 }

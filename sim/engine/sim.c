@@ -291,7 +291,6 @@ static void start_running(struct sim *s, uint32_t j)
     sim_account_busy(s, s->now);
     r->state = JS_RUNNING;
     s->running++;
-    r->start_s = s->now;
     s->job_started_s[j] = s->now;
     uint32_t pods = sim_pods_placed(s, j), ns = sim_job_nslots(jb);
     for (uint32_t k = 0; ns > 0 && k < pods; k++) {
@@ -311,9 +310,6 @@ static void start_running(struct sim *s, uint32_t j)
         sim_refresh_node(s, sim_pod_node(s, j, k), running_pod_mask(s, j, k, pods));
     gang_wan_refresh(s);
     policy_call_job_event(s, j, POLICY_JOB_STARTED);
-    /* Its PEAK carries gen, which only its release bumps, as its END does: current
-     * while this attempt runs, and read with the state, where attempts[j] was a line
-     * of its own. */
     eq_push(&s->eq, s->now + s->cl->cfg.warmup_s, EV_PEAK, j, r->gen);
 }
 
@@ -527,7 +523,12 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
 {
     uint32_t j = ev->job;
     /* j is a job in the events of a job only (a link, a node or nothing in the others):
-     * its run-time state is read in their cases. */
+     * its run-time state is read in their cases. Such an event carries the job's gen,
+     * which its release bumps at each end of an attempt: an event of an attempt that
+     * has ended is stale, and a new attempt (a placement) comes only after the end of
+     * the one before, so gen and state, on the job's one line, tell whether it is
+     * current. The events pushed at a placement or a back-off had carried attempts[j],
+     * which a placement bumps, a line of its own to read beside the state. */
     switch ((enum ev_kind)ev->kind) {
     case EV_ARRIVAL:
         s->next_arrival++;
@@ -537,7 +538,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         push_next_arrival(s);
         return 1;
     case EV_TRANSFER_DONE:
-        if (s->rt[j].state != JS_TRANSFER || ev->gen != s->attempts[j])
+        if (s->rt[j].state != JS_TRANSFER || ev->gen != s->rt[j].gen)
             return 0;
         transfer_done(s, j);
         return 1;
@@ -552,7 +553,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         job_ends(s, j, JS_DONE);
         return 1;
     case EV_RETRY:
-        if (s->rt[j].state != JS_BACKOFF || ev->gen != s->attempts[j])
+        if (s->rt[j].state != JS_BACKOFF || ev->gen != s->rt[j].gen)
             return 0;
         s->backoff--;
         controller_queue_append(s, j);
@@ -589,7 +590,7 @@ static int handle(struct sim *s, const struct event *ev, char *err, size_t errle
         return 1;
     }
     case EV_GANG_TIMEOUT:
-        if (s->rt[j].state != JS_QUEUED || ev->gen != s->attempts[j] || s->gang->placed[j] == 0)
+        if (s->rt[j].state != JS_QUEUED || ev->gen != s->rt[j].gen || s->gang->placed[j] == 0)
             return 0; /* all its pods were placed, or the attempt is over */
         gang_timeout(s, j);
         return 1;
@@ -620,7 +621,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
     uint32_t pods = jobset_pods(s->jobs, j), pod = s->gang ? s->gang->placed[j] : 0;
     if (pod == 0) { /* the attempt's first (or only) pod */
         s->attempts[j]++;
-        r->start_s = r->end_s = -1;
+        r->end_s = -1;
         r->shared = 0;
         struct view_estimate est;
         view_estimate(&s->view, j, s->cl->nodes[p->node].type, &est);
@@ -671,7 +672,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
                 s->gang->waiting++;
                 if (s->cl->cfg.gang_timeout_s > 0)
                     eq_push(&s->eq, s->now + s->cl->cfg.gang_timeout_s, EV_GANG_TIMEOUT, j,
-                            s->attempts[j]);
+                            r->gen);
             }
             return;
         }
@@ -687,7 +688,7 @@ static void apply_placement(struct sim *s, const struct placement *p)
         job_demand(s, j, p->node, &r->work_left_s, &r->peak_gib, &r->cpu_cores);
     s->alone_run_s[j] = r->work_left_s;
     if (!net_transfer_begin(s->net, j, s->cl->nodes[s->job_node[j]].site, s->now))
-        eq_push(&s->eq, s->now, EV_TRANSFER_DONE, j, s->attempts[j]);
+        eq_push(&s->eq, s->now, EV_TRANSFER_DONE, j, r->gen);
 }
 
 /* True when nothing can change any more unless the policy places a job: jobs are
@@ -850,7 +851,7 @@ static void init_jobs(struct sim *s)
 {
     const struct jobset *jobs = s->jobs;
     size_t n = jobs->n;
-    s->rt = cpn_calloc(n, sizeof *s->rt);
+    s->rt = cpn_malloc_aligned(SIM_CACHE_LINE, n * sizeof *s->rt);
     s->slot_first = cpn_calloc(n, sizeof *s->slot_first);
     size_t nslots = 0;
     /* One pass over the job array (a hundred megabytes for a million jobs) for all it
@@ -861,10 +862,9 @@ static void init_jobs(struct sim *s)
         nslots += (size_t)jobset_pods(jobs, j) * sim_job_nslots(&jobs->v[j]);
         if (j > 0 && !(jobs->v[j - 1].submit_s <= jobs->v[j].submit_s))
             in_order = false;
-        struct jobrt *r = &s->rt[j];
-        r->qprev = r->hpos = VIEW_NONE; /* (and group, which shares qprev's field) */
-        r->start_s = r->end_s = -1;
-        r->state = JS_PENDING;
+        /* (group shares qprev's field) */
+        s->rt[j] = (struct jobrt){.end_s = -1, .qprev = VIEW_NONE, .hpos = VIEW_NONE,
+                                  .state = JS_PENDING};
     }
     CPN_ASSERT(nslots < VIEW_NONE);
     s->n_slots = nslots;
@@ -1054,8 +1054,10 @@ int sim_run(struct sim *s, char *err, size_t errlen)
     sim_account_cpu(s);
     for (size_t j = 0; j < s->jobs->n; j++) {
         struct jobrt *r = &s->rt[j];
-        if (r->state == JS_RUNNING) /* at the horizon */
+        if (r->state == JS_RUNNING) { /* at the horizon */
             sim_share_settle(s, (uint32_t)j);
+            r->end_s = -1; /* no end (the field held lost_mark_s) */
+        }
         if (r->cpu_lost_s > 0) {
             s->st.cpu_lost_gpu_s += r->cpu_lost_s * (double)s->jobs->v[j].gpus *
                                     (double)jobset_pods(s->jobs, j);
@@ -1115,8 +1117,6 @@ void sim_release_loop(struct sim *s)
     s->unlearnt_cap = 0;
     free(s->job_active);
     s->job_active = NULL;
-    free(s->job_started_s);
-    s->job_started_s = NULL;
 }
 
 void sim_destroy(struct sim *s)

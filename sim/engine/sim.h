@@ -37,7 +37,14 @@ enum job_state {
 };
 extern const char *const job_state_name[JS_NSTATES];
 
-/* Run-time state of one job; index-aligned with jobset.v. */
+/* The bytes of a cache line. */
+#define SIM_CACHE_LINE 64
+
+/* Run-time state of one job; index-aligned with jobset.v. It is one cache line (64
+ * bytes, and sim.rt is allocated on a line's boundary): every event of a job reads it,
+ * and at a million jobs a record of 80 bytes had spanned two lines, with the state and
+ * gen that an event's check reads on the second and what its handler reads on the
+ * first. When its last attempt started is sim.job_started_s, which the view shows. */
 struct jobrt {
     union {
         double work_left_s; /* until it runs: its work, in seconds at full rate on its GPUs */
@@ -47,11 +54,16 @@ struct jobrt {
     double cpu_cores;     /* CPU cores it keeps busy at full solo speed, on its placement */
     double cpu_lost_s;    /* wall time lost to CPU contention: integral of 1 - its node's
                            * factor while it ran (up to date when it is not running) */
-    double lost_mark_s;   /* while running: its node's lost time (sim.node_lost_s) at its start */
-    double start_s, end_s; /* of the last attempt; -1 when none (placed: job_placed_s) */
+    union { /* an attempt has no end while it runs */
+        double end_s;       /* when its last attempt ended; -1 when none, or while one
+                             * is placed or running (placed: job_placed_s) */
+        double lost_mark_s; /* while running: its node's lost time (sim.node_lost_s) at
+                             * its start */
+    };
     double peak_gib;      /* peak GPU memory per GPU on its current placement */
     double bk_mem_gib;    /* the controller's predicted peak for it, in gpu_assigned_mem */
-    uint32_t gen;         /* bumped to invalidate its pending END/PEAK events */
+    uint32_t gen;         /* bumped at each end of an attempt (release); the job's events
+                           * carry it, to be dropped once it moved (sim.c, handle) */
     union { /* a queued job is in no share group, a running one in no queue */
         uint32_t qprev;   /* while queued: queue link back (forward: sim.queue_next) */
         uint32_t group;   /* while running: its share group (sim.groups) */
@@ -64,6 +76,7 @@ struct jobrt {
                            * little of the job alone, and the controller does not learn it
                            * (set as it leaves its GPUs, from sim.gpu_crowded) */
 };
+_Static_assert(sizeof(struct jobrt) == SIM_CACHE_LINE, "struct jobrt is one cache line");
 
 /* The running jobs of one node that hold exactly the same GPUs: they always go at the
  * same rate, so they share one virtual clock (processor sharing, sim_share.c). vtime
@@ -144,7 +157,7 @@ struct sim {
     struct eq eq;
     uint32_t key_end;       /* eq key of share group g's END event: key_end + g (no more
                              * groups than jobs) */
-    struct jobrt *rt;       /* [jobs] */
+    struct jobrt *rt;       /* [jobs], on a cache line's boundary (struct jobrt) */
     uint32_t *origin_site;  /* [jobs] */
     uint32_t *arrival_order;/* [jobs] job indices by (submit_s, input order); NULL when
                              * that is input order */
@@ -204,14 +217,15 @@ struct sim {
     double *gpu_assigned_mem_gib;   /* [gpus] predicted peak memory of assigned jobs */
     /* Per job and per slot, one copy each, read by the engine and (through the view)
      * by policies: */
-    uint32_t *attempts;       /* [jobs] placements so far; a job's events carry it as gen */
+    uint32_t *attempts;       /* [jobs] placements so far */
     uint8_t *job_active;      /* [jobs] counted in the bookkeeping */
     uint32_t *job_node;       /* [jobs] current or last node, VIEW_NONE when never placed */
     double *job_placed_s;     /* [jobs] when its last attempt was placed; -1 when none */
     double *pred_run_s;       /* [jobs] the controller's predicted run alone at its last
                                * placement (view_estimate); NaN when never placed */
     double *alone_run_s;      /* [jobs] its true run alone there (the truth's work) */
-    double *job_started_s;    /* [jobs] when its last attempt started; -1 when none */
+    double *job_started_s;    /* [jobs] when its last attempt started; -1 when none (the
+                               * outputs read it too: struct jobrt has no copy) */
     uint32_t *job_gpus;       /* [slots] the GPU of each slot, VIEW_NONE before a placement */
     double wakeup_at;         /* pending policy wake-up, INFINITY for none */
     struct nodeidx nidx;      /* free requests and idle-looking GPUs per node, as viewed */

@@ -337,10 +337,11 @@ static void job_row(struct cells *c, const struct jobs_csv *jc, size_t j)
         cells_ch(c, ',');
     }
     cells_time(c, s->job_placed_s[j]);
-    cells_time(c, r->start_s);
+    double start_s = s->job_started_s[j];
+    cells_time(c, start_s);
     cells_time(c, r->end_s);
     bool ended = r->state == JS_DONE || r->state == JS_FAILED;
-    cells_time(c, r->start_s >= 0 ? r->start_s - jb->submit_s : -1);
+    cells_time(c, start_s >= 0 ? start_s - jb->submit_s : -1);
     cells_time(c, ended ? r->end_s - jb->submit_s : -1);
     cells_ch(c, ',');
     cells_ms(c, r->cpu_lost_s);
@@ -657,7 +658,7 @@ static void job_times(const struct sim *s, double *jct, double *wait, size_t *nd
         double submit = s->jobs->v[j].submit_s;
         if (rt->state == JS_DONE) {
             jct[d] = rt->end_s - submit;
-            wait[d++] = rt->start_s - submit;
+            wait[d++] = s->job_started_s[j] - submit;
         } else if (submit <= s->now) {
             jct[n - ++r] = s->now - submit;
         }
