@@ -16,7 +16,7 @@ static void opt_est_drop(struct opt_state *st, const struct view *v, uint32_t j)
 {
     st->est_ver[j] = v->est_version;
     for (size_t t = 0; t < v->cl->n_types; t++)
-        st->est_run[(size_t)j * v->cl->n_types + t] = NAN;
+        st->est[(size_t)j * v->cl->n_types + t].run = NAN;
     st->known[j] = -1;
     st->len[j] = NAN;
 }
@@ -36,9 +36,7 @@ static void opt_est_ask(struct opt_state *st, const struct view *v, uint32_t j, 
 {
     struct view_estimate e;
     view_estimate(v, j, type, &e);
-    st->est_run[i] = e.run_s;
-    st->est_mem[i] = e.mem_gib;
-    st->est_cpu[i] = e.cpu_cores;
+    st->est[i] = (struct opt_est){.run = e.run_s, .mem = e.mem_gib, .cpu = e.cpu_cores};
     st->known[j] = e.known;
 }
 
@@ -48,7 +46,7 @@ static inline size_t opt_est_at(struct opt_state *st, const struct view *v, uint
 {
     size_t i = (size_t)j * v->cl->n_types + type;
     opt_est_current(st, v, j);
-    if (isnan(st->est_run[i]))
+    if (isnan(st->est[i].run))
         opt_est_ask(st, v, j, type, i);
     return i;
 }
@@ -57,8 +55,8 @@ void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t ty
              double *run_s, double *mem_gib)
 {
     size_t i = opt_est_at(st, v, j, type);
-    *run_s = st->est_run[i];
-    *mem_gib = st->est_mem[i];
+    *run_s = st->est[i].run;
+    *mem_gib = st->est[i].mem;
 }
 
 double opt_run_on(struct opt_state *st, const struct view *v, uint32_t j, const uint32_t *nodes,
@@ -78,7 +76,7 @@ double opt_run_on(struct opt_state *st, const struct view *v, uint32_t j, const 
 
 double opt_est_cpu(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type)
 {
-    return st->est_cpu[opt_est_at(st, v, j, type)];
+    return st->est[opt_est_at(st, v, j, type)].cpu;
 }
 
 bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j)
@@ -125,9 +123,9 @@ static void opt_type_ask(struct opt_state *st, const struct view *v, uint32_t j,
     st->tp_ok[t] = 0;
     if (*runs) {
         size_t i = opt_est_at(st, v, j, t);
-        st->tp_run[t] = st->est_run[i];
-        st->tp_mem[t] = st->est_mem[i];
-        st->tp_cpu[t] = st->est_cpu[i];
+        st->tp_run[t] = st->est[i].run;
+        st->tp_mem[t] = st->est[i].mem;
+        st->tp_cpu[t] = st->est[i].cpu;
         st->tp_ok[t] = st->tp_mem[t] <= v->cl->types[t].mem_gib;
     }
 }
@@ -203,7 +201,7 @@ static bool opt_pod_live(const struct opt_state *st, const struct view *v, uint3
 }
 
 /* Whether entry a of node n's list (a pod) is still in the bookkeeping there: a job's
- * first pod inline (gcc had called all of it, 0.8 M calls on the 100k queue). */
+ * first pod inline (gcc had called all of it, once per entry). */
 static inline bool opt_entry_live(const struct opt_state *st, const struct view *v, uint32_t n,
                                   uint32_t a)
 {
