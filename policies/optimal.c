@@ -430,25 +430,21 @@ static int opt_init(void **state, const struct view *v, char *err, size_t errlen
         st->run_moved = opt_alloc(nj, sizeof *st->run_moved);
     st->epoch = 1;
     st->need_plan = true;
-    st->est_run = opt_alloc(nj * nt, sizeof *st->est_run);
-    st->est_mem = opt_alloc(nj * nt, sizeof *st->est_mem);
-    st->est_cpu = opt_alloc(nj * nt, sizeof *st->est_cpu);
+    st->est = opt_alloc(nj * nt, sizeof *st->est);
     st->runs_on = opt_alloc(nj * nt, sizeof *st->runs_on);
     memset(st->runs_on, -1, nj * nt * sizeof *st->runs_on);
-    for (size_t i = 0; i < nj * nt; i++)
-        st->est_run[i] = NAN;
     st->known = opt_alloc(nj, sizeof *st->known);
     st->len = opt_alloc(nj, sizeof *st->len);
+    /* No job's estimates are cached yet: the first ask of each drops its row (NAN, as
+     * opt_est_drop leaves it), so a job's cache lines are first written when it is
+     * asked about, not all at start. */
     st->est_ver = opt_alloc(nj, sizeof *st->est_ver);
     for (size_t j = 0; j < nj; j++)
-        st->est_ver[j] = v->est_version;
+        st->est_ver[j] = OPT_EST_NEVER;
     st->est_seen = v->est_version;
     st->res_node = opt_alloc(nj, sizeof *st->res_node);
-    for (size_t j = 0; j < nj; j++) {
-        st->known[j] = -1;
-        st->len[j] = NAN;
+    for (size_t j = 0; j < nj; j++)
         st->res_node[j] = VIEW_NONE;
-    }
     st->pred_run = opt_alloc(nj, sizeof *st->pred_run);
     st->pred_xfer = opt_alloc(nj, sizeof *st->pred_xfer);
     st->alone = opt_alloc(cl->n_nodes, sizeof *st->alone);
@@ -517,9 +513,7 @@ static void opt_destroy(void *state)
     free(st->win);
     heap_free(&st->front);
     free(st->has_gpus);
-    free(st->est_run);
-    free(st->est_mem);
-    free(st->est_cpu);
+    free(st->est);
     free(st->runs_on);
     free(st->known);
     free(st->len);
@@ -1112,12 +1106,12 @@ static void opt_check_est(const struct opt_state *st, const struct view *v, uint
     CPN_ASSERT(st->est_ver[j] == v->est_version);
     for (uint32_t t = 0; t < v->cl->n_types; t++) {
         size_t i = (size_t)j * v->cl->n_types + t;
-        if (isnan(st->est_run[i]))
+        if (isnan(st->est[i].run))
             continue;
         struct view_estimate e;
         view_estimate(v, j, t, &e);
-        CPN_ASSERT(st->est_run[i] == e.run_s && st->est_mem[i] == e.mem_gib &&
-                   st->est_cpu[i] == e.cpu_cores && st->known[j] == e.known);
+        CPN_ASSERT(st->est[i].run == e.run_s && st->est[i].mem == e.mem_gib &&
+                   st->est[i].cpu == e.cpu_cores && st->known[j] == e.known);
     }
 }
 

@@ -67,6 +67,18 @@ struct opt_undo {
     size_t plan_len;
 };
 
+/* opt_state.est_ver of a job never asked about: no est_version is (it counts up from
+ * the run's first, one at a time). */
+#define OPT_EST_NEVER UINT64_MAX
+
+/* A job's cached estimates on one GPU type: asked together, kept together (with four
+ * types, a job's take two cache lines, where an array each took three). */
+struct opt_est {
+    double run; /* predicted run time alone; NAN until asked */
+    double mem; /* predicted peak memory per GPU */
+    double cpu; /* predicted CPU cores busy at full speed */
+};
+
 /* Nodes of one site and one GPU type, in index order: a job's transfer and run
  * estimates are the same on all of them. The maxima reject a job no node can take.
  * The group has a segment tree per k in 1..max_gpus, whose nodes hold the least k-th
@@ -145,14 +157,14 @@ struct opt_state {
     bool need_plan;        /* the cluster changed: the next scheduling point plans afresh */
     double plan_scrape_s;  /* the scrape the current plan saw */
     uint8_t *has_gpus;   /* [types] 1 when some node has GPUs of the type */
-    double *est_run;     /* [jobs * types] predicted run time alone; NAN until asked */
-    double *est_mem;     /* [jobs * types] predicted peak memory per GPU */
-    double *est_cpu;     /* [jobs * types] predicted CPU cores busy at full speed */
+    struct opt_est *est; /* [jobs * types] */
     int8_t *runs_on;     /* [jobs * types] view_job_runs_on (what the job declares, which
                           * no est_version changes); -1 until asked */
     int8_t *known;       /* [jobs] 1 known model, 0 unseen, -1 not asked yet */
     double *len;         /* [jobs] predicted run time on its fastest node; NAN until asked */
-    uint64_t *est_ver;   /* [jobs] the est_version its cached estimates above are of */
+    uint64_t *est_ver;   /* [jobs] the est_version its cached estimates above are of,
+                          * OPT_EST_NEVER before the first ask (est, known and len are
+                          * unset until then) */
     uint64_t est_seen;   /* the est_version the queue's keys and pred_run follow */
     double *pred_run;    /* [jobs] run time on its node, as predicted now (est_seen) */
     double *pred_xfer;   /* [jobs] at its last placement */

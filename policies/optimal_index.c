@@ -16,7 +16,7 @@ static void opt_est_drop(struct opt_state *st, const struct view *v, uint32_t j)
 {
     st->est_ver[j] = v->est_version;
     for (size_t t = 0; t < v->cl->n_types; t++)
-        st->est_run[(size_t)j * v->cl->n_types + t] = NAN;
+        st->est[(size_t)j * v->cl->n_types + t].run = NAN;
     st->known[j] = -1;
     st->len[j] = NAN;
 }
@@ -36,9 +36,7 @@ static void opt_est_ask(struct opt_state *st, const struct view *v, uint32_t j, 
 {
     struct view_estimate e;
     view_estimate(v, j, type, &e);
-    st->est_run[i] = e.run_s;
-    st->est_mem[i] = e.mem_gib;
-    st->est_cpu[i] = e.cpu_cores;
+    st->est[i] = (struct opt_est){.run = e.run_s, .mem = e.mem_gib, .cpu = e.cpu_cores};
     st->known[j] = e.known;
 }
 
@@ -48,7 +46,7 @@ static inline size_t opt_est_at(struct opt_state *st, const struct view *v, uint
 {
     size_t i = (size_t)j * v->cl->n_types + type;
     opt_est_current(st, v, j);
-    if (isnan(st->est_run[i]))
+    if (isnan(st->est[i].run))
         opt_est_ask(st, v, j, type, i);
     return i;
 }
@@ -57,8 +55,8 @@ void opt_est(struct opt_state *st, const struct view *v, uint32_t j, uint32_t ty
              double *run_s, double *mem_gib)
 {
     size_t i = opt_est_at(st, v, j, type);
-    *run_s = st->est_run[i];
-    *mem_gib = st->est_mem[i];
+    *run_s = st->est[i].run;
+    *mem_gib = st->est[i].mem;
 }
 
 double opt_run_on(struct opt_state *st, const struct view *v, uint32_t j, const uint32_t *nodes,
@@ -78,7 +76,7 @@ double opt_run_on(struct opt_state *st, const struct view *v, uint32_t j, const 
 
 double opt_est_cpu(struct opt_state *st, const struct view *v, uint32_t j, uint32_t type)
 {
-    return st->est_cpu[opt_est_at(st, v, j, type)];
+    return st->est[opt_est_at(st, v, j, type)].cpu;
 }
 
 bool opt_unseen(struct opt_state *st, const struct view *v, uint32_t j)
@@ -125,9 +123,9 @@ static void opt_type_ask(struct opt_state *st, const struct view *v, uint32_t j,
     st->tp_ok[t] = 0;
     if (*runs) {
         size_t i = opt_est_at(st, v, j, t);
-        st->tp_run[t] = st->est_run[i];
-        st->tp_mem[t] = st->est_mem[i];
-        st->tp_cpu[t] = st->est_cpu[i];
+        st->tp_run[t] = st->est[i].run;
+        st->tp_mem[t] = st->est[i].mem;
+        st->tp_cpu[t] = st->est[i].cpu;
         st->tp_ok[t] = st->tp_mem[t] <= v->cl->types[t].mem_gib;
     }
 }
@@ -194,19 +192,29 @@ static double opt_learn_s(const struct view *v, double t)
 
 /* ---- the jobs running on a node ---- */
 
-/* Whether entry a of node n's list (a pod) is still in the bookkeeping there. */
-static bool opt_entry_live(const struct opt_state *st, const struct view *v, uint32_t n, uint32_t a)
+/* Whether entry a of node n's list, a later pod of a job of several, is still in the
+ * bookkeeping there. */
+static bool opt_pod_live(const struct opt_state *st, const struct view *v, uint32_t n, uint32_t a)
 {
-    if (a < st->n_jobs)
-        return v->job_active[a] && v->job_node[a] == n;
     uint32_t j = opt_entry_job(st, a), k = opt_entry_pod(st, a);
     return v->job_active[j] && k < view_pods_held(v, j) && view_pod_node(v, j, k) == n;
 }
 
+/* Whether entry a of node n's list (a pod) is still in the bookkeeping there: a job's
+ * first pod inline (gcc had called all of it, once per entry). */
+static inline bool opt_entry_live(const struct opt_state *st, const struct view *v, uint32_t n,
+                                  uint32_t a)
+{
+    if (a < st->n_jobs)
+        return v->job_active[a] && v->job_node[a] == n;
+    return opt_pod_live(st, v, n, a);
+}
+
 /* The next entry (a pod) of node n's list that is still in the bookkeeping, from *p on
  * (pods that left it leave the list), and *p past it; VIEW_NONE at the end. (Inline,
- * as opt_job_free_s: a node's state is built from its list, one call per job.) */
-static inline uint32_t opt_list_next(struct opt_state *st, const struct view *v, uint32_t n,
+ * as opt_job_free_s: a node's state is built from its list, one call per job; gcc
+ * called it, 1.35 M calls of 36 instructions on the 100k queue.) */
+static inline __attribute__((always_inline)) uint32_t opt_list_next(struct opt_state *st, const struct view *v, uint32_t n,
                                      uint32_t **p)
 {
     while (**p != VIEW_NONE) {
@@ -470,6 +478,21 @@ static void opt_touch(struct opt_state *st, const struct view *v, uint32_t n)
         st->ready[n] = later;
 }
 
+/* The first `take` of node GPUs' free times av[0..n) in the order of a repeated
+ * selection of the least of the rest (ties: the lowest index), into ord[]. */
+static void opt_select_free(const double *av, uint32_t n, uint32_t take, uint32_t *ord)
+{
+    uint8_t used[CLUSTER_MAX_NODE_GPUS] = {0};
+    for (uint32_t i = 0; i < take; i++) {
+        uint32_t best = VIEW_NONE;
+        for (uint32_t q = 0; q < n; q++)
+            if (!used[q] && (best == VIEW_NONE || av[q] < av[best]))
+                best = q;
+        used[best] = 1;
+        ord[i] = best;
+    }
+}
+
 /* The k GPUs of node n that free first (ties: lowest index) into gpu[], and the time
  * the last of them frees. With all, every GPU of the node counts (a job running alone). */
 static double opt_first_free(const struct opt_state *st, const struct node *nd, uint32_t k,
@@ -484,18 +507,37 @@ static double opt_first_free(const struct opt_state *st, const struct node *nd, 
         gpu[0] = nd->gpu_first + best;
         return av[best];
     }
-    uint32_t take = all ? nd->gpu_count : k;
-    uint8_t used[CLUSTER_MAX_NODE_GPUS] = {0};
+    /* Without NaN, opt_select_free's order is a stable sort's, which one insertion pass
+     * keeping the first `take` gives, most GPUs turned away by one comparison (the
+     * selection took `take` passes over the node). A NaN compares false both ways, and
+     * the selection's order is then its own: it is asked. */
+    uint32_t n = nd->gpu_count, take = all ? n : k, ord[CLUSTER_MAX_NODE_GPUS];
+    bool nan = false;
+    for (uint32_t q = 0; q < n; q++)
+        nan |= isnan(av[q]);
+    if (nan) {
+        opt_select_free(av, n, take, ord);
+    } else {
+        uint32_t m = 0;
+        for (uint32_t q = 0; take > 0 && q < n; q++) {
+            if (m == take && !(av[q] < av[ord[m - 1]]))
+                continue;
+            uint32_t b = m < take ? m++ : m - 1; /* (when full, the last drops out) */
+            for (; b > 0 && av[ord[b - 1]] > av[q]; b--)
+                ord[b] = ord[b - 1];
+            ord[b] = q;
+        }
+        if (policy_check_indexes) {
+            uint32_t sel[CLUSTER_MAX_NODE_GPUS];
+            opt_select_free(av, n, take, sel);
+            CPN_ASSERT(memcmp(sel, ord, take * sizeof *ord) == 0);
+        }
+    }
     double t = 0;
     for (uint32_t i = 0; i < take; i++) {
-        uint32_t best = VIEW_NONE;
-        for (uint32_t q = 0; q < nd->gpu_count; q++)
-            if (!used[q] && (best == VIEW_NONE || av[q] < av[best]))
-                best = q;
-        used[best] = 1;
         if (i < k)
-            gpu[i] = nd->gpu_first + best;
-        t = av[best] > t ? av[best] : t;
+            gpu[i] = nd->gpu_first + ord[i];
+        t = av[ord[i]] > t ? av[ord[i]] : t;
     }
     return t;
 }
@@ -577,12 +619,13 @@ static inline bool opt_gkey_less(const struct opt_gkey *a, const struct opt_gkey
     return a->lb < b->lb || (a->lb == b->lb && a->grp < b->grp);
 }
 
-/* The transfer + run of the job of the last list of groups on group gi (site_xfer and
- * tp_run are its). */
-static inline double opt_group_dur(const struct opt_state *st, uint32_t gi)
+/* The transfer + run of the job of the last list of groups on group g, from its
+ * transfers to each site and its run times on each type (st->site_xfer and tp_run: a
+ * loop over the groups passes them in locals, which its stores cannot alias). */
+static inline double opt_group_dur(const struct opt_group *g, const double *xfer,
+                                   const double *run)
 {
-    const struct opt_group *g = &st->grp[gi];
-    return st->site_xfer[g->site] + st->tp_run[g->type];
+    return xfer[g->site] + run[g->type];
 }
 
 /* Lists in grp_order the groups that could take job j, with the bound of its finish
@@ -621,14 +664,17 @@ static size_t opt_order_groups(struct opt_state *st, const struct view *v, const
         bounded && gpus <= st->max_k ? &st->roots[(size_t)(gpus - 1) * st->n_grp * 2] : NULL;
     double now = v->now;
     /* What the loop reads is in locals: its stores might alias the state's fields, which
-     * the compiler would then load again for every group. */
+     * the compiler would then load again for every group (it did: st->grp, site_xfer and
+     * tp_run at each). */
     const uint32_t *cls = st->grp_cls;
     const uint8_t *cls_ok = st->cls_ok;
+    const struct opt_group *grp = st->grp;
+    const double *xfer = st->site_xfer, *run = st->tp_run;
     uint32_t n_grp = (uint32_t)st->n_grp;
     for (uint32_t i = 0; i < n_grp; i++) {
         if (!cls_ok[cls[i]])
             continue;
-        double dur = opt_group_dur(st, i);
+        double dur = opt_group_dur(&grp[i], xfer, run);
         /* No slot of the group finishes before its tree's bound (or now) plus dur. */
         bool can_now;
         double lb = opt_bound_at(bounded ? row + 2 * (size_t)i : NULL, now, now + dur, bounded,
@@ -689,18 +735,28 @@ static bool opt_slot_better(const struct opt_slot *c, const struct opt_slot *b)
 static void opt_search_group_set(const struct opt_state *st, struct opt_search *s, uint32_t gi)
 {
     uint32_t t = st->grp[gi].type;
-    s->dur = opt_group_dur(st, gi);
+    s->dur = opt_group_dur(&st->grp[gi], st->site_xfer, st->tp_run);
     s->run = st->tp_run[t];
     s->cpu = st->tp_cpu[t];
     s->mem = st->tp_mem[t];
     s->uniform = st->grp[gi].uniform;
 }
 
-/* Whether a node of a subtree whose start bound is lb, where a job may (can_now) or
- * may not start at once, and whose lowest node index is lo, could beat the best slot
- * found so far. */
-static bool opt_could_beat(const struct opt_state *st, const struct opt_search *s, double lb,
-                           bool can_now, uint32_t lo)
+/* The first position in its group below tree node i (at depth d, 2^d <= i < 2^(d+1),
+ * it covers positions i x 2^(h-d) - leaves on, where leaves = 2^h). */
+static inline uint32_t opt_subtree_lo(uint32_t i, uint32_t leaves)
+{
+    uint32_t d = 31 - (uint32_t)__builtin_clz(i), h = (uint32_t)__builtin_ctz(leaves);
+    return (i << (h - d)) - leaves;
+}
+
+/* Whether a node of the subtree at tree node i of a group (its nodes' indices in
+ * nodes[], in position order), whose start bound is lb, where a job may (can_now) or
+ * may not start at once, could beat the best slot found so far. The subtree's lowest
+ * node index, nodes[opt_subtree_lo(i)], breaks a tie: it is looked up only then. */
+static inline bool opt_could_beat(const struct opt_state *st, const struct opt_search *s,
+                                  double lb, bool can_now, const uint32_t *nodes, uint32_t i,
+                                  uint32_t leaves)
 {
     if (s->now_only && !can_now)
         return false;
@@ -709,6 +765,7 @@ static bool opt_could_beat(const struct opt_state *st, const struct opt_search *
     double f = lb + s->dur;
     if (f != s->best.finish)
         return f < s->best.finish;
+    uint32_t lo = nodes[opt_subtree_lo(i, leaves)];
     if (s->reserve) /* ties keep the node held, else go to the lowest index */
         return s->best.node != st->res_node[s->job] && lo < s->best.node;
     if (can_now != s->best.now)
@@ -730,7 +787,12 @@ static void opt_visit(struct opt_state *st, const struct view *v, struct opt_sea
                         nd->mem_gib + VIEW_FIT_EPS < jb->mem_gib))
         return;
     opt_touch(st, v, n);
-    struct opt_slot c = {.node = n, .ngpus = jb->gpus};
+    /* Its GPUs are filled where it is placed (opt_fits_now, opt_first_free), the first
+     * ngpus: the array is not cleared for each node visited. */
+    struct opt_slot c;
+    c.node = n;
+    c.now = false;
+    c.ngpus = jb->gpus;
     /* Its run there slowed by the CPU contention the scrape predicts (never faster, so
      * s->dur stays a bound of what any node of the group gives); for a later pod of a
      * job of several, lengthened by the all-reduce over this node and those of the pods
@@ -774,8 +836,10 @@ static void opt_visit(struct opt_state *st, const struct view *v, struct opt_sea
  * free, and never before now) cannot. The bound is opt_bound_at's, with what does not
  * change within the group worked out once: the tree of k GPUs is found once, and
  * now + dur, which opt_bound's gap test would add up at every tree node, is the same sum
- * each time. A subtree still to look at is its tree index alone: tree node i at depth d
- * (2^d <= i < 2^(d+1)) covers positions i x 2^(h-d) - leaves on, where leaves = 2^h. */
+ * each time. A subtree still to look at is its tree index alone (opt_subtree_lo gives
+ * its first position). For k > 0 a subtree wholly past the group's nodes holds
+ * INFINITY, as one where no node has k GPUs, so its test of x[0] skips it: the position
+ * is worked out only for k = 0, at a leaf, and on a tie of finishes. */
 static void opt_search_group(struct opt_state *st, const struct view *v, uint32_t gi,
                              struct opt_search *s)
 {
@@ -787,24 +851,21 @@ static void opt_search_group(struct opt_state *st, const struct view *v, uint32_
     const uint32_t *nodes = &st->grp_nodes[g->first];
     bool bounded = k > 0 && !s->alone; /* (else there is no bound: now) */
     double now = v->now, end_now = v->now + s->dur;
-    uint32_t leaves = g->leaves, h = (uint32_t)__builtin_ctz(leaves);
+    uint32_t leaves = g->leaves;
     uint32_t stack[64]; /* depth-first: at most two per level */
     size_t top = 0;
     stack[top++] = 1;
     while (top > 0) {
-        uint32_t i = stack[--top], d = 31 - (uint32_t)__builtin_clz(i);
-        uint32_t lo = (i << (h - d)) - leaves;
-        if (lo >= g->count)
-            continue;
+        uint32_t i = stack[--top];
         const double *x = tree + 2 * (size_t)i;
-        if (k > 0 && x[0] == INFINITY)
-            continue; /* no node below has k GPUs */
+        if (k > 0 ? x[0] == INFINITY : opt_subtree_lo(i, leaves) >= g->count)
+            continue; /* no node below has k GPUs, or none is of the group */
         bool can_now;
         double lb = opt_bound_at(x, now, end_now, bounded, s->reserve, &can_now);
-        if (!opt_could_beat(st, s, lb, can_now, nodes[lo]))
+        if (!opt_could_beat(st, s, lb, can_now, nodes, i, leaves))
             continue;
         if (i >= leaves) {
-            opt_visit(st, v, s, nodes[lo]);
+            opt_visit(st, v, s, nodes[i - leaves]);
             continue;
         }
         /* The child with the lower bound first: a good slot found early prunes more. */

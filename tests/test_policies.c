@@ -164,6 +164,45 @@ Test(optimal, unseen_model_runs_alone)
     run_free(&r);
 }
 
+/* A job of several GPUs waits for the GPUs that free first, ties to the lowest index
+ * (opt_first_free, which the checks compare at every call with a repeated selection of
+ * the least). One 8-GPU node: at 0, eight 1-GPU jobs of 100, 100, 100, 200, 200, 300,
+ * 400 and 500 s take a GPU each; d (4 GPUs, 50 s) comes at 1. Three GPUs free at 100
+ * and two more at 200, so the plans at 1 and 100 book d from 200, on the three of 100 s
+ * and the lower of the two of 200 s; at 200 it starts on the four lowest of the five
+ * free GPUs. */
+Test(optimal, many_gpu_job_waits_for_the_first_gpus_to_free)
+{
+    static const char *const ids[] = {"g0", "g1", "g2", "g3", "g4"}; /* 100 s x 3, 200 s x 2 */
+    bool checks = policy_check_indexes;
+    policy_check_indexes = true;
+    struct run r;
+    run_start(&r, one_node_cluster(8, 80, 0, "event"), NULL, 0,
+              HDR "g0,0,-,1,1,0,1,1,1,0,a,100,1\n"
+                  "g1,0,-,1,1,0,1,1,1,0,a,100,1\n"
+                  "g2,0,-,1,1,0,1,1,1,0,a,100,1\n"
+                  "g3,0,-,1,1,0,1,1,1,0,a,200,1\n"
+                  "g4,0,-,1,1,0,1,1,1,0,a,200,1\n"
+                  "g5,0,-,1,1,0,1,1,1,0,a,300,1\n"
+                  "g6,0,-,1,1,0,1,1,1,0,a,400,1\n"
+                  "g7,0,-,1,1,0,1,1,1,0,a,500,1\n"
+                  "d,1,-,1,1,0,4,1,1,0,a,50,1\n",
+              "optimal");
+    policy_check_indexes = checks;
+    cr_assert_float_eq(rt(&r, "d")->start_s, 200, EPS);
+    uint32_t want[5];
+    for (uint32_t k = 0; k < 5; k++) { /* their GPUs, ascending */
+        uint32_t g = gpu_of(&r, ids[k], 0), q = k;
+        for (; q > 0 && want[q - 1] > g; q--)
+            want[q] = want[q - 1];
+        want[q] = g;
+    }
+    for (uint32_t k = 0; k < 4; k++)
+        cr_assert_eq(gpu_of(&r, "d", k), want[k], "d's GPU %u is %u, not %u", k, gpu_of(&r, "d", k),
+                     want[k]);
+    run_free(&r);
+}
+
 /* A long job waits for a fast GPU rather than take a slow one: node 0 has a GPU of
  * speed 0.1, node 1 one of speed 1. Both jobs arrive at 0. long (1000 s at speed 1)
  * goes to the fast GPU (finish 1000, against 10000 on the slow one). short (10 s)
