@@ -120,6 +120,10 @@ struct dflt_cohort {
     uint32_t root;        /* its jobs: a pairing heap by queue order (seq) */
     uint32_t shape;
     uint32_t tries;       /* failed attempts of each job, counted up to st->tries_cap */
+    /* Its job of greatest seq, a leaf, or NONE when not known (dflt_cohort_append). Read
+     * only while jobs are appended to it: as the fresh cohort of its shape until the next
+     * scheduling point, or as a cohort failed into within one. */
+    uint32_t tail;
     double backoff_until; /* no new attempt before this time */
     uint32_t fail_to;     /* the parked cohort its jobs failed into in this point, or NONE */
     uint32_t site;        /* the site its jobs' bound pods are in, or NONE (none bound) */
@@ -209,7 +213,6 @@ struct dflt_state {
     double scrape_s; /* time of the scrape seen at the last scheduling point */
     bool in_round;   /* place() was called in this scheduling point */
     struct dflt_nodes nodes; /* the nodes by class, for the binds */
-    uint32_t placed;         /* the node of the last placement, its class not yet moved */
 
     /* A bind's exceptions (jobs of several pods): nodes the filter refuses (its pods'
      * anti-affinity), and nodes a gang decision has put pods on (fit), judged by what
@@ -322,9 +325,32 @@ static uint32_t dflt_cohort_new(struct dflt_state *st, uint32_t shape, uint32_t 
         c = (uint32_t)st->n_co++;
     }
     st->co[c] = (struct dflt_cohort){.root = VIEW_NONE, .shape = shape, .tries = tries,
+                                     .tail = VIEW_NONE,
                                      .backoff_until = backoff_until, .fail_to = VIEW_NONE,
                                      .site = site, .state = (uint8_t)state};
     return c;
+}
+
+/* The heap of root r, whose jobs all come after cohort c's in the queue, joins c; r_tail
+ * is its job of greatest seq, a leaf, or NONE when not known. Jobs join a fresh cohort,
+ * and one that jobs fail into, in queue order: linked below c's tail, each below the one
+ * before it, they make a chain whose pops touch one job each, where as the root's
+ * children the first pop had paired them all, a cache miss each at a million jobs. With
+ * no known tail, r is linked with the root. */
+static void dflt_cohort_append(struct dflt_state *st, uint32_t c, uint32_t r, uint32_t r_tail)
+{
+    uint32_t t = st->co[c].tail;
+    CPN_ASSERT(!policy_check_indexes ||
+               (st->job[r].sib == VIEW_NONE && st->job[r].prev == VIEW_NONE &&
+                (t == VIEW_NONE ||
+                 (st->job[t].child == VIEW_NONE && st->job[t].seq < st->job[r].seq))));
+    if (t != VIEW_NONE) {
+        st->job[t].child = r;
+        st->job[r].prev = t;
+    } else {
+        st->co[c].root = dflt_ph_link(st, st->co[c].root, r);
+    }
+    st->co[c].tail = r_tail;
 }
 
 static void dflt_cohort_free(struct dflt_state *st, uint32_t c)
@@ -506,7 +532,6 @@ static int dflt_init(void **state, const struct view *v, char *err, size_t errle
      * policy never gets (policy_ops.cpu_filter is false). */
     CPN_ASSERT(!v->cpu_filter);
     dflt_nodes_init(&st->nodes, v);
-    st->placed = VIEW_NONE;
     st->round_pods = 1;
     podfit_init(&st->fit, v);
     if (st->fit.max_pods > 1) { /* what only jobs of several pods need */
@@ -683,6 +708,7 @@ static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site,
     const struct dflt_shape *jb = &st->shapes[shape];
     bool gpu_res = v->cl->cfg.gpu_as_resource;
     struct dflt_nodes *x = &st->nodes;
+    dflt_nodes_settle(x, v, site);
     const uint8_t *runs = &st->runs[(size_t)jb->runs * v->cl->n_types];
     uint32_t best = VIEW_NONE;
     int64_t best_score = -1;
@@ -703,9 +729,9 @@ static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site,
             int64_t score = dflt_class_score(x, &list[i], shape, jb, gpu_res, runs);
             if (score < 0 || score < best_score)
                 continue;
-            const struct dflt_class *c = &x->cls[list[i].cls];
-            uint32_t n = st->n_excl ? dflt_class_first_but(c, st->excl, st->n_excl, st->frontier)
-                                    : dflt_class_first(c);
+            uint32_t n = st->n_excl ? dflt_class_first_but(&x->cls[list[i].cls], st->excl,
+                                                           st->n_excl, st->frontier)
+                                    : list[i].first;
             if (n != VIEW_NONE && (score > best_score || n < best)) {
                 best = n;
                 best_score = score;
@@ -734,7 +760,6 @@ static int dflt_bind(struct dflt_state *st, const struct view *v, uint32_t site,
     out->job = j;
     out->node = best;
     out->ngpus = k;
-    st->placed = best;
     return 1;
 }
 
@@ -759,22 +784,26 @@ static int dflt_bind_gang(struct dflt_state *st, const struct view *v, uint32_t 
         return 0;
     }
     podfit_next(&st->fit, out); /* the engine's bookkeeping will show what they take */
-    st->placed = out->node;
     return 1;
 }
 
-/* The last placement has been applied: its node moves to its new class. */
-static void dflt_settle(struct dflt_state *st, const struct view *v)
+/* Placement *out is made: its node moves to its new class once the engine has applied
+ * it, before a bind next reads its site. Returns 1, what place returns. */
+static int dflt_placed(struct dflt_state *st, const struct view *v, const struct placement *out)
 {
-    if (st->placed != VIEW_NONE)
-        dflt_nodes_refresh(&st->nodes, v, st->placed);
-    st->placed = VIEW_NONE;
+    dflt_nodes_touch(&st->nodes, out->node, v->cl->nodes[out->node].site);
+    return 1;
 }
 
 /* Takes job j, whose attempt timed out, out of its cohort. A cohort it leaves empty
  * stays where it is until the next scheduling point frees it (dflt_begin). */
 static void dflt_remove(struct dflt_state *st, uint32_t j)
 {
+    /* A job that times out has pods bound, so it is in no fresh cohort of this round,
+     * the only ones whose tails are read between points (dflt_cohort.tail). */
+    uint32_t s = st->job[j].shape, f = st->fresh[s];
+    CPN_ASSERT(!policy_check_indexes || f == VIEW_NONE || st->fresh_round[s] != st->round ||
+               st->co[f].tail != j);
     if (st->job[j].prev != VIEW_NONE) {
         dflt_ph_cut(st, j);
         return;
@@ -796,8 +825,10 @@ static void dflt_job_event(void *state, const struct view *v, uint32_t j, enum p
     struct dflt_state *st = state;
     if (e == POLICY_JOB_LEARNT) { /* the bookkeeping released its requests and GPUs */
         st->learnt++;
-        for (uint32_t k = 0; k < view_pods_held(v, j); k++)
-            dflt_nodes_refresh(&st->nodes, v, view_pod_node(v, j, k));
+        for (uint32_t k = 0; k < view_pods_held(v, j); k++) {
+            uint32_t n = view_pod_node(v, j, k);
+            dflt_nodes_touch(&st->nodes, n, v->cl->nodes[n].site);
+        }
     }
     if (e == POLICY_JOB_TIMED_OUT) {
         CPN_ASSERT(st->job[j].queued && !st->in_round);
@@ -821,8 +852,7 @@ static void dflt_job_event(void *state, const struct view *v, uint32_t j, enum p
         st->fresh_round[s] = st->round;
         dflt_ids_push(&st->elig, st->fresh[s]);
     }
-    struct dflt_cohort *c = &st->co[st->fresh[s]];
-    c->root = dflt_ph_link(st, c->root, j);
+    dflt_cohort_append(st, st->fresh[s], j, j);
 }
 
 /* True when eligible cohort a comes before cohort b: by shape, then tries, then site
@@ -975,15 +1005,14 @@ static uint32_t dflt_fail_to(struct dflt_state *st, const struct view *v, uint32
 /* Job j, just taken out of cohort c, failed to bind. */
 static void dflt_fail_one(struct dflt_state *st, const struct view *v, uint32_t c, uint32_t j)
 {
-    uint32_t f = dflt_fail_to(st, v, c); /* may move st->co */
-    st->co[f].root = dflt_ph_link(st, st->co[f].root, j);
+    dflt_cohort_append(st, dflt_fail_to(st, v, c), j, j); /* (dflt_fail_to may move st->co) */
 }
 
 /* Every job left in cohort c (out of the walk) fails. */
 static void dflt_fail_all(struct dflt_state *st, const struct view *v, uint32_t c)
 {
     uint32_t f = dflt_fail_to(st, v, c);
-    st->co[f].root = dflt_ph_link(st, st->co[f].root, st->co[c].root);
+    dflt_cohort_append(st, f, st->co[c].root, VIEW_NONE); /* (c's jobs, not in order) */
     dflt_cohort_free(st, c);
 }
 
@@ -1013,12 +1042,10 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
 {
     struct dflt_state *st = state;
     CPN_ASSERT(st->in_round);
-    dflt_settle(st, v);
     if (podfit_next(&st->fit, out)) { /* the rest of a gang decision's pods */
-        st->placed = out->node;
         if (!podfit_pending(&st->fit))
             st->job[out->job].queued = 0;
-        return 1;
+        return dflt_placed(st, v, out);
     }
     uint32_t site = st->point_site;
     if (site == VIEW_NONE) {
@@ -1081,7 +1108,7 @@ static int dflt_place(void *state, const struct view *v, struct placement *out)
         } else if (!gang) {
             st->job[j].queued = 0;
         }
-        return 1;
+        return dflt_placed(st, v, out);
     }
     /* The rest of the queue would have been tried in this site and failed. */
     for (size_t i = 0; i < st->aside.n; i++)
@@ -1096,7 +1123,6 @@ static double dflt_end(void *state, const struct view *v)
 {
     struct dflt_state *st = state;
     st->in_round = false;
-    dflt_settle(st, v);
     /* Every cohort of the point was tried or set aside and failed: the ones that
      * failed into a cohort of this point are done with it. */
     CPN_ASSERT((st->walk.n == 0 && st->aside.n == 0 && !podfit_pending(&st->fit)) ||
@@ -1123,20 +1149,30 @@ static void dflt_check(const void *state, const struct view *v)
         const struct dflt_walk_ent *e = heap_at(&st->walk, &dflt_walk_ops, i);
         CPN_ASSERT(st->co[e->co].root != VIEW_NONE && e->seq == st->job[st->co[e->co].root].seq);
     }
-    /* The pairing heaps' back links, which take a timed-out job out, hold. */
+    /* The pairing heaps' back links, which take a timed-out job out, hold. Between
+     * points, the jobs queued since the last one are in the fresh cohort of their shape,
+     * whose tail, when known, is a leaf and comes after them. */
     for (uint32_t j = v->queue_head; j != VIEW_NONE; j = v->queue_next[j]) {
         uint32_t p = st->job[j].prev;
         CPN_ASSERT(p == VIEW_NONE || st->job[p].child == j || st->job[p].sib == j);
         CPN_ASSERT(st->job[j].child == VIEW_NONE || st->job[st->job[j].child].prev == j);
+        uint32_t s = st->job[j].shape, f = st->fresh[s];
+        if (st->in_round || st->job[j].seq < st->round_base)
+            continue;
+        CPN_ASSERT(f != VIEW_NONE && st->fresh_round[s] == st->round);
+        uint32_t t = st->co[f].tail;
+        CPN_ASSERT(t == VIEW_NONE || (st->job[t].child == VIEW_NONE && st->job[t].shape == s &&
+                                      st->job[t].seq >= st->job[j].seq));
     }
-    if (!st->in_round && st->placed == VIEW_NONE)
-        dflt_nodes_check(&st->nodes, v);
-    /* A live class's memoized filter and score are what its key gives now. */
+    dflt_nodes_check(&st->nodes, v);
+    /* A live class's first node is its heap's top, and its memoized filter and score
+     * are what its key gives now. */
     for (size_t site = 0; site < st->nodes.n_sites; site++)
         for (uint32_t i = 0; i < st->nodes.site_n[site]; i++) {
             const struct dflt_site_ent *e = &st->nodes.site_cls[site][i];
             const struct dflt_class *cl = &st->nodes.cls[e->cls];
-            CPN_ASSERT(cl->n_nodes > 0 && cl->key.site == site && cl->site_pos == i);
+            CPN_ASSERT(cl->n_nodes > 0 && cl->key.site == site && cl->site_pos == i &&
+                       e->first == cl->nodes[0]);
             if (e->memo_shape == VIEW_NONE)
                 continue;
             const struct dflt_shape *sh = &st->shapes[e->memo_shape];

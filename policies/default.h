@@ -46,12 +46,14 @@ struct dflt_class {
 /* A class in its site's list, with the bind's memo (default.c, dflt_class_score): the
  * filter and score of the class's nodes for jobs of shape memo_shape (-1: filtered
  * out), or memo_shape VIEW_NONE. A class's key never changes while it lives. The memo
- * is kept in the list rather than on the class: a bind reads it for every class of the
- * site, and reads the class itself only for one that may win. */
+ * and the class's lowest-numbered node are kept in the list rather than on the class:
+ * a bind reads them for every class of the site, and reads the class itself only for
+ * one that may win while some nodes are excluded (dflt_class_first_but). */
 struct dflt_site_ent {
     uint32_t cls;
     uint32_t memo_shape;
     int32_t memo_score;
+    uint32_t first; /* the top of the class's heap */
 };
 
 struct dflt_nodes {
@@ -65,13 +67,13 @@ struct dflt_nodes {
     struct dflt_site_ent **site_cls; /* [sites] the classes of each site, in no order */
     uint32_t *site_n, *site_cap;
     size_t n_sites;
+    /* The nodes whose bookkeeping changed since they were put in their class, a list
+     * per site (dflt_nodes_touch): the next in the list, or VIEW_NONE at its end, or
+     * DFLT_CLEAN for a node not listed; and each site's first, or VIEW_NONE. */
+    uint32_t *dirty_next; /* [nodes] */
+    uint32_t *site_dirty; /* [sites] */
 };
-
-/* The class's lowest-numbered node (the class has one at least). */
-static inline uint32_t dflt_class_first(const struct dflt_class *c)
-{
-    return c->nodes[0];
-}
+#define DFLT_CLEAN (VIEW_NONE - 1)
 
 /* The class's lowest-numbered node that is not one of excl[0..n_excl), or VIEW_NONE
  * when all its nodes are: O(n_excl^2), not a scan of the class. frontier is scratch of
@@ -85,10 +87,16 @@ struct dflt_ckey dflt_key_of(const struct view *v, uint32_t n);
 /* Puts every node of the view's cluster in its class. */
 void dflt_nodes_init(struct dflt_nodes *x, const struct view *v);
 void dflt_nodes_free(struct dflt_nodes *x);
-/* Moves node n to the class its bookkeeping now gives it (after a placement on it or
- * a learnt end there). */
-void dflt_nodes_refresh(struct dflt_nodes *x, const struct view *v, uint32_t n);
-/* Aborts (CPN_ASSERT) unless every node is in the class its bookkeeping gives it. */
+/* Node n, of site `site`, has a placement or a learnt end that changes its bookkeeping:
+ * it moves to its new class when a bind next reads its site's classes
+ * (dflt_nodes_settle). A node of a site that binds nothing meanwhile may change many
+ * times, and moves once: on the 100k queue, a third of the learnt ends' moves went. */
+void dflt_nodes_touch(struct dflt_nodes *x, uint32_t n, uint32_t site);
+/* Moves the touched nodes of site `site` to the classes their bookkeeping now gives
+ * them (before a bind there). */
+void dflt_nodes_settle(struct dflt_nodes *x, const struct view *v, uint32_t site);
+/* Aborts (CPN_ASSERT) unless every node is in the class its bookkeeping gives it, or
+ * touched and listed in its site. */
 void dflt_nodes_check(const struct dflt_nodes *x, const struct view *v);
 
 #endif

@@ -14,7 +14,7 @@
  * every learnt end moves a node between classes, a removal from one heap and a push on
  * another, and through heap.h's callbacks for order and position each move cost about
  * 190 instructions. Node indices are distinct, so the heap's shape decides nothing:
- * only its least nodes are read (dflt_class_first, dflt_class_first_but). */
+ * only its least nodes are read (dflt_site_ent.first, dflt_class_first_but). */
 
 /* Puts node n at index i of class c's heap. */
 static void dflt_heap_put(struct dflt_nodes *x, struct dflt_class *c, size_t i, uint32_t n)
@@ -110,7 +110,8 @@ static uint32_t dflt_class_get(struct dflt_nodes *x, const struct dflt_ckey *k)
         x->site_cls[s] = cpn_realloc(x->site_cls[s], x->site_cap[s] * sizeof *x->site_cls[s]);
     }
     cl->site_pos = x->site_n[s];
-    x->site_cls[s][x->site_n[s]++] = (struct dflt_site_ent){.cls = c, .memo_shape = VIEW_NONE};
+    x->site_cls[s][x->site_n[s]++] =
+        (struct dflt_site_ent){.cls = c, .memo_shape = VIEW_NONE, .first = VIEW_NONE};
     return c;
 }
 
@@ -130,6 +131,12 @@ static void dflt_class_drop(struct dflt_nodes *x, uint32_t c)
     x->free_cls = c;
 }
 
+/* The top of class c's heap, just changed, is its first node in its site's list too. */
+static void dflt_class_new_first(struct dflt_nodes *x, const struct dflt_class *c)
+{
+    x->site_cls[c->key.site][c->site_pos].first = c->nodes[0];
+}
+
 static void dflt_class_add(struct dflt_nodes *x, uint32_t c, uint32_t n)
 {
     struct dflt_class *cl = &x->cls[c];
@@ -139,6 +146,8 @@ static void dflt_class_add(struct dflt_nodes *x, uint32_t c, uint32_t n)
     }
     dflt_heap_up(x, cl, cl->n_nodes++, n);
     x->node_cls[n] = c;
+    if (cl->nodes[0] == n)
+        dflt_class_new_first(x, cl);
 }
 
 static void dflt_class_remove(struct dflt_nodes *x, uint32_t n)
@@ -147,12 +156,17 @@ static void dflt_class_remove(struct dflt_nodes *x, uint32_t n)
     struct dflt_class *cl = &x->cls[c];
     size_t i = x->node_pos[n];
     uint32_t last = cl->nodes[--cl->n_nodes];
-    if (cl->n_nodes == 0)
+    if (cl->n_nodes == 0) {
         dflt_class_drop(x, c);
-    else if (i < cl->n_nodes && i > 0 && last < cl->nodes[(i - 1) / 2])
+    } else if (i < cl->n_nodes && i > 0 && last < cl->nodes[(i - 1) / 2]) {
         dflt_heap_up(x, cl, i, last);
-    else if (i < cl->n_nodes)
+        if (cl->nodes[0] == last)
+            dflt_class_new_first(x, cl);
+    } else if (i < cl->n_nodes) {
         dflt_heap_down(x, cl, i, last);
+        if (i == 0)
+            dflt_class_new_first(x, cl);
+    }
 }
 
 void dflt_nodes_init(struct dflt_nodes *x, const struct view *v)
@@ -170,11 +184,17 @@ void dflt_nodes_init(struct dflt_nodes *x, const struct view *v)
         x->bucket[b] = VIEW_NONE;
     x->node_cls = cpn_malloc(nn * sizeof *x->node_cls);
     x->node_pos = cpn_malloc(nn * sizeof *x->node_pos);
+    x->dirty_next = cpn_malloc(nn * sizeof *x->dirty_next);
+    for (size_t n = 0; n < nn; n++)
+        x->dirty_next[n] = DFLT_CLEAN;
     size_t ns = cl->n_sites ? cl->n_sites : 1;
     x->n_sites = ns;
     x->site_cls = cpn_calloc(ns, sizeof *x->site_cls);
     x->site_n = cpn_calloc(ns, sizeof *x->site_n);
     x->site_cap = cpn_calloc(ns, sizeof *x->site_cap);
+    x->site_dirty = cpn_malloc(ns * sizeof *x->site_dirty);
+    for (size_t s = 0; s < ns; s++)
+        x->site_dirty[s] = VIEW_NONE;
     for (uint32_t n = 0; n < cl->n_nodes; n++) {
         struct dflt_ckey k = dflt_key_of(v, n);
         dflt_class_add(x, dflt_class_get(x, &k), n);
@@ -194,9 +214,12 @@ void dflt_nodes_free(struct dflt_nodes *x)
     free(x->site_cls);
     free(x->site_n);
     free(x->site_cap);
+    free(x->dirty_next);
+    free(x->site_dirty);
 }
 
-void dflt_nodes_refresh(struct dflt_nodes *x, const struct view *v, uint32_t n)
+/* Moves node n to the class its bookkeeping now gives it. */
+static void dflt_node_move(struct dflt_nodes *x, const struct view *v, uint32_t n)
 {
     struct dflt_ckey k = dflt_key_of(v, n);
     uint32_t from = x->node_cls[n], to = x->cls[from].moved_to;
@@ -212,18 +235,43 @@ void dflt_nodes_refresh(struct dflt_nodes *x, const struct view *v, uint32_t n)
     dflt_class_add(x, to, n);
 }
 
+void dflt_nodes_touch(struct dflt_nodes *x, uint32_t n, uint32_t site)
+{
+    if (x->dirty_next[n] != DFLT_CLEAN)
+        return;
+    x->dirty_next[n] = x->site_dirty[site];
+    x->site_dirty[site] = n;
+}
+
+void dflt_nodes_settle(struct dflt_nodes *x, const struct view *v, uint32_t site)
+{
+    for (uint32_t n = x->site_dirty[site], next; n != VIEW_NONE; n = next) {
+        next = x->dirty_next[n];
+        x->dirty_next[n] = DFLT_CLEAN;
+        dflt_node_move(x, v, n);
+    }
+    x->site_dirty[site] = VIEW_NONE;
+}
+
 void dflt_nodes_check(const struct dflt_nodes *x, const struct view *v)
 {
+    /* A node's class is what its bookkeeping gives unless it waits in its site's list. */
+    size_t listed = 0;
+    for (size_t s = 0; s < x->n_sites; s++)
+        for (uint32_t n = x->site_dirty[s]; n != VIEW_NONE; n = x->dirty_next[n], listed++)
+            CPN_ASSERT(n < v->cl->n_nodes && v->cl->nodes[n].site == s && listed < v->cl->n_nodes);
     for (uint32_t n = 0; n < v->cl->n_nodes; n++) {
         struct dflt_ckey k = dflt_key_of(v, n);
         const struct dflt_class *c = &x->cls[x->node_cls[n]];
         const uint32_t *heap = c->nodes, i = x->node_pos[n];
-        CPN_ASSERT(memcmp(&c->key, &k, sizeof k) == 0);
+        listed -= x->dirty_next[n] != DFLT_CLEAN;
+        CPN_ASSERT(x->dirty_next[n] != DFLT_CLEAN || memcmp(&c->key, &k, sizeof k) == 0);
         CPN_ASSERT(c->cap_milli == dflt_llround(v->cl->nodes[n].cpus * DFLT_MILLI_PER_CPU) &&
                    c->cap_bytes == dflt_llround(v->cl->nodes[n].mem_gib * DFLT_BYTES_PER_GIB));
         CPN_ASSERT(i < c->n_nodes && heap[i] == n);
         CPN_ASSERT(i == 0 || heap[(i - 1) / 2] < n);
     }
+    CPN_ASSERT(listed == 0);
 }
 
 /* True when node n is one of excl[0..n_excl). */
