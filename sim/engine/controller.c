@@ -134,8 +134,8 @@ void controller_truth_changed(struct sim *s, uint32_t n)
     double cpu, mem;
     uint32_t idle, idle_ix;
     index_values(s, n, true, &cpu, &mem, &idle, &idle_ix);
-    CPN_ASSERT(cpu == s->nidx.leaf_cpu[n] && mem == s->nidx.leaf_mem[n] &&
-               idle_ix == s->nidx.leaf_idle[n] && idle == s->node_idle[n]);
+    const struct nodeidx_leaf *lf = &s->nidx.leaf[n];
+    CPN_ASSERT(cpu == lf->cpu && mem == lf->mem && idle_ix == lf->idle && idle == s->node_idle[n]);
 #endif
 }
 
