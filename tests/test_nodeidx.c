@@ -150,6 +150,73 @@ Test(nodeidx, updates_between_queries_match_a_scan)
     gsl_rng_free(r);
 }
 
+Test(nodeidx, searches_that_ask_as_much_again_match_a_scan)
+{
+    /* A search that asks at least what the last one asked, from as far or further,
+     * starts at the last one's answer (nodeidx.c), or at a node before it that grew
+     * since: queries that mostly ask as much again or more, as fifo's do after a
+     * placement, between sets that mostly take from a node (as a placement does) and
+     * sometimes give to one before or after the last answer (an end, a scrape), from 0
+     * or a little further, and walks on from an answer. */
+    double cpu[70], mem[70];
+    uint32_t idle[70];
+    struct nodeidx ix;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 37);
+    for (size_t n = 1; n <= 70; n += 7) {
+        for (size_t i = 0; i < n; i++) {
+            cpu[i] = (double)gsl_rng_uniform_int(r, 9);
+            mem[i] = (double)gsl_rng_uniform_int(r, 9);
+            idle[i] = (uint32_t)gsl_rng_uniform_int(r, 9);
+        }
+        nodeidx_init(&ix, n);
+        for (size_t i = 0; i < n; i++)
+            nodeidx_set(&ix, i, cpu[i], mem[i], idle[i]);
+        double c = 1, m = 1;
+        uint32_t k = 1, last = UINT32_MAX;
+        for (int round = 0; round < 1500; round++) {
+            for (size_t u = 0, sets = gsl_rng_uniform_int(r, 3); u < sets; u++) {
+                /* Mostly the last answer or a node near it; a take or a give. */
+                size_t i = last != UINT32_MAX && gsl_rng_uniform_int(r, 2)
+                               ? last : gsl_rng_uniform_int(r, n);
+                double d = gsl_rng_uniform_int(r, 4) ? -1.0 : 2.0;
+                cpu[i] += d * (double)gsl_rng_uniform_int(r, 2);
+                mem[i] += d * (double)gsl_rng_uniform_int(r, 2);
+                if (d > 0 || idle[i] > 0)
+                    idle[i] = (uint32_t)((int)idle[i] + (int)d * (int)gsl_rng_uniform_int(r, 2));
+                nodeidx_set(&ix, i, cpu[i], mem[i], idle[i]);
+            }
+            switch (gsl_rng_uniform_int(r, 6)) { /* mostly as much or more */
+            case 0: /* anything */
+                c = (double)gsl_rng_uniform_int(r, 9);
+                m = (double)gsl_rng_uniform_int(r, 9);
+                k = (uint32_t)gsl_rng_uniform_int(r, 9);
+                break;
+            case 1:
+                c += 1;
+                break;
+            case 2:
+                k += (uint32_t)gsl_rng_uniform_int(r, 2);
+                m += 0.5;
+                break;
+            default:
+                break;
+            }
+            size_t from = gsl_rng_uniform_int(r, 4) ? 0 : gsl_rng_uniform_int(r, n + 1);
+            last = nodeidx_first(&ix, from, c, m, k);
+            cr_assert_eq(last, scan_first(cpu, mem, idle, n, from, c, m, k), "n %zu round %d", n,
+                         round);
+            if (last != UINT32_MAX && gsl_rng_uniform_int(r, 3) == 0) { /* the next one */
+                uint32_t next = nodeidx_first(&ix, last + 1, c, m, k);
+                cr_assert_eq(next, scan_first(cpu, mem, idle, n, last + 1, c, m, k),
+                             "n %zu round %d", n, round);
+            }
+        }
+        nodeidx_free(&ix);
+    }
+    gsl_rng_free(r);
+}
+
 Test(nodeidx, values_of_any_sign_and_magnitude_match_a_scan)
 {
     /* The maxima are 16-bit keys of the values rounded up (nodeidx.c): values and

@@ -48,24 +48,15 @@ void controller_queue_remove(struct sim *s, uint32_t j)
 
 /* ---- the view's node index ---- */
 
-/* Node n's GPUs that look idle in the view. */
-static uint32_t count_idle_gpus(const struct sim *s, uint32_t n)
+/* Node n's GPUs that look idle in the view (idle), or that no job of the bookkeeping
+ * uses (!idle). Inlined, so each caller's loop tests one of the two. */
+static inline uint32_t count_gpus(const struct sim *s, uint32_t n, bool idle)
 {
     const struct node *nd = &s->cl->nodes[n];
-    uint32_t idle = 0;
+    uint32_t count = 0;
     for (uint32_t g = nd->gpu_first, end = g + nd->gpu_count; g < end; g++)
-        idle += view_gpu_looks_idle(&s->view, g);
-    return idle;
-}
-
-/* Node n's GPUs that no job of the bookkeeping uses. */
-static uint32_t count_free_gpus(const struct sim *s, uint32_t n)
-{
-    const struct node *nd = &s->cl->nodes[n];
-    uint32_t free_gpus = 0;
-    for (uint32_t g = nd->gpu_first, end = g + nd->gpu_count; g < end; g++)
-        free_gpus += s->gpu_assigned[g] == 0;
-    return free_gpus;
+        count += idle ? view_gpu_looks_idle(&s->view, g) : s->gpu_assigned[g] == 0;
+    return count;
 }
 
 /* The node index's values for node n, from the view (bookkeeping and scrape). A node
@@ -84,10 +75,10 @@ static void index_values(struct sim *s, uint32_t n, bool count_idle, double *cpu
     *mem = nd->mem_gib - s->node_mem_req_gib[n];
     uint32_t free_gpus = s->node_free_gpus[n];
 #ifdef CPN_CHECK_INDEXES
-    CPN_ASSERT(free_gpus == count_free_gpus(s, n));
-    CPN_ASSERT(count_idle || s->node_idle[n] == count_idle_gpus(s, n));
+    CPN_ASSERT(free_gpus == count_gpus(s, n, false));
+    CPN_ASSERT(count_idle || s->node_idle[n] == count_gpus(s, n, true));
 #endif
-    *idle = *idle_ix = count_idle ? count_idle_gpus(s, n) : s->node_idle[n];
+    *idle = *idle_ix = count_idle ? count_gpus(s, n, true) : s->node_idle[n];
     if (!view_node_eligible(&s->view, n)) {
         *cpu = -1;
         *idle_ix = 0;
@@ -134,8 +125,8 @@ void controller_truth_changed(struct sim *s, uint32_t n)
     double cpu, mem;
     uint32_t idle, idle_ix;
     index_values(s, n, true, &cpu, &mem, &idle, &idle_ix);
-    CPN_ASSERT(cpu == s->nidx.leaf_cpu[n] && mem == s->nidx.leaf_mem[n] &&
-               idle_ix == s->nidx.leaf_idle[n] && idle == s->node_idle[n]);
+    const struct nodeidx_leaf *lf = &s->nidx.leaf[n];
+    CPN_ASSERT(cpu == lf->cpu && mem == lf->mem && idle_ix == lf->idle && idle == s->node_idle[n]);
 #endif
 }
 
@@ -144,7 +135,7 @@ void controller_index_rebuild(struct sim *s)
     for (uint32_t n = 0; n < s->cl->n_nodes; n++) {
         double cpu, mem;
         uint32_t idle, idle_ix;
-        s->node_free_gpus[n] = count_free_gpus(s, n);
+        s->node_free_gpus[n] = count_gpus(s, n, false);
         index_values(s, n, true, &cpu, &mem, &idle, &idle_ix);
         nodeidx_set_leaf(&s->nidx, n, cpu, mem, idle_ix);
         s->node_idle[n] = idle;

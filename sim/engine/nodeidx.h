@@ -20,28 +20,49 @@
  * padding to 32 bytes. */
 #define NODEIDX_W 16
 
-/* The leaves set since the last search: their blocks and their ancestors' are stale
- * until a search brings them up to date (nodeidx.c says why). */
-struct nodeidx_stale {
+/* A node's exact values, its keys and whether it waits in the stale list: what a set
+ * writes, a climb reads and a search's test of the node reads, in one 32-byte record,
+ * two siblings a cache line. The records are the tree's leaves: a leaf's block is
+ * made from its keys when its parent is pulled (nodeidx.c). */
+struct nodeidx_leaf {
+    _Alignas(32) double cpu; /* free requests */
+    double mem;
+    uint32_t idle;           /* idle-looking GPUs */
+    /* As of its last climb: the keys of cpu, mem and idle, and on how many levels. */
+    int16_t cpu_key, mem_key, idle_key;
+    uint8_t levels;
+    uint8_t stale; /* 1 while in nodeidx_lazy's list */
+};
+
+/* What a search through a const index (the view's) brings up to date or leaves for the
+ * next: the leaves set since the blocks were last brought up to date, whose ancestors'
+ * blocks are stale until then (nodeidx.c says why), and the last search's answer. */
+struct nodeidx_lazy {
     size_t n;
     uint32_t *leaf; /* [n of the index] the leaves, each once */
-    uint8_t *is;    /* [n of the index] 1 when the leaf is in the list */
+    /* No node in [from, node) has the free CPU and memory cpu and mem (less the slack)
+     * and `idle` idle-looking GPUs: true of the last search (node = its answer, or the
+     * index's n when none), and kept true by cutting the range at a node whose values
+     * grow. */
+    double cpu, mem;
+    uint32_t idle;
+    size_t from, node;
 };
 
 struct nodeidx {
     size_t n;      /* nodes */
     size_t leaves; /* a power of two >= n */
-    double *leaf_cpu, *leaf_mem; /* [n] each node's free requests, exact */
-    uint32_t *leaf_idle;         /* [n] each node's idle-looking GPUs, exact */
-    /* [2 * leaves][NODEIDX_W]: subtree k's maxima as 16-bit keys that order as the
-     * values do, rounded up (nodeidx.c): free CPU per level, then free memory per level
-     * (INT16_MIN where a level has no node), then idle-looking GPUs. One 32-byte block a
-     * subtree, two siblings a cache line. */
+    /* [leaves][NODEIDX_W]: subtree k's maxima (1 <= k < leaves; the leaves are k >=
+     * leaves) as 16-bit keys that order as the values do, rounded up (nodeidx.c): free
+     * CPU per level, then free memory per level (INT16_MIN where a level has no node),
+     * then idle-looking GPUs. One 32-byte block a subtree, two siblings a cache line. */
     int16_t *max;
-    void *max_mem; /* the allocation max is aligned in */
-    /* Behind a pointer, as are the arrays, so that a search through a const index
-     * (the view's) can bring the maxima up to date: they are a cache of the leaves. */
-    struct nodeidx_stale *stale;
+    /* [n, rounded up to even] node i's record: leaf leaves + i. Behind a pointer, as
+     * are the maxima and the lazy part, so that a search through a const index can
+     * bring the maxima up to date: they are a cache of the leaves. */
+    struct nodeidx_leaf *leaf;
+    void *mem; /* the allocation both are aligned in */
+    struct nodeidx_lazy *lazy;
 };
 
 void nodeidx_init(struct nodeidx *ix, size_t n);
@@ -50,14 +71,16 @@ void nodeidx_free(struct nodeidx *ix);
  * of its ancestors follow at the next search (O(log n), shared by the nodes set
  * since). */
 void nodeidx_set(struct nodeidx *ix, size_t i, double free_cpu, double free_mem, uint32_t idle);
-/* Sets a leaf and its block without updating ancestors; nodeidx_rebuild then fixes
- * them all (O(n)). */
+/* Sets a leaf without updating its ancestors; nodeidx_rebuild then fixes them all
+ * (O(n)). */
 void nodeidx_set_leaf(struct nodeidx *ix, size_t i, double free_cpu, double free_mem, uint32_t idle);
 void nodeidx_rebuild(struct nodeidx *ix);
 /* The first node >= from whose free CPU and memory are at least cpu and mem (less
  * slack) and with at least `idle` idle-looking GPUs, or UINT32_MAX. The slack makes
  * it conservative: a caller re-checks the node exactly and searches on from the next
- * one if it does not fit after all. */
+ * one if it does not fit after all. A search that asks at least what the last one
+ * asked starts at the last one's answer (O(1) when that node still fits), unless a
+ * node before it grew since. */
 uint32_t nodeidx_first(const struct nodeidx *ix, size_t from, double cpu, double mem, uint32_t idle);
 
 #endif
