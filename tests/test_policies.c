@@ -189,7 +189,7 @@ Test(optimal, many_gpu_job_waits_for_the_first_gpus_to_free)
                   "d,1,-,1,1,0,4,1,1,0,a,50,1\n",
               "optimal");
     policy_check_indexes = checks;
-    cr_assert_float_eq(rt(&r, "d")->start_s, 200, EPS);
+    cr_assert_float_eq(run_start_s(&r, "d"), 200, EPS);
     uint32_t want[5];
     for (uint32_t k = 0; k < 5; k++) { /* their GPUs, ascending */
         uint32_t g = gpu_of(&r, ids[k], 0), q = k;
