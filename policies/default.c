@@ -893,10 +893,10 @@ static void dflt_sort_elig(struct dflt_state *st)
         uint64_t *key = st->sort_key;
         for (size_t i = 0; i < n; i++)
             key[i] = (uint64_t)st->co[v[i]].site << 32 | v[i];
-        cpn_sort_by_key(key, v, n);
+        cpn_sort_by_key(key, v, n, NULL, NULL);
         for (size_t i = 0; i < n; i++)
             key[i] = (uint64_t)st->co[v[i]].shape << 32 | st->co[v[i]].tries;
-        cpn_sort_by_key(key, v, n);
+        cpn_sort_by_key(key, v, n, NULL, NULL);
     }
     for (size_t i = 1; policy_check_indexes && i < n; i++)
         CPN_ASSERT(dflt_elig_before(st, v[i - 1], v[i]));

@@ -851,18 +851,27 @@ static inline __attribute__((always_inline)) void radix_sort(void *v, void *tmp,
     free(count);
 }
 
-void cpn_sort_doubles_with(double *v, uint32_t *val, size_t n, double *tmp, uint32_t *vtmp)
+/* radix_sort with the caller's room, or, where tmp or vtmp (with val) is NULL, room of
+ * its own for the call: the one convention of the sorts below. Inline in each, as
+ * radix_sort is: one copy for both kinds of word tests `dbl` at every word read (9 M
+ * more instructions under default on 100,000 jobs). */
+static inline __attribute__((always_inline)) void radix_sort_room(void *v, void *tmp, uint32_t *val, uint32_t *vtmp, size_t n, bool dbl)
 {
-    radix_sort(v, tmp, val, vtmp, n, true);
+    void *own = tmp ? NULL : cpn_malloc((n ? n : 1) * sizeof(uint64_t));
+    uint32_t *vown = val && !vtmp ? cpn_malloc((n ? n : 1) * sizeof *vown) : NULL;
+    radix_sort(v, tmp ? tmp : own, val, vtmp ? vtmp : vown, n, dbl);
+    free(own);
+    free(vown);
 }
 
-void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n)
+void cpn_sort_doubles_with(double *v, uint32_t *val, size_t n, double *tmp, uint32_t *vtmp)
 {
-    uint64_t *tmp = cpn_malloc((n ? n : 1) * sizeof *tmp);
-    uint32_t *vtmp = val ? cpn_malloc((n ? n : 1) * sizeof *vtmp) : NULL;
-    radix_sort(key, tmp, val, vtmp, n, false);
-    free(tmp);
-    free(vtmp);
+    radix_sort_room(v, tmp, val, vtmp, n, true);
+}
+
+void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n, uint64_t *tmp, uint32_t *vtmp)
+{
+    radix_sort_room(key, tmp, val, vtmp, n, false);
 }
 
 void cpn_sort_doubles(double *v, size_t n, double *tmp)
@@ -871,9 +880,7 @@ void cpn_sort_doubles(double *v, size_t n, double *tmp)
         gsl_sort(v, 1, n);
         return;
     }
-    double *own = tmp ? NULL : cpn_malloc(n * sizeof *own);
-    radix_sort(v, tmp ? tmp : own, NULL, NULL, n, true);
-    free(own);
+    radix_sort_room(v, tmp, NULL, NULL, n, true);
 }
 
 void cpn_merge_doubles(const double *a, size_t na, const double *b, size_t nb, double *out)

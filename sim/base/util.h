@@ -161,11 +161,13 @@ void cpn_merge_doubles(const double *a, size_t na, const double *b, size_t nb, d
 double cpn_median_doubles(double *v, size_t n);
 /* Sorts v[0..n), and val[0..n) beside it, by v, stably (pairs of equal numbers keep
  * their order; -0 before +0), in O(n): the radix sort of cpn_sort_doubles at every n.
- * tmp and vtmp are room for n numbers and n values that the sort uses. */
+ * tmp and vtmp are room for n numbers and n values that the sort uses, as for
+ * cpn_sort_doubles: either may be NULL, and the sort then allocates it for the call. */
 void cpn_sort_doubles_with(double *v, uint32_t *val, size_t n, double *tmp, uint32_t *vtmp);
 /* Sorts key[0..n), and val[0..n) beside it when not NULL, by key, stably, in O(n): the
- * same radix sort, for callers whose order packs into unsigned words. */
-void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n);
+ * same radix sort, for callers whose order packs into unsigned words; tmp and vtmp as
+ * for cpn_sort_doubles_with. */
+void cpn_sort_by_key(uint64_t *key, uint32_t *val, size_t n, uint64_t *tmp, uint32_t *vtmp);
 /* Writes v in decimal into buf (at least 21 bytes) and returns its length. */
 size_t cpn_fmt_u64(char *buf, uint64_t v);
 

@@ -591,9 +591,7 @@ static void add_prediction_errors(cJSON *o, const struct sim *s, double *t, doub
             t[n] = s->job_placed_s[j] == 0 ? 0.0 : s->job_placed_s[j];
             job[n++] = (uint32_t)j;
         }
-    uint32_t *vtmp = cpn_malloc((n + 1) * sizeof *vtmp);
-    cpn_sort_doubles_with(t, job, n, u, vtmp);
-    free(vtmp);
+    cpn_sort_doubles_with(t, job, n, u, NULL);
     double *err = u, *tmp = t;
     for (size_t i = 0; i < n; i++)
         err[i] = fabs(log(s->pred_run_s[job[i]] / s->alone_run_s[job[i]]));
