@@ -33,6 +33,7 @@
 #include "eq.h"
 #include "job.h"
 #include "policy.h"
+#include "ps_rec.h"
 #include "routes.h"
 #include "../base/heap.h"
 #include "../base/util.h"
@@ -131,16 +132,8 @@ struct link_state {
      * link was created; a flow ends when vtime reaches its vfinish. The link has one
      * event: the end of the flow whose vfinish is least (heap). */
     double vtime, vlast_s;
-    struct heap heap;    /* of struct ps_rec, least vfinish first */
+    struct heap heap;    /* of struct ps_rec (ps_rec.h), least vfinish first */
     uint32_t gen;
-};
-
-/* A flow in its link's processor-sharing heap. The record carries its keys, so that
- * the comparisons of a push or pop read only the heap's array, not the flow pool. */
-struct ps_rec {
-    double vfinish;      /* the link's vtime at which the flow ends */
-    uint32_t job;        /* ties on vfinish go to the lower job */
-    uint32_t slot;       /* its flow slot */
 };
 
 /* A job's transfer under max-min sharing, as its EV_FLOW_DONE events find it. Its flow
@@ -750,16 +743,8 @@ static void recompute(struct net *n, const uint32_t *seed, uint32_t nseed, doubl
 
 /* ---- processor sharing: one event per link ---- */
 
-/* Records by vfinish, ties by job (a strict order: a job has one flow at a time). */
-static bool ps_before(const void *a, const void *b, const void *ctx)
-{
-    (void)ctx;
-    const struct ps_rec *x = a, *y = b;
-    return x->vfinish < y->vfinish || (x->vfinish == y->vfinish && x->job < y->job);
-}
-
 /* The order is strict, so a 4-ary heap pops the records a binary one would. */
-static const struct heap_ops ps_ops = {.size = sizeof(struct ps_rec), .less = ps_before, .arity = 4};
+static const struct heap_ops ps_ops = {.size = sizeof(struct ps_rec), .less = ps_rec_before, .arity = 4};
 
 static const struct ps_rec *ps_top(const struct link_state *ls)
 {

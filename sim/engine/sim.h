@@ -88,7 +88,7 @@ struct sim_group {
     double gpu_rate;  /* the slowest time-slicing share of its GPUs */
     double rate;      /* its jobs' progress rate: gpu_rate x its node's factor */
     double cores;     /* the sum of its jobs' cpu_cores */
-    struct heap heap; /* its jobs by (vfinish, index): sim_share.c's records */
+    struct heap heap; /* its jobs by (vfinish, index): ps_rec.h's records */
     /* The least job's record, copied as it reaches the heap's top: the group's END is
      * set from here, where reading the heap's array had cost a cache miss. */
     double top_vfinish;

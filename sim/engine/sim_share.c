@@ -20,34 +20,21 @@
 
 #include "controller.h"
 #include "net.h"
+#include "ps_rec.h"
 #include "../base/util.h"
 
 /* ---- a group's jobs, by virtual finish ---- */
 
-/* A job in its group's heap, with its key and the generation its END carries (both
- * fixed while it is in the group: a job's gen changes only once it has left), so
- * that the sifts and the group's END read no job's run-time state. Through the jobs'
- * state every comparison and every END had read a line of some other job's: at a
- * million jobs, cache misses that took most of the time of a start and of a rate
- * change. net.c's links keep their flows alike. */
-struct group_rec {
-    double vfinish;
-    uint32_t job;
-    uint32_t gen;
-};
-
-static bool by_vfinish(const void *a, const void *b, const void *ctx)
-{
-    (void)ctx;
-    const struct group_rec *x = a, *y = b;
-    return x->vfinish < y->vfinish || (x->vfinish == y->vfinish && x->job < y->job);
-}
+/* A group's jobs are ps_rec records (ps_rec.h) with the generation their END carries,
+ * so that the sifts and the group's END read no job's run-time state: through the jobs'
+ * state every comparison and every END had read a line of some other job's, cache
+ * misses that took most of the time of a start and of a rate change at a million jobs. */
 
 /* A record landed at index i of its group's heap (the job's group is set first). */
 static void job_moved(const void *e, size_t i, void *ctx)
 {
     struct sim *s = ctx;
-    const struct group_rec *rec = e;
+    const struct ps_rec *rec = e;
     struct jobrt *r = &s->rt[rec->job];
     r->hpos = (uint32_t)i;
     if (i == 0) {
@@ -62,7 +49,7 @@ static void job_moved(const void *e, size_t i, void *ctx)
 #define GROUP_FIRST_JOBS 4
 
 static const struct heap_ops group_ops = {
-    .size = sizeof(struct group_rec), .less = by_vfinish, .moved = job_moved};
+    .size = sizeof(struct ps_rec), .less = ps_rec_before, .moved = job_moved};
 
 /* ---- groups ---- */
 
@@ -145,7 +132,7 @@ static uint32_t group_new(struct sim *s, uint32_t n, uint16_t mask, bool gang)
          * took (cpn_grow starts at 16): most groups hold one job (every job with GPUs
          * of its own), and 16 records would add 192 bytes to each of thousands. */
         s->groups[g].heap = (struct heap){
-            .v = cpn_malloc(GROUP_FIRST_JOBS * sizeof(struct group_rec)), .cap = GROUP_FIRST_JOBS};
+            .v = cpn_malloc(GROUP_FIRST_JOBS * sizeof(struct ps_rec)), .cap = GROUP_FIRST_JOBS};
     }
     CPN_ASSERT(g < s->jobs->n); /* a group holds a running job: its key is in range */
     struct sim_group *G = &s->groups[g];
@@ -216,7 +203,7 @@ void sim_share_join(struct sim *s, uint32_t j)
     r->group = g;
     G->cores += r->cpu_cores;
     G->moved = 1;
-    struct group_rec rec = {.vfinish = r->vfinish, .job = j, .gen = r->gen};
+    struct ps_rec rec = {.vfinish = r->vfinish, .job = j, .gen = r->gen};
     heap_push(&G->heap, &group_ops, s, &rec);
 }
 
@@ -272,7 +259,7 @@ static void group_set_rate(struct sim *s, uint32_t g, double rate)
     G->rate = rate;
     G->moved = 0;
 #ifdef CPN_CHECK_INDEXES /* the group's copy of its least record, and the record's of its job */
-    const struct group_rec *top = heap_at(&G->heap, &group_ops, 0);
+    const struct ps_rec *top = heap_at(&G->heap, &group_ops, 0);
     CPN_ASSERT(G->top_vfinish == top->vfinish && G->top_job == top->job &&
                G->top_gen == top->gen && top->vfinish == s->rt[top->job].vfinish &&
                top->gen == s->rt[top->job].gen && s->rt[top->job].group == g);
