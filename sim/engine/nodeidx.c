@@ -63,17 +63,29 @@ static int16_t key_up(double x)
     return (int16_t)((int32_t)((u + 0xffffu) >> 16) - 0x8000);
 }
 
+/* An idle count's bit length (2^(bits-1) <= idle < 2^bits; 0 for none), which gives the
+ * levels a node is in and a search's level. */
+static inline unsigned idle_bits(uint32_t idle)
+{
+    return idle ? 32 - (unsigned)__builtin_clz(idle) : 0;
+}
+
+/* An idle count's key: itself, up to what a key holds. */
+static inline int16_t idle_key(uint32_t idle)
+{
+    return (int16_t)(idle < INT16_MAX ? idle : INT16_MAX);
+}
+
 /* Takes leaf i's keys from its exact values: the keys of its free CPU and memory, its
  * idle count's, and the levels it is in (0, and each l >= 1 with idle >= 2^(l-1): the
  * first 1 + min(bit length of idle, NODEIDX_LEVELS - 1)). */
 static void leaf_note(const struct nodeidx *ix, size_t i)
 {
     struct nodeidx_leaf *lf = &ix->leaf[i];
-    uint32_t idle = lf->idle;
-    unsigned bits = idle ? 32 - (unsigned)__builtin_clz(idle) : 0;
+    unsigned bits = idle_bits(lf->idle);
     lf->cpu_key = key_up(lf->cpu);
     lf->mem_key = key_up(lf->mem);
-    lf->idle_key = (int16_t)(idle < INT16_MAX ? idle : INT16_MAX);
+    lf->idle_key = idle_key(lf->idle);
     lf->levels = (uint8_t)(bits < NODEIDX_LEVELS - 1 ? bits + 1 : NODEIDX_LEVELS);
 }
 
@@ -351,7 +363,7 @@ uint32_t nodeidx_first(const struct nodeidx *ix, size_t from, double cpu, double
         start = lz->node;
     /* The level: idle's bit length (2^(level-1) <= idle < 2^level), the highest for
      * more GPUs than a node may have. */
-    unsigned bits = idle ? 32 - (unsigned)__builtin_clz(idle) : 0;
+    unsigned bits = idle_bits(idle);
     struct query q = {.cpu = cpu - NODEIDX_SLACK, .mem = mem - NODEIDX_SLACK, .idle = idle,
                       .level = bits < NODEIDX_LEVELS ? bits : NODEIDX_LEVELS - 1};
     uint32_t found = UINT32_MAX;
@@ -360,7 +372,7 @@ uint32_t nodeidx_first(const struct nodeidx *ix, size_t from, double cpu, double
     } else if (start + 1 < ix->n) {
         q.cpu_key = key_up(q.cpu);
         q.mem_key = key_up(q.mem);
-        q.idle_key = (int16_t)(idle < INT16_MAX ? idle : INT16_MAX);
+        q.idle_key = idle_key(idle);
         catch_up(ix);
         found = search(ix, start + 1, &q);
     }
