@@ -791,7 +791,7 @@ static int dflt_bind_gang(struct dflt_state *st, const struct view *v, uint32_t 
  * it, before a bind next reads its site. Returns 1, what place returns. */
 static int dflt_placed(struct dflt_state *st, const struct view *v, const struct placement *out)
 {
-    dflt_nodes_touch(&st->nodes, out->node, v->cl->nodes[out->node].site);
+    dflt_nodes_touch(&st->nodes, v, out->node);
     return 1;
 }
 
@@ -825,10 +825,8 @@ static void dflt_job_event(void *state, const struct view *v, uint32_t j, enum p
     struct dflt_state *st = state;
     if (e == POLICY_JOB_LEARNT) { /* the bookkeeping released its requests and GPUs */
         st->learnt++;
-        for (uint32_t k = 0; k < view_pods_held(v, j); k++) {
-            uint32_t n = view_pod_node(v, j, k);
-            dflt_nodes_touch(&st->nodes, n, v->cl->nodes[n].site);
-        }
+        for (uint32_t k = 0; k < view_pods_held(v, j); k++)
+            dflt_nodes_touch(&st->nodes, v, view_pod_node(v, j, k));
     }
     if (e == POLICY_JOB_TIMED_OUT) {
         CPN_ASSERT(st->job[j].queued && !st->in_round);

@@ -87,11 +87,11 @@ struct dflt_ckey dflt_key_of(const struct view *v, uint32_t n);
 /* Puts every node of the view's cluster in its class. */
 void dflt_nodes_init(struct dflt_nodes *x, const struct view *v);
 void dflt_nodes_free(struct dflt_nodes *x);
-/* Node n, of site `site`, has a placement or a learnt end that changes its bookkeeping:
+/* Node n has a placement or a learnt end that changes its bookkeeping:
  * it moves to its new class when a bind next reads its site's classes
  * (dflt_nodes_settle). A node of a site that binds nothing meanwhile may change many
  * times, and moves once: on the 100k queue, a third of the learnt ends' moves went. */
-void dflt_nodes_touch(struct dflt_nodes *x, uint32_t n, uint32_t site);
+void dflt_nodes_touch(struct dflt_nodes *x, const struct view *v, uint32_t n);
 /* Moves the touched nodes of site `site` to the classes their bookkeeping now gives
  * them (before a bind there). */
 void dflt_nodes_settle(struct dflt_nodes *x, const struct view *v, uint32_t site);

@@ -235,10 +235,11 @@ static void dflt_node_move(struct dflt_nodes *x, const struct view *v, uint32_t 
     dflt_class_add(x, to, n);
 }
 
-void dflt_nodes_touch(struct dflt_nodes *x, uint32_t n, uint32_t site)
+void dflt_nodes_touch(struct dflt_nodes *x, const struct view *v, uint32_t n)
 {
     if (x->dirty_next[n] != DFLT_CLEAN)
         return;
+    uint32_t site = v->cl->nodes[n].site;
     x->dirty_next[n] = x->site_dirty[site];
     x->site_dirty[site] = n;
 }
